@@ -1,0 +1,60 @@
+"""The cleaner protocol and the registry that names them.
+
+A cleaner labels the blocks of one page; it never parses HTML, so every cleaner labels the same
+blocks and their outputs are comparable block for block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from pipeline.types import Block, LabeledBlock
+
+
+class Cleaner(Protocol):
+    """Labels blocks. ``stoplist`` is None in language-independent mode."""
+
+    name: str
+
+    def label(
+        self, blocks: Sequence[Block], stoplist: frozenset[str] | None
+    ) -> list[LabeledBlock]: ...
+
+    def params(self) -> dict[str, Any]: ...
+
+
+_REGISTRY: dict[str, Callable[..., Cleaner]] = {}
+
+
+def register(name: str) -> Callable[[Callable[..., Cleaner]], Callable[..., Cleaner]]:
+    """Class decorator: make a cleaner constructible by name."""
+
+    def add(factory: Callable[..., Cleaner]) -> Callable[..., Cleaner]:
+        if name in _REGISTRY:
+            raise ValueError(f"cleaner {name!r} is registered twice")
+        _REGISTRY[name] = factory
+        return factory
+
+    return add
+
+
+def _load_builtin() -> None:
+    # Importing the modules runs their @register decorators.
+    import pipeline.bte  # noqa: F401
+    import pipeline.justext  # noqa: F401
+
+
+def available() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def make_cleaner(name: str, **params: Any) -> Cleaner:
+    """Build the cleaner called ``name`` with its parameters; unknown names or params raise."""
+    _load_builtin()
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown cleaner {name!r}; available: {', '.join(sorted(_REGISTRY))}") from None
+    return factory(**params)

@@ -1,0 +1,121 @@
+"""Immutable values passed between the pipeline's stages.
+
+Every stage boundary has one frozen type, so a value can be shipped to a Dask worker, cached or
+compared without anyone mutating it behind another stage's back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, NamedTuple
+
+
+class StrEnum(str, Enum):
+    """`enum.StrEnum` for Python 3.10 as well (values compare and serialise as plain strings)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class CfClass(StrEnum):
+    """jusText's context-free class of a block."""
+
+    GOOD = "good"
+    NEARGOOD = "neargood"
+    SHORT = "short"
+    BAD = "bad"
+
+
+class Verdict(StrEnum):
+    """Final label of a block: part of the main content or boilerplate."""
+
+    GOOD = "good"
+    BAD = "bad"
+
+
+class Block(NamedTuple):
+    """One text block of a page, as jusText's segmentation defines it.
+
+    A NamedTuple rather than a frozen dataclass: pages have hundreds of blocks and a frozen
+    dataclass costs five times as much to build, which showed in the segmentation profile.
+    Densities are derived on demand (properties), never stored, so they cannot disagree with the
+    counts they come from. ``runs`` is BTE's view of the block (see `pipeline.bte`): runs of tokens
+    (positive) and tags (negative) in document order, recorded only when asked for.
+    """
+
+    index: int
+    text: str
+    tag: str
+    dom_path: str
+    style: str
+    is_heading: bool
+    n_chars: int
+    n_words: int
+    n_link_chars: int
+    n_tags: int
+    n_markup_chars: int
+    runs: tuple[int, ...] | None = None
+
+    @property
+    def link_density(self) -> float:
+        return self.n_link_chars / self.n_chars if self.n_chars else 0.0
+
+    @property
+    def text_density(self) -> float:
+        """Text characters over text plus markup characters (Finn et al.; Kohlschütter)."""
+        total = self.n_chars + self.n_markup_chars
+        return self.n_chars / total if total else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class LabeledBlock:
+    """A block with the cleaner's decision and the evidence behind it."""
+
+    block: Block
+    verdict: Verdict
+    cf_class: CfClass | None = None
+    score: float | None = None
+    stopword_density: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LangGuess:
+    """Detected language: an ISO 639 code (``"und"`` when unknown) and its probability."""
+
+    code: str
+    prob: float
+
+    @property
+    def known(self) -> bool:
+        return self.code != "und"
+
+
+UND = LangGuess("und", 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """HTML text decoded from bytes, with the encoding used and the evidence that chose it."""
+
+    html: str
+    encoding: str
+    source: str  # "bom" | "http" | "meta" | "detected" | "fallback" | "str"
+
+
+@dataclass(frozen=True, slots=True)
+class CleanResult:
+    """What a cleaner made of one page."""
+
+    text: str
+    blocks: tuple[LabeledBlock, ...]
+    language: LangGuess
+    encoding: str
+    encoding_source: str
+    cleaner: str
+    stoplist: str | None  # stoplist language used, None for language-independent mode
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def n_good(self) -> int:
+        return sum(1 for b in self.blocks if b.verdict is Verdict.GOOD)
