@@ -119,3 +119,38 @@ class CleanResult:
     @property
     def n_good(self) -> int:
         return sum(1 for b in self.blocks if b.verdict is Verdict.GOOD)
+
+
+@dataclass(frozen=True, slots=True)
+class RawPage:
+    """One WARC/ARC record's payload and the metadata needed to fetch the original back.
+
+    ``warc_offset`` and ``warc_length`` are byte positions in the file as stored (compressed when
+    the file is), so ``Range: bytes=offset-(offset+length-1)`` returns exactly this record.
+    """
+
+    warc_path: str
+    record_id: str
+    record_type: str
+    warc_offset: int
+    warc_length: int
+    url: str
+    warc_date: str
+    http_status: int | None
+    content_type: str | None
+    http_headers: tuple[tuple[str, str], ...]
+    body: bytes
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A record that produced no document, and why (every record read ends as a row or this)."""
+
+    warc_path: str
+    record_id: str | None
+    record_type: str
+    warc_offset: int | None
+    url: str | None
+    reason: str
+    detail: str
