@@ -1,19 +1,38 @@
-"""warcclean: WARC archives to a clean, per-block-labelled text corpus."""
+"""warcclean: WARC archives to a clean, per-block-labelled text corpus.
 
-from pipeline.clean import clean_html
-from pipeline.config import Limits
-from pipeline.types import Block, CfClass, CleanResult, LabeledBlock, LangGuess, Verdict
+The public names are imported lazily so that ``import pipeline.types`` (as every worker task
+does) does not load the parser, language detector and stoplists until they are needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Block",
-    "CfClass",
-    "CleanResult",
-    "LabeledBlock",
-    "LangGuess",
-    "Limits",
-    "Verdict",
-    "__version__",
-    "clean_html",
-]
+_EXPORTS = {
+    "clean_html": "pipeline.clean",
+    "Limits": "pipeline.config",
+    "Block": "pipeline.types",
+    "CfClass": "pipeline.types",
+    "CleanResult": "pipeline.types",
+    "LabeledBlock": "pipeline.types",
+    "LangGuess": "pipeline.types",
+    "Verdict": "pipeline.types",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:
+    from pipeline.clean import clean_html
+    from pipeline.config import Limits
+    from pipeline.types import Block, CfClass, CleanResult, LabeledBlock, LangGuess, Verdict
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'pipeline' has no attribute {name!r}") from None
+    return getattr(importlib.import_module(module), name)
