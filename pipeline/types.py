@@ -141,6 +141,11 @@ class RawPage:
     http_headers: tuple[tuple[str, str], ...]
     body: bytes
     truncated: bool
+    # How the reader got this body (pipeline.warc), e.g. "te_chunked_not_chunked",
+    # "ce_gzip_not_encoded", "ce_unsupported:zstd", "truncated_by_file", "truncated_by_cap",
+    # "truncated_body_encoding", "html_by_sniffing", "content_length_mismatch",
+    # "offset_space:gunzip@N" (offsets count in the gunzipped stream starting at stored byte N).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,3 +159,4 @@ class Rejected:
     url: str | None
     reason: str
     detail: str
+    warc_length: int | None = None  # with warc_offset, the byte range of the record as stored

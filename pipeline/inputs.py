@@ -1,0 +1,155 @@
+"""Which WARC/ARC files a run reads, and the output name each one gets.
+
+`list_inputs` accepts local files, directories (searched recursively), globs, any fsspec URL
+(``s3://bucket/prefix/``) and Common Crawl style path lists (``*.paths``, ``*.paths.gz`` or
+``@listfile``: one path or URL per line, optionally gzipped). The result is de-duplicated and
+deterministic: inputs keep the order of the specs, a directory or glob expands in sorted order,
+and a path list keeps its own order.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import posixpath
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import fsspec
+from fsspec.implementations.local import LocalFileSystem
+
+WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
+PATHS_SUFFIXES = (".paths", ".paths.gz")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_STEM_MAX = 80
+
+
+class InputError(ValueError):
+    """An input spec that names nothing readable (the message names the spec)."""
+
+
+def list_inputs(
+    specs: Sequence[str],
+    *,
+    base_url: str | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> list[str]:
+    """Resolve input specs to a de-duplicated, deterministic list of WARC/ARC paths or URLs.
+
+    Relative lines in a path list (``crawl-data/CC-MAIN-.../x.warc.gz``) are joined to
+    ``base_url`` (e.g. ``s3://commoncrawl/``) when given, else to the list file's directory.
+    Entries of a path list are not checked for existence: lists can name 100,000 remote files,
+    and a missing one fails in its own task with its name.
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+    for spec in specs:
+        for path in _expand(spec, base_url, storage_options or {}):
+            if path not in seen:
+                seen.add(path)
+                out.append(path)
+    return out
+
+
+def input_stem(path: str) -> str:
+    """A filesystem-safe, deterministic shard name for one input.
+
+    The readable part is the base name without the archive suffix, reduced to ``[A-Za-z0-9._-]``
+    and at most 80 characters; a 12-hex-digit hash of the full path follows, so two inputs with
+    the same base name in different directories never collide. The result never contains ``/``,
+    NUL or ``..`` and never starts with a dot.
+    """
+    base = path.rstrip("/").rsplit("/", 1)[-1]
+    lowered = base.lower()
+    for suffix in sorted(WARC_SUFFIXES, key=len, reverse=True):
+        if lowered.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    readable = _UNSAFE.sub("_", base)
+    readable = re.sub(r"\.{2,}", ".", readable).strip("._-")[:_STEM_MAX] or "input"
+    digest = hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{readable}-{digest}"
+
+
+def is_warc_name(path: str) -> bool:
+    return path.lower().endswith(WARC_SUFFIXES)
+
+
+def _expand(spec: str, base_url: str | None, storage_options: dict[str, Any]) -> Iterator[str]:
+    spec = spec.strip()
+    if not spec:
+        raise InputError("empty input spec")
+    if spec.startswith("@"):
+        yield from _read_path_list(spec[1:], base_url, storage_options)
+        return
+    if spec.lower().endswith(PATHS_SUFFIXES):
+        yield from _read_path_list(spec, base_url, storage_options)
+        return
+    fs, path = fsspec.core.url_to_fs(spec, **storage_options)
+    if _GLOB_CHARS.search(path):
+        matches = sorted(fs.glob(path))
+        if not matches:
+            raise InputError(f"input glob matches nothing: {spec}")
+        for match in matches:
+            if fs.isdir(match):
+                yield from _walk(fs, match)
+            elif is_warc_name(match):
+                yield _full_name(fs, match)
+        return
+    if fs.isdir(path):
+        found = list(_walk(fs, path))
+        if not found:
+            raise InputError(f"input directory holds no .warc/.warc.gz/.arc/.arc.gz file: {spec}")
+        yield from found
+        return
+    if fs.exists(path):
+        yield _full_name(fs, path)  # a file named explicitly is read whatever its suffix
+        return
+    raise InputError(f"input not found: {spec}")
+
+
+def _walk(fs: Any, root: str) -> Iterator[str]:
+    for path in sorted(fs.find(root)):
+        if is_warc_name(path):
+            yield _full_name(fs, path)
+
+
+def _full_name(fs: Any, path: str) -> str:
+    if isinstance(fs, LocalFileSystem):
+        return os.path.abspath(path)
+    return str(fs.unstrip_protocol(path))
+
+
+def _read_path_list(
+    list_spec: str, base_url: str | None, storage_options: dict[str, Any]
+) -> Iterator[str]:
+    if not list_spec:
+        raise InputError("'@' must be followed by a path list file")
+    try:
+        with fsspec.open(list_spec, "rb", compression=None, **storage_options) as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise InputError(f"path list not found: {list_spec}") from None
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    fs, list_path = fsspec.core.url_to_fs(list_spec, **storage_options)
+    list_dir = _full_name(fs, posixpath.dirname(list_path) or ".")
+    for number, line in enumerate(raw.decode("utf-8").splitlines(), 1):
+        entry = line.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        if "\0" in entry:
+            raise InputError(f"{list_spec}:{number}: NUL byte in path")
+        yield _resolve(entry, base_url, list_dir)
+
+
+def _resolve(entry: str, base_url: str | None, list_dir: str) -> str:
+    if "://" in entry or entry.startswith("/"):
+        return os.path.abspath(entry) if entry.startswith("/") else entry
+    base = base_url if base_url is not None else list_dir
+    if "://" in base:
+        return base.rstrip("/") + "/" + entry.lstrip("/")
+    return os.path.abspath(os.path.join(base, entry))
