@@ -100,7 +100,7 @@ class Decoded:
 
     html: str
     encoding: str
-    source: str  # "bom" | "http" | "meta" | "detected" | "fallback" | "str"
+    source: str  # see the pipeline.decode docstring: bom, http, meta, detected, fallback, str, overrides
 
 
 @dataclass(frozen=True, slots=True)
