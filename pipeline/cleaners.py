@@ -42,7 +42,9 @@ def register(name: str) -> Callable[[Callable[..., Cleaner]], Callable[..., Clea
 def _load_builtin() -> None:
     # Importing the modules runs their @register decorators.
     import pipeline.bte  # noqa: F401
+    import pipeline.density  # noqa: F401
     import pipeline.justext  # noqa: F401
+    import pipeline.kimatu  # noqa: F401
 
 
 def available() -> list[str]:
