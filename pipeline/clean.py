@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from pipeline import langid, stoplists
-from pipeline.cleaners import make_cleaner
+from pipeline import guard, langid, stoplists
+from pipeline.cleaners import Cleaner, make_cleaner
 from pipeline.config import Limits
 from pipeline.decode import decode_html
+from pipeline.guard import Deadline
 from pipeline.segment import PageTooComplex, parse, segment
 from pipeline.types import CleanResult, Decoded, LangGuess, Verdict
 
 DEFAULT_CLEANER = "justext"
+# The segmentation walk checks a deadline itself once `segment` accepts one (every few thousand
+# nodes); until then the check after the walk bounds it, the walk being linear in `max_nodes`.
+_SEGMENT_TAKES_DEADLINE = "deadline" in inspect.signature(segment).parameters
 
 
 def _content_type(http_headers: Mapping[str, str] | None) -> str | None:
@@ -22,6 +29,24 @@ def _content_type(http_headers: Mapping[str, str] | None) -> str | None:
         if name.lower() == "content-type":
             return value
     return None
+
+
+@functools.lru_cache(maxsize=32)
+def _cached_cleaner(name: str, params_json: str) -> Cleaner:
+    return make_cleaner(name, **json.loads(params_json))
+
+
+def get_cleaner(name: str, params: Mapping[str, Any]) -> Cleaner:
+    """The cleaner ``name`` with ``params``, built once per process.
+
+    Learned cleaners load a model when built; a job calls this for every page, so instances are
+    cached, keyed by the parameters' JSON (which also rejects parameters that are not plain data).
+    """
+    try:
+        key = json.dumps(dict(params), sort_keys=True)
+    except TypeError as exc:
+        raise ValueError(f"cleaner parameters must be plain data (JSON): {exc}") from None
+    return _cached_cleaner(name, key)
 
 
 def clean_html(
@@ -38,21 +63,70 @@ def clean_html(
 
     ``html`` is decoded as a browser would when it is bytes (BOM, HTTP charset, meta, detection).
     ``language`` is an ISO 639 code that skips detection; ``params`` go to the cleaner (see
-    `pipeline.cleaners.available`). Raises `PageTooComplex` when a cap in ``limits`` is exceeded.
+    `pipeline.cleaners.available`). Raises `PageTooComplex` when a size cap in ``limits`` is
+    exceeded and `PageTimeout` when ``limits.max_seconds`` is (see `pipeline.config.Limits`).
     ``url`` is accepted for callers that have it; no cleaner uses it yet.
     """
     del url
     limits = limits or Limits()
+    deadline = Deadline(limits.max_seconds)
     if isinstance(html, bytes):
         decoded = decode_html(html, _content_type(http_headers))
     else:
         decoded = Decoded(html, "utf-8", "str")
-    impl = make_cleaner(cleaner, **params)
+    return clean_decoded(
+        decoded,
+        cleaner=cleaner,
+        language=language,
+        limits=limits,
+        params=params,
+        deadline=deadline,
+    )
+
+
+def clean_decoded(
+    decoded: Decoded,
+    *,
+    cleaner: str = DEFAULT_CLEANER,
+    language: str | None = None,
+    limits: Limits | None = None,
+    params: Mapping[str, Any] | None = None,
+    deadline: Deadline | None = None,
+) -> CleanResult:
+    """`clean_html` from decoded text on: guards, parse, segment, detect, label.
+
+    A page whose markup nests deeper than ``limits.isolate_depth`` is parsed in a child process
+    killed at the deadline (`pipeline.sandbox`); every other page runs here, with the deadline
+    checked between stages.
+    """
+    limits = limits or Limits()
+    params = dict(params or {})
+    deadline = deadline or Deadline(limits.max_seconds)
+    estimate = guard.estimate(decoded.html)
+    guard.check_nodes(estimate, limits.max_nodes)
+    impl = get_cleaner(cleaner, params)
+    if limits.max_seconds is not None and guard.needs_isolation(estimate, limits.isolate_depth):
+        from pipeline.sandbox import clean_isolated  # only risky pages pay for the import
+
+        return clean_isolated(
+            decoded,
+            cleaner=cleaner,
+            language=language,
+            limits=limits,
+            params=params,
+            timeout=deadline.remaining(),
+        )
+    deadline.check("decode")
+    tree = parse(decoded.html)
+    deadline.check("parse")
+    walk_options: dict[str, Any] = {"deadline": deadline} if _SEGMENT_TAKES_DEADLINE else {}
     blocks = segment(
-        parse(decoded.html),
+        tree,
         max_nodes=limits.max_nodes,
         record_runs=getattr(impl, "needs_runs", False),
+        **walk_options,
     )
+    deadline.check("segmentation")
     if limits.max_blocks is not None and len(blocks) > limits.max_blocks:
         raise PageTooComplex(f"page has {len(blocks)} blocks, more than {limits.max_blocks}")
     if language is not None:
@@ -61,6 +135,7 @@ def clean_html(
         guess = langid.detect_blocks(blocks)
     stoplist = stoplists.stoplist(guess.code)
     labeled = impl.label(blocks, stoplist)
+    deadline.check("labelling")
     text = "\n\n".join(lb.block.text for lb in labeled if lb.verdict is Verdict.GOOD)
     return CleanResult(
         text=text,
