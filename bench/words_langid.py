@@ -1,6 +1,6 @@
 """Word counting and language ID on real pages: speed, stopword densities, detection accuracy.
 
-    python bench/bench_words_langid.py [--shared ../shared] [--wcxb-step 10]
+    python bench/words_langid.py [--shared ../shared] [--wcxb-step 10]
 
 Prints (1) count_words against a plain split + set lookup, per page, on wcxb (English) and on
 the zh/ja/th/my pages of multilingual-dev; (2) the stopword density of blocks aligned with the

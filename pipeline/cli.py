@@ -6,7 +6,12 @@ library caller could not decide the same way.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import click
+
+from pipeline.types import CleanResult
 
 
 @click.group()
@@ -19,3 +24,298 @@ def main() -> None:
 #   clean  -> this file (debug one page)
 #   eval   -> pipeline.evaluate
 #   submit -> this file (the `dask submit` entry point)
+
+
+# --- clean (owner: cleaners / BTE) ---------------------------------------------------------------
+def _read_page(path: Path) -> bytes:
+    """The page's bytes; a ``.gz`` file is gunzipped (the dev sets store pages that way)."""
+    import gzip
+
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise click.ClickException(f"{path} is not a valid gzip file: {exc}") from None
+    return data
+
+
+def _abbreviate(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _short_path(dom_path: str, keep: int = 3) -> str:
+    """The innermost ``keep`` elements of a dotted DOM path: where a block sits, briefly."""
+    parts = dom_path.split(".")
+    return dom_path if len(parts) <= keep else "…." + ".".join(parts[-keep:])
+
+
+def _stopword_densities(result: CleanResult) -> list[float | None]:
+    """Each block's stopword density: the cleaner's own when it recorded one, else computed."""
+    from pipeline.stoplists import stoplist
+    from pipeline.words import count_words
+
+    words = stoplist(result.stoplist) if result.stoplist else None
+    out: list[float | None] = []
+    for lb in result.blocks:
+        if lb.stopword_density is not None:
+            out.append(lb.stopword_density)
+        elif words is None:
+            out.append(None)
+        else:
+            n, stop = count_words(lb.block.text, words)
+            out.append(stop / n if n else 0.0)
+    return out
+
+
+def _result_json(result: CleanResult, path: Path) -> dict[str, Any]:
+    densities = _stopword_densities(result)
+    blocks = []
+    for lb, stop in zip(result.blocks, densities, strict=True):
+        features = lb.block._asdict()
+        features["runs"] = list(features["runs"]) if features["runs"] is not None else None
+        blocks.append(
+            {
+                **features,
+                "link_density": lb.block.link_density,
+                "text_density": lb.block.text_density,
+                "stopword_density": stop,
+                "verdict": str(lb.verdict),
+                "cf_class": str(lb.cf_class) if lb.cf_class is not None else None,
+                "score": lb.score,
+            }
+        )
+    return {
+        "file": str(path),
+        "cleaner": result.cleaner,
+        "params": dict(result.params),
+        "encoding": result.encoding,
+        "encoding_source": result.encoding_source,
+        "language": {"code": result.language.code, "prob": result.language.prob},
+        "stoplist": result.stoplist,
+        "n_blocks": len(result.blocks),
+        "n_good": result.n_good,
+        "text": result.text,
+        "blocks": blocks,
+    }
+
+
+def _print_result(result: CleanResult, path: Path) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:
+        # Piped output (less, a file) gets a width that fits every column instead of rich's 80.
+        console.width = 180
+    params = ", ".join(f"{k}={v}" for k, v in result.params) or "defaults"
+    console.print(f"[bold]{path}[/bold]  cleaner={result.cleaner} ({params})")
+    console.print(f"encoding   {result.encoding}  (from {result.encoding_source})")
+    console.print(f"language   {result.language.code}  p={result.language.prob:.3f}")
+    console.print(f"stoplist   {result.stoplist or 'none: language-independent mode'}")
+    console.print(f"blocks     {len(result.blocks)}, good {result.n_good}")
+    table = Table(show_lines=False, pad_edge=False)
+    for name, justify in (
+        ("#", "right"),
+        ("label", "left"),
+        ("cf", "left"),
+        ("score", "right"),
+        ("chars", "right"),
+        ("words", "right"),
+        ("link", "right"),
+        ("stop", "right"),
+        ("tag", "left"),
+        ("path", "left"),
+        ("text", "left"),
+    ):
+        table.add_column(
+            name,
+            justify=justify,  # type: ignore[arg-type]
+            no_wrap=True,
+            min_width=30 if name == "text" else None,
+            max_width=28 if name == "path" else None,
+            overflow="ellipsis",
+        )
+    for lb, stop in zip(result.blocks, _stopword_densities(result), strict=True):
+        b = lb.block
+        good = lb.verdict.value == "good"
+        table.add_row(
+            str(b.index),
+            f"[green]{lb.verdict}[/green]" if good else f"[red]{lb.verdict}[/red]",
+            str(lb.cf_class) if lb.cf_class is not None else "-",
+            f"{lb.score:.2f}" if lb.score is not None else "-",
+            str(b.n_chars),
+            str(b.n_words),
+            f"{b.link_density:.2f}",
+            f"{stop:.2f}" if stop is not None else "-",
+            b.tag + (" (h)" if b.is_heading else ""),
+            _short_path(b.dom_path),
+            _abbreviate(b.text, 60),
+        )
+    console.print(table)
+
+
+@main.command("clean")
+@click.argument("page", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--cleaner",
+    "cleaner_name",
+    default="justext",
+    show_default=True,
+    help="Registered cleaner name.",
+)
+@click.option("--language", help="ISO 639 code to use instead of detecting the language.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
+@click.option(
+    "--param", "param_items", multiple=True, metavar="K=V", help="Cleaner parameter (repeatable)."
+)
+def clean_command(
+    page: Path,
+    cleaner_name: str,
+    language: str | None,
+    as_json: bool,
+    param_items: tuple[str, ...],
+) -> None:
+    """Clean one HTML PAGE (gunzipped if it ends in .gz) and show each block's label and why."""
+    import json
+
+    from pipeline.clean import clean_html
+    from pipeline.cleaners import make_cleaner
+    from pipeline.evaluate import parse_param
+    from pipeline.langid import normalize_code
+    from pipeline.segment import PageTooComplex
+
+    try:
+        params = dict(parse_param(item) for item in param_items)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--param") from None
+    try:
+        make_cleaner(cleaner_name, **params)
+    except (TypeError, ValueError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--cleaner/--param") from None
+    if language is not None and normalize_code(language) == "und" and language.lower() != "und":
+        raise click.BadParameter(f"{language!r} is not an ISO 639 code", param_hint="--language")
+    html = _read_page(page)
+    try:
+        result = clean_html(html, cleaner=cleaner_name, language=language, **params)
+    except PageTooComplex as exc:
+        raise click.ClickException(f"{page}: {exc}") from None
+    if as_json:
+        click.echo(json.dumps(_result_json(result, page), ensure_ascii=False, indent=2))
+    else:
+        _print_result(result, page)
+
+
+# --- eval (owner: evaluation) -------------------------------------------------------------------
+@main.command("eval")
+@click.argument("dataset_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--cleaner", "cleaner_name", required=True, help="Registered cleaner name.")
+@click.option(
+    "--param", "param_items", multiple=True, metavar="K=V", help="Cleaner parameter (repeatable)."
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write per-page rows and aggregates here.",
+)
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N pages (by id).")
+@click.option(
+    "--pages",
+    "pages_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="File of page ids to evaluate, one per line.",
+)
+@click.option(
+    "--language-from-truth",
+    is_flag=True,
+    help="Pass the ground-truth language instead of detecting it.",
+)
+def eval_command(
+    dataset_dir: Path,
+    cleaner_name: str,
+    param_items: tuple[str, ...],
+    json_out: Path | None,
+    limit: int | None,
+    pages_file: Path | None,
+    language_from_truth: bool,
+) -> None:
+    """Score a cleaner on a labelled dev set (WCXB layout or multilingual-dev)."""
+    import sys
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from pipeline import evaluate as ev
+
+    try:
+        params = dict(ev.parse_param(item) for item in param_items)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--param") from None
+    try:
+        ids = ev.read_ids(pages_file) if pages_file is not None else None
+        pages = ev.load_dataset(dataset_dir, ids)
+    except (ev.DatasetError, OSError, UnicodeDecodeError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if limit is not None:
+        pages = pages[:limit]
+    from pipeline.cleaners import make_cleaner
+
+    try:
+        make_cleaner(cleaner_name, **params)
+    except (TypeError, ValueError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--cleaner/--param") from None
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task(f"{cleaner_name} on {dataset_dir.name}", total=len(pages))
+        report = ev.evaluate(
+            pages,
+            cleaner_name,
+            params,
+            language_from_truth=language_from_truth,
+            on_page=lambda _row: progress.advance(task),
+        )
+    report.dataset = str(dataset_dir)
+    # Piped output (files, CI logs) gets wide tables instead of rich's 80-column default.
+    ev.print_report(report, Console(width=None if sys.stdout.isatty() else 150))
+    if json_out is not None:
+        report.write_json(json_out)
+        console.print(f"wrote {json_out}")
+
+
+@click.command(
+    name="submit",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)
+@click.argument("script", type=click.Path(exists=True, dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option(
+    "--scheduler",
+    default=None,
+    envvar="DASK_SCHEDULER_ADDRESS",
+    help="Scheduler address (tcp://host:8786); sets Dask's scheduler-address for the script.",
+)
+def submit(script: str, args: tuple[str, ...], scheduler: str | None) -> None:
+    """Run SCRIPT with ARGS against a Dask cluster.
+
+    The script runs here (the client side) as ``__main__``; any ``Client()`` it creates without
+    an address connects to --scheduler (or DASK_SCHEDULER_ADDRESS). Without one, the script's
+    own defaults apply (jobs/clean_warcs.py then starts a LocalCluster).
+    """
+    import os
+    import runpy
+    import sys
+
+    import dask
+
+    argv = [script, *args]
+    if scheduler:
+        os.environ["DASK_SCHEDULER_ADDRESS"] = scheduler
+        dask.config.set({"scheduler-address": scheduler})
+    saved = sys.argv
+    sys.argv = argv
+    try:
+        runpy.run_path(script, run_name="__main__")
+    finally:
+        sys.argv = saved
