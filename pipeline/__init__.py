@@ -13,6 +13,8 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "clean_html": "pipeline.clean",
+    "process_warc": "pipeline.run",
+    "JobConfig": "pipeline.jobconfig",
     "Limits": "pipeline.config",
     "Block": "pipeline.types",
     "CfClass": "pipeline.types",
@@ -27,6 +29,8 @@ __all__ = ["__version__", *_EXPORTS]
 if TYPE_CHECKING:
     from pipeline.clean import clean_html
     from pipeline.config import Limits
+    from pipeline.jobconfig import JobConfig
+    from pipeline.run import process_warc
     from pipeline.types import Block, CfClass, CleanResult, LabeledBlock, LangGuess, Verdict
 
 

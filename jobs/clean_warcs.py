@@ -1,0 +1,313 @@
+"""Clean WARC files into a partitioned Parquet corpus on a Dask cluster.
+
+    dask submit jobs/clean_warcs.py INPUT... --output OUT [--scheduler tcp://host:8786]
+    python jobs/clean_warcs.py INPUT... --output OUT
+
+One task per input WARC (`pipeline.run.process_warc`); inputs that already have a completion
+marker are skipped, so re-running the same command resumes. This script only schedules and
+reports: all cleaning and writing happens in the library, on the workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import click
+import dask
+from dask.base import tokenize
+from distributed import Client, LocalCluster, as_completed
+from fsspec.core import url_to_fs
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from pipeline.config import Limits
+from pipeline.inputs import input_stem, list_inputs
+from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_pairs
+from pipeline.run import process_warc
+from pipeline.stats import Stats, WarcReport
+
+INPROC = "inproc"
+
+
+@dataclass
+class RunResult:
+    """What a run did: per-input reports, failures, skipped inputs and the wall time."""
+
+    reports: list[WarcReport] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def totals(self) -> Stats:
+        return sum((r.stats for r in self.reports), Stats())
+
+
+def pending_inputs(inputs: Sequence[str], cfg: JobConfig) -> tuple[list[str], list[str]]:
+    """Split inputs into (to do, already done): done means ``_done/<stem>.json`` exists."""
+    seen: dict[str, str] = {}
+    for path in inputs:
+        stem = input_stem(path)
+        if stem in seen and seen[stem] != path:
+            raise click.UsageError(f"inputs {seen[stem]!r} and {path!r} share output name {stem!r}")
+        seen[stem] = path
+    fs, root = url_to_fs(cfg.output, **cfg.storage_dict if "://" in cfg.output else {})
+    done_dir = f"{root.rstrip('/')}/_done"
+    # One listing instead of one existence check per input (thousands of HEADs on S3).
+    done = (
+        {p.rpartition("/")[2] for p in fs.ls(done_dir, detail=False)}
+        if fs.exists(done_dir)
+        else set()
+    )
+    todo = [p for p in inputs if f"{input_stem(p)}.json" not in done]
+    skipped = [p for p in inputs if f"{input_stem(p)}.json" in done]
+    return todo, skipped
+
+
+def run_job(
+    client: Client,
+    inputs: Sequence[str],
+    cfg: JobConfig,
+    *,
+    retries: int = 2,
+    window: int | None = None,
+    on_report: Callable[[WarcReport | None, str], None] | None = None,
+) -> RunResult:
+    """Process ``inputs`` (those without a marker) with at most ``window`` tasks in flight."""
+    started = time.perf_counter()
+    todo, skipped = pending_inputs(inputs, cfg)
+    result = RunResult(skipped=skipped)
+    if window is None:
+        threads = sum(client.nthreads().values()) or 1
+        window = max(4, 2 * threads)
+    queue = list(reversed(todo))
+    config_token = tokenize(cfg)
+    path_of: dict[str, str] = {}
+
+    def submit_next() -> Any:
+        path = queue.pop()
+        # Deterministic keys: the same input and config name the same task on the dashboard.
+        key = f"clean-warc-{input_stem(path)}-{tokenize(path, config_token)}"
+        path_of[key] = path
+        return client.submit(process_warc, path, cfg, key=key, retries=retries, pure=False)
+
+    pool = as_completed([submit_next() for _ in range(min(window, len(queue)))])
+    for future in pool:
+        path = path_of.pop(future.key)
+        if future.status == "finished":
+            report: WarcReport = future.result()
+            result.reports.append(report)
+        else:
+            exc = future.exception()
+            result.failed[path] = f"{type(exc).__name__}: {exc}"
+            report = None
+        if on_report:
+            on_report(report, path)
+        future.release()
+        if queue:
+            pool.add(submit_next())
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def run_report(result: RunResult, cfg: JobConfig, started_at: str) -> dict[str, Any]:
+    totals = result.totals
+    return {
+        "started_at": started_at,
+        "seconds": round(result.seconds, 3),
+        "output": cfg.output,
+        "cleaner": cfg.cleaner,
+        "cleaner_params": cfg.params_dict,
+        "inputs": {
+            "processed": len(result.reports),
+            "failed": len(result.failed),
+            "skipped_done": len(result.skipped),
+        },
+        "totals": totals.to_dict(),
+        "pages_per_second": round(totals.records / result.seconds, 2) if result.seconds else None,
+        "failed": [{"input": p, "error": e} for p, e in sorted(result.failed.items())],
+        "unbalanced": [r.warc_path for r in result.reports if not r.stats.balanced],
+        "per_input": [
+            {
+                "input": r.warc_path,
+                "records": r.stats.records,
+                "docs": r.stats.docs,
+                "rejects": r.stats.n_rejects,
+                "seconds": round(r.seconds, 3),
+            }
+            for r in result.reports
+        ],
+    }
+
+
+def write_run_report(report: dict[str, Any], cfg: JobConfig, path: str | None) -> str:
+    if path is None:
+        stamp = report["started_at"].replace(":", "").replace("-", "")
+        path = f"{cfg.output.rstrip('/')}/_runs/{stamp}.json"
+    fs, fs_path = url_to_fs(path, **cfg.storage_dict if "://" in path else {})
+    fs.makedirs(fs_path.rpartition("/")[0], exist_ok=True)
+    fs.pipe_file(fs_path, json.dumps(report, indent=2).encode())
+    return path
+
+
+def summary_table(result: RunResult) -> Table:
+    totals = result.totals
+    table = Table(title="warcclean run", show_header=True)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    table.add_row("inputs processed", str(len(result.reports)))
+    table.add_row("inputs skipped (done)", str(len(result.skipped)))
+    table.add_row("inputs failed", str(len(result.failed)), style="red" if result.failed else None)
+    table.add_row("records read", f"{totals.records:,}")
+    table.add_row("documents", f"{totals.docs:,}")
+    for reason, n in totals.rejects.most_common():
+        table.add_row(f"rejected: {reason}", f"{n:,}")
+    for rec_type, n in totals.skipped.most_common():
+        table.add_row(f"skipped: {rec_type} records", f"{n:,}")
+    for kind, n in totals.issues.most_common():
+        table.add_row(f"reader issue: {kind}", f"{n:,}")
+    for lang, n in totals.languages.most_common(10):
+        table.add_row(f"language={lang}", f"{n:,}")
+    rate = totals.records / result.seconds if result.seconds else 0.0
+    table.add_row("wall seconds", f"{result.seconds:.1f}")
+    table.add_row("records / s", f"{rate:.1f}")
+    return table
+
+
+def make_client(
+    scheduler: str | None, workers: int | None, threads: int, memory_limit: str
+) -> Client:
+    address = scheduler or dask.config.get("scheduler-address", None)
+    if address == INPROC:
+        return Client(LocalCluster(processes=False, n_workers=1, threads_per_worker=threads))
+    if address:
+        return Client(address)
+    # Pages are pure-Python work that holds the GIL: processes with one thread each.
+    n = workers or os.cpu_count() or 1
+    cluster = LocalCluster(
+        n_workers=n, threads_per_worker=threads, processes=True, memory_limit=memory_limit
+    )
+    return Client(cluster)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--output", "-o", required=True, help="Output root: a directory or fsspec URL.")
+@click.option("--cleaner", default="justext", show_default=True, help="Cleaner name.")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="Cleaner parameter.")
+@click.option("--scheduler", default=None, help=f"Scheduler address, or '{INPROC}'.")
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Workers of the local cluster (no --scheduler) [default: CPUs].",
+)
+@click.option("--threads-per-worker", type=int, default=1, show_default=True)
+@click.option(
+    "--memory-limit", default="auto", show_default=True, help="Per worker of the local cluster."
+)
+@click.option("--max-body-bytes", type=int, default=Limits().max_body_bytes, show_default=True)
+@click.option("--batch-rows", type=int, default=DEFAULT_BATCH_ROWS, show_default=True)
+@click.option(
+    "--storage-option",
+    "storage",
+    multiple=True,
+    metavar="K=V",
+    help="fsspec option for remote paths, e.g. endpoint_url=http://...",
+)
+@click.option("--report", "report_path", default=None, help="Run report path.")
+@click.option("--base-url", default=None, help="Prefix for relative paths in paths files.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--retries", type=int, default=2, show_default=True)
+def main(
+    inputs: tuple[str, ...],
+    output: str,
+    cleaner: str,
+    params: tuple[str, ...],
+    scheduler: str | None,
+    workers: int | None,
+    threads_per_worker: int,
+    memory_limit: str,
+    max_body_bytes: int,
+    batch_rows: int,
+    storage: tuple[str, ...],
+    report_path: str | None,
+    base_url: str | None,
+    no_progress: bool,
+    retries: int,
+) -> None:
+    """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
+    try:
+        cfg = JobConfig(
+            output=output,
+            cleaner=cleaner,
+            params=freeze(parse_pairs(params)),
+            limits=Limits(max_body_bytes=max_body_bytes),
+            batch_rows=batch_rows,
+            storage_options=freeze(parse_pairs(storage, "--storage-option")),
+        )
+        paths = list_inputs(list(inputs), base_url=base_url, storage_options=cfg.storage_dict)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if not paths:
+        raise click.UsageError(f"no WARC files found in {' '.join(inputs)}")
+    out = Console()
+    err = Console(stderr=True)
+    started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with make_client(scheduler, workers, threads_per_worker, memory_limit) as client:
+        err.print(f"[bold]{len(paths)}[/] inputs, dashboard: {client.dashboard_link}")
+        progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[records]:,} records {task.fields[rate]:.0f}/s"),
+            TextColumn("{task.fields[mbs]:.1f} MB/s"),
+            TimeElapsedColumn(),
+            console=err,
+            disable=no_progress,
+        )
+        seen = Stats()
+        t0 = time.perf_counter()
+        nbytes = 0
+
+        with progress:
+            task = progress.add_task("inputs", total=len(paths), records=0, rate=0.0, mbs=0.0)
+
+            def on_report(report: WarcReport | None, path: str) -> None:
+                nonlocal seen, nbytes
+                if report is not None:
+                    seen = seen + report.stats
+                    nbytes += report.input_bytes
+                else:
+                    err.print(f"[red]failed[/] {escape(path)}", soft_wrap=True)
+                dt = time.perf_counter() - t0
+                progress.update(
+                    task,
+                    advance=1,
+                    records=seen.records,
+                    rate=seen.records / dt,
+                    mbs=nbytes / dt / 1e6,
+                )
+
+            todo_done = pending_inputs(paths, cfg)[1]
+            progress.update(task, advance=len(todo_done))
+            result = run_job(client, paths, cfg, retries=retries, on_report=on_report)
+    out.print(summary_table(result))
+    for path, error in sorted(result.failed.items()):
+        out.print(f"[red]FAILED[/] {escape(path)}: {escape(error)}", soft_wrap=True)
+    where = write_run_report(run_report(result, cfg, started_at), cfg, report_path)
+    out.print(f"run report: {escape(where)}", soft_wrap=True)
+    sys.exit(1 if result.failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""The job's configuration: one frozen, picklable value shipped with every task.
+
+Everything a worker needs to process one WARC is in here, so a task's result depends only on its
+input path and this value (and re-running it gives the same files).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.config import Limits
+
+DEFAULT_BATCH_ROWS = 500
+# A second flush trigger, over all partitions of a task: 500 rows of pages with a thousand blocks
+# each would otherwise hold about 500 MB of Python objects. Rows are flushed when either limit is
+# reached, whichever comes first.
+DEFAULT_BATCH_BYTES = 16 * 2**20
+
+
+@dataclass(frozen=True, slots=True)
+class JobConfig:
+    """How to clean and where to write. ``output`` is a local path or an fsspec URL (s3://...)."""
+
+    output: str
+    cleaner: str = "justext"
+    params: tuple[tuple[str, Any], ...] = ()
+    limits: Limits = field(default_factory=Limits)
+    batch_rows: int = DEFAULT_BATCH_ROWS
+    batch_bytes: int = DEFAULT_BATCH_BYTES
+    storage_options: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.output:
+            raise ValueError("output must be a non-empty path or URL")
+        if self.batch_rows < 1:
+            raise ValueError(f"batch_rows must be >= 1, got {self.batch_rows}")
+        if self.batch_bytes < 1:
+            raise ValueError(f"batch_bytes must be >= 1, got {self.batch_bytes}")
+
+    @property
+    def params_dict(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    @property
+    def storage_dict(self) -> dict[str, Any]:
+        return dict(self.storage_options)
+
+    def params_json(self) -> str:
+        return json.dumps(self.params_dict, sort_keys=True)
+
+
+def freeze(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    """A mapping as a sorted tuple of pairs, so the config stays hashable and its repr stable."""
+    return tuple(sorted((mapping or {}).items()))
+
+
+def parse_value(text: str) -> Any:
+    """``--param k=v`` values: JSON when they parse (numbers, true/false, lists), else a str."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_pairs(pairs: Iterable[str], option: str = "--param") -> dict[str, Any]:
+    """``["a=1", "b=x"]`` -> ``{"a": 1, "b": "x"}``; a pair without ``=`` is a usage error."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{option} expects KEY=VALUE, got {pair!r}")
+        out[key.strip()] = parse_value(value)
+    return out

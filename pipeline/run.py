@@ -1,0 +1,189 @@
+"""One WARC in, its Parquet files and completion marker out: the body of one Dask task.
+
+`process_warc` streams records (one page in memory at a time), cleans each page, and hands rows to
+the sink, which holds bounded buffers. A page that breaks the cleaner becomes a rejection with a
+reason; failing to read the input or write the output fails the whole input, loudly, so Dask's
+``retries`` apply and the client reports it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import fsspec
+from fsspec.core import url_to_fs
+
+import pipeline
+from pipeline.clean import clean_html
+from pipeline.cleaners import make_cleaner
+from pipeline.inputs import input_stem
+from pipeline.jobconfig import JobConfig
+from pipeline.segment import PageTooComplex
+from pipeline.sink import (
+    OutputPaths,
+    PartitionedParquetSink,
+    doc_row,
+    is_local,
+    reject_row,
+    remove_marker,
+    write_marker,
+)
+from pipeline.stats import Stats, WarcReport
+from pipeline.types import RawPage, Rejected
+from pipeline.warc import iter_records
+
+# The reader's reason for a record type that never holds a page (pipeline.warc).
+SKIP_PREFIX = "record_type:"
+# The marker lists the first reader issues in full (counts are always complete).
+MAX_ISSUES_LOGGED = 20
+
+
+class WarcTaskError(RuntimeError):
+    """An input could not be processed as a whole (unreadable input or unwritable output)."""
+
+
+def _storage_options(url: str, cfg: JobConfig) -> dict[str, Any]:
+    # Storage options (endpoint, credentials) are for the remote store; a local path takes none.
+    protocol = url.split("://", 1)[0] if "://" in url else "file"
+    return {} if protocol in ("file", "local") else cfg.storage_dict
+
+
+def clean_page(page: RawPage, cfg: JobConfig) -> Any:
+    """A page's `CleanResult`, or a `Rejected` saying why it produced no document."""
+    try:
+        result = clean_html(
+            page.body,
+            url=page.url,
+            http_headers=dict(page.http_headers),
+            cleaner=cfg.cleaner,
+            limits=cfg.limits,
+            **cfg.params_dict,
+        )
+    except PageTooComplex as exc:
+        return _reject(page, "too_complex", str(exc))
+    except Exception as exc:  # one bad page must not kill the WARC: recorded with its type
+        return _reject(page, f"error:{type(exc).__name__}", str(exc)[:500])
+    if not result.blocks:
+        return _reject(page, "no_text", "the page has no text blocks")
+    if not result.text:
+        return _reject(page, "no_good_blocks", f"all {len(result.blocks)} blocks are boilerplate")
+    return result
+
+
+def _reject(page: RawPage, reason: str, detail: str) -> Rejected:
+    return Rejected(
+        warc_path=page.warc_path,
+        record_id=page.record_id,
+        record_type=page.record_type,
+        warc_offset=page.warc_offset,
+        url=page.url,
+        reason=reason,
+        detail=detail,
+        warc_length=page.warc_length,
+    )
+
+
+def _cleaner_version(cfg: JobConfig) -> str:
+    # Built once per task: validates the cleaner name and params before any input is read.
+    impl = make_cleaner(cfg.cleaner, **cfg.params_dict)
+    return str(getattr(impl, "version", None) or f"warcclean-{pipeline.__version__}")
+
+
+def process_warc(warc_path: str, cfg: JobConfig) -> WarcReport:
+    """Clean every record of ``warc_path`` into ``cfg.output``; return what happened.
+
+    Idempotent: the input's old marker is removed first, its files are replaced, and the new
+    marker is written last, so a crash at any point leaves the input "not done".
+    """
+    started = time.perf_counter()
+    stem = input_stem(warc_path)
+    cleaner_version = _cleaner_version(cfg)
+    params_json = cfg.params_json()
+    fs, root = url_to_fs(cfg.output, **_storage_options(cfg.output, cfg))
+    paths = OutputPaths(root, stem)
+    stats = Stats()
+    issues: list[dict[str, Any]] = []
+    try:
+        remove_marker(fs, paths)
+        with (
+            fsspec.open(
+                warc_path, "rb", compression=None, **_storage_options(warc_path, cfg)
+            ) as stream,
+            PartitionedParquetSink(
+                fs, paths, batch_rows=cfg.batch_rows, batch_bytes=cfg.batch_bytes
+            ) as sink,
+        ):
+            input_bytes = _size(stream)
+            for item in iter_records(stream, warc_path, max_body_bytes=cfg.limits.max_body_bytes):
+                if isinstance(item, RawPage):
+                    stats.records += 1
+                    stats.body_bytes += len(item.body)
+                    outcome = clean_page(item, cfg)
+                    if isinstance(outcome, Rejected):
+                        stats.rejects[outcome.reason] += 1
+                        sink.write_reject(reject_row(outcome))
+                    else:
+                        row = doc_row(
+                            item,
+                            outcome,
+                            cleaner_version=cleaner_version,
+                            cleaner_params=params_json,
+                        )
+                        stats.docs += 1
+                        stats.languages[row["language"]] += 1
+                        stats.text_chars += row["n_chars"]
+                        sink.write_doc(row)
+                elif isinstance(item, Rejected):
+                    stats.records += 1
+                    if item.reason.startswith(SKIP_PREFIX):
+                        # request/metadata/warcinfo records: counted, not rows of rejects/
+                        stats.skipped[item.reason.removeprefix(SKIP_PREFIX)] += 1
+                    else:
+                        stats.rejects[item.reason] += 1
+                        sink.write_reject(reject_row(item))
+                else:
+                    stats.issues[_issue_kind(item)] += 1
+                    if len(issues) < MAX_ISSUES_LOGGED:
+                        issues.append(_issue_dict(item))
+            files = sink.commit()
+        report = WarcReport(
+            warc_path=warc_path,
+            stem=stem,
+            stats=stats,
+            files=tuple(fs.unstrip_protocol(f) if not is_local(fs) else f for f in files),
+            seconds=time.perf_counter() - started,
+            input_bytes=input_bytes,
+            issues=tuple(issues),
+        )
+        write_marker(fs, paths, report.to_dict())
+    except Exception as exc:
+        # Dask ships the exception to the client: name the input, the output and the cause.
+        raise WarcTaskError(
+            f"input {warc_path!r} failed (output {cfg.output!r}): {type(exc).__name__}: {exc}"
+        ) from exc
+    return report
+
+
+def _issue_kind(issue: object) -> str:
+    return str(getattr(issue, "kind", None) or type(issue).__name__)
+
+
+def _issue_dict(issue: object) -> dict[str, Any]:
+    return {
+        "kind": _issue_kind(issue),
+        "offset": getattr(issue, "offset", None),
+        "detail": str(getattr(issue, "detail", ""))[:300],
+        "skipped": getattr(issue, "skipped", 0),
+    }
+
+
+def _size(stream: Any) -> int:
+    size = getattr(stream, "size", None)
+    if isinstance(size, int):
+        return size
+    try:
+        return os.fstat(stream.fileno()).st_size
+    except (AttributeError, OSError, ValueError):
+        return 0

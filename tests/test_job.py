@@ -1,0 +1,214 @@
+"""The Dask job: in-process and LocalCluster give the same rows; resume; failures; the CLIs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from distributed import Client, LocalCluster
+
+from pipeline.inputs import input_stem
+from pipeline.jobconfig import JobConfig
+from tests.jobhelpers import JOB_SCRIPT, REPO, load_job, make_inputs, rows
+
+job = load_job()
+DASK = str(Path(sys.executable).with_name("dask"))
+
+
+@pytest.fixture(scope="module")
+def inproc_client():
+    with (
+        LocalCluster(
+            processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield client
+
+
+def run(client: Client, inputs: list[str], out: Path, **kw):
+    return job.run_job(client, inputs, JobConfig(output=str(out), **kw))
+
+
+def test_inproc_and_local_cluster_write_identical_rows(tmp_path: Path, inproc_client) -> None:
+    inputs = make_inputs(tmp_path / "in")
+    first = run(inproc_client, inputs, tmp_path / "a")
+    assert not first.failed and len(first.reports) == 4
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        second = run(client, inputs, tmp_path / "b", batch_rows=2)
+    assert not second.failed
+    assert rows(tmp_path / "a") == rows(tmp_path / "b")
+    assert first.totals.to_dict() == second.totals.to_dict()
+
+
+def test_every_record_accounted_for(tmp_path: Path, inproc_client) -> None:
+    inputs = make_inputs(tmp_path / "in")
+    result = run(inproc_client, inputs, tmp_path / "out")
+    totals = result.totals
+    # per input i: warcinfo + (i + 2) request/response pairs + one 404
+    assert totals.records == sum(1 + 2 * (i + 2) + 1 for i in range(4))
+    assert totals.records == totals.docs + totals.n_rejects + totals.n_skipped
+    assert totals.docs == len(rows(tmp_path / "out")) == sum(i + 2 for i in range(4))
+
+
+def test_resume_reprocesses_only_unfinished_inputs(tmp_path: Path, inproc_client) -> None:
+    inputs = make_inputs(tmp_path / "in")
+    out = tmp_path / "out"
+    run(inproc_client, inputs, out)
+    before = rows(out)
+    # Simulate a crash of crawl-02: no marker, its files gone, a half-written temp file left.
+    stem = input_stem(inputs[2])
+    (out / "_done" / f"{stem}.json").unlink()
+    for f in out.rglob(f"{stem}.parquet"):
+        f.unlink()
+    en = out / "docs" / "language=en"
+    (en / f".{stem}.parquet.0123456789ab.tmp").write_bytes(b"PAR1 partial")
+    assert rows(out) != before  # readers see a consistent dataset without crawl-02
+    again = run(inproc_client, inputs, out)
+    assert [r.stem for r in again.reports] == [stem]
+    assert len(again.skipped) == 3
+    assert rows(out) == before  # same rows, each once
+    assert not list(out.rglob(".*.tmp"))
+    third = run(inproc_client, inputs, out)
+    assert third.reports == [] and len(third.skipped) == 4
+
+
+def test_a_failing_input_does_not_stop_the_others(tmp_path: Path, inproc_client) -> None:
+    inputs = make_inputs(tmp_path / "in", n=3)
+    out = tmp_path / "out"
+    # an output I/O error for one input: its rejects file cannot replace a directory
+    (out / "rejects" / f"{input_stem(inputs[1])}.parquet").mkdir(parents=True)
+    missing = str(tmp_path / "in" / "gone.warc.gz")
+    result = job.run_job(inproc_client, [*inputs, missing], JobConfig(output=str(out)), retries=0)
+    assert sorted(result.failed) == sorted([inputs[1], missing])
+    assert "WarcTaskError" in result.failed[missing] and "gone.warc.gz" in result.failed[missing]
+    done = sorted(input_stem(p) for p in (inputs[0], inputs[2]))
+    assert sorted(r.stem for r in result.reports) == done
+    assert sorted(p.stem for p in (out / "_done").iterdir()) == done
+    report = job.run_report(result, JobConfig(output=str(out)), "2024-01-01T00:00:00Z")
+    assert report["inputs"] == {"processed": 2, "failed": 2, "skipped_done": 0}
+    assert {f["input"] for f in report["failed"]} == {inputs[1], missing}
+
+
+def _cli(args: list[str], timeout: float = 180) -> subprocess.CompletedProcess:
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    return subprocess.run(
+        args, capture_output=True, text=True, timeout=timeout, cwd=REPO, env=env, check=False
+    )
+
+
+def test_python_script_runs_and_writes_a_run_report(tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path / "in", n=2)
+    out = tmp_path / "out"
+    proc = _cli(
+        [
+            sys.executable,
+            str(JOB_SCRIPT),
+            *inputs,
+            "--output",
+            str(out),
+            "--scheduler",
+            "inproc",
+            "--no-progress",
+            "--param",
+            "length_low=70",
+        ]
+    )
+    assert proc.returncode == 0, proc.stderr
+    (report_file,) = (out / "_runs").iterdir()
+    report = json.loads(report_file.read_text())
+    assert report["inputs"]["processed"] == 2
+    assert report["cleaner_params"] == {"length_low": 70}
+    assert report["totals"]["docs"] == len(rows(out))
+    assert "documents" in proc.stdout
+
+
+def test_dask_submit_runs_the_job_and_fails_loudly(tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path / "in", n=3)
+    out = tmp_path / "out"
+    (out / "rejects" / f"{input_stem(inputs[1])}.parquet").mkdir(parents=True)
+    report = tmp_path / "run.json"
+    args = [*inputs, "--output", str(out), "--no-progress", "--retries", "0"]
+    proc = _cli(
+        [DASK, "submit", str(JOB_SCRIPT), *args, "--report", str(report), "--scheduler", "inproc"]
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "FAILED" in proc.stdout and "crawl-01.warc.gz" in proc.stdout
+    data = json.loads(report.read_text())
+    assert data["inputs"] == {"processed": 2, "failed": 1, "skipped_done": 0}
+    assert "IsADirectoryError" in data["failed"][0]["error"]
+
+
+def test_missing_input_is_a_usage_error(tmp_path: Path) -> None:
+    proc = _cli(
+        [
+            sys.executable,
+            str(JOB_SCRIPT),
+            str(tmp_path / "gone.warc.gz"),
+            "--output",
+            str(tmp_path / "o"),
+        ]
+    )
+    assert proc.returncode == 2 and "gone.warc.gz" in proc.stderr
+
+
+def test_bad_param_is_a_usage_error(tmp_path: Path) -> None:
+    proc = _cli(
+        [
+            sys.executable,
+            str(JOB_SCRIPT),
+            str(tmp_path),
+            "--output",
+            str(tmp_path / "o"),
+            "--param",
+            "no-equals-sign",
+        ]
+    )
+    assert proc.returncode == 2 and "KEY=VALUE" in proc.stderr
+
+
+def test_dask_cli_lists_submit() -> None:
+    proc = _cli([DASK, "--help"], timeout=60)
+    assert proc.returncode == 0 and "submit" in proc.stdout
+    proc = _cli([DASK, "submit", "--help"], timeout=60)
+    assert proc.returncode == 0 and "SCRIPT [ARGS]" in proc.stdout
+
+
+def test_dask_submit_sets_the_scheduler_address(tmp_path: Path) -> None:
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import sys, dask\nprint(dask.config.get('scheduler-address'), sys.argv[1:], __name__)\n"
+    )
+    proc = _cli([DASK, "submit", str(script), "a", "--flag", "--scheduler", "tcp://h:1"], 60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["tcp://h:1", "['a',", "'--flag']", "__main__"]
+
+
+@pytest.mark.shared
+def test_real_warcs_every_record_accounted_for(
+    real_warcs_dir: Path, tmp_path: Path, inproc_client
+) -> None:
+    from pipeline.types import RawPage, Rejected
+    from pipeline.warc import iter_file
+
+    inputs = sorted(
+        str(p) for p in real_warcs_dir.iterdir() if p.name.endswith((".warc", ".gz", ".arc"))
+    )
+    result = run(inproc_client, inputs, tmp_path / "out")
+    assert not result.failed, result.failed
+    by_path = {r.warc_path: r.stats for r in result.reports}
+    assert sorted(by_path) == inputs
+    for path in inputs:
+        read = sum(isinstance(i, RawPage | Rejected) for i in iter_file(path))
+        stats = by_path[path]
+        assert stats.records == read, path
+        assert stats.balanced, path

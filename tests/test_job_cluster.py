@@ -1,0 +1,59 @@
+"""The job on a real cluster: ``dask scheduler`` + two ``dask worker`` processes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from distributed import Client, LocalCluster
+
+from pipeline.jobconfig import JobConfig
+from tests.jobhelpers import DASK, JOB_SCRIPT, REPO, dask_cluster, load_job, make_inputs, rows
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+job = load_job()
+
+
+def test_scheduler_and_two_workers_give_the_same_rows(tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path / "in", n=5)
+    with (
+        LocalCluster(
+            processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        reference = job.run_job(client, inputs, JobConfig(output=str(tmp_path / "ref")))
+    assert not reference.failed
+
+    with dask_cluster(tmp_path / "logs") as address:
+        proc = subprocess.run(
+            [
+                DASK,
+                "submit",
+                str(JOB_SCRIPT),
+                *inputs,
+                "--output",
+                str(tmp_path / "out"),
+                "--no-progress",
+                "--scheduler",
+                address,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=240,
+            cwd=REPO,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        with Client(address) as client:
+            workers = client.scheduler_info()["workers"]
+            # both workers took part: each ran at least one of the five tasks
+            # a lambda is pickled by value: the workers cannot import this test module
+            done = client.run(
+                lambda dask_worker: sum("clean-warc-" in str(e) for e in dask_worker.state.log)
+            )
+    assert len(workers) == 2
+    assert all(n >= 1 for n in done.values()), done
+    assert rows(tmp_path / "out") == rows(tmp_path / "ref")

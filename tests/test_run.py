@@ -1,0 +1,217 @@
+"""`process_warc`: one WARC in, its files and marker out, every record accounted for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+import pipeline.run as run
+from pipeline.config import Limits
+from pipeline.inputs import input_stem
+from pipeline.jobconfig import JobConfig
+from pipeline.run import WarcTaskError, process_warc
+from tests.warc_builders import (
+    build_warc,
+    html_response,
+    plain_record,
+    request_record,
+    resource_record,
+    warcio_index,
+)
+
+ARTICLE_EN = (
+    "<html><body><nav><a href='/'>Home</a> | <a href='/news'>News</a></nav>"
+    "<h1>The bridge over the river</h1>"
+    "<p>The old stone bridge in the middle of the town was closed for repairs last spring, and "
+    "since then the people who live on the northern bank have had to walk a long way round to "
+    "reach the market, the school and the station on the other side of the water.</p>"
+    "<p>The engineers say that the work is going well and that the bridge should open again "
+    "before the end of the summer, when the river is low and the last of the new stones can be "
+    "set into the arches without any risk to the workers or to the boats.</p>"
+    "<footer>Copyright 2024 | Privacy | Terms</footer></body></html>"
+)
+ARTICLE_DE = (
+    "<html><body><nav><a href='/'>Start</a></nav><h1>Die Brücke über den Fluss</h1>"
+    "<p>Die alte Steinbrücke in der Mitte der Stadt wurde im letzten Frühjahr für Reparaturen "
+    "gesperrt, und seitdem müssen die Menschen, die auf dem nördlichen Ufer wohnen, einen langen "
+    "Umweg machen, um den Markt, die Schule und den Bahnhof zu erreichen.</p>"
+    "<p>Die Ingenieure sagen, dass die Arbeiten gut vorankommen und dass die Brücke noch vor dem "
+    "Ende des Sommers wieder geöffnet werden soll, wenn der Fluss wenig Wasser führt.</p>"
+    "</body></html>"
+)
+
+
+def sample_warc(tmp_path: Path, name: str = "crawl-1.warc.gz") -> Path:
+    """A small crawl: 2 articles, a 404, an image, metadata and requests, an empty page."""
+    records = [
+        plain_record("warcinfo", "", b"software: test", content_type="application/warc-fields"),
+        request_record("https://a.example/1"),
+        html_response("https://a.example/1", ARTICLE_EN),
+        plain_record("metadata", "https://a.example/1", b"fetchTimeMs: 12"),
+        request_record("https://b.example/2"),
+        html_response("https://b.example/2", ARTICLE_DE, content_encoding="gzip"),
+        html_response("https://a.example/missing", "<p>gone</p>", status=404),
+        resource_record("https://a.example/logo.png", b"\x89PNG\r\n\x1a\n", "image/png"),
+        html_response("https://a.example/empty", "<html><body></body></html>"),
+    ]
+    path = tmp_path / name
+    path.write_bytes(build_warc(records))
+    return path
+
+
+def docs_table(out: Path):
+    return ds.dataset(out / "docs", format="parquet", partitioning="hive").to_table()
+
+
+def test_every_record_accounted_for(tmp_path: Path) -> None:
+    warc = sample_warc(tmp_path)
+    out = tmp_path / "out"
+    report = process_warc(str(warc), JobConfig(output=str(out)))
+    stats = report.stats
+    assert stats.records == len(warcio_index(warc.read_bytes())) == 9
+    assert stats.balanced
+    assert stats.docs == 2
+    assert stats.skipped == {"warcinfo": 1, "request": 2, "metadata": 1}
+    assert stats.rejects["http_status"] == 1
+    assert stats.rejects["not_html"] == 1
+    assert stats.rejects["no_text"] + stats.rejects["no_good_blocks"] == 1
+    assert sum(stats.languages.values()) == 2
+    rejects = pq.read_table(out / "rejects" / f"{report.stem}.parquet")
+    assert rejects.num_rows == stats.n_rejects
+
+
+def test_rows_point_back_at_their_records(tmp_path: Path) -> None:
+    warc = sample_warc(tmp_path)
+    out = tmp_path / "out"
+    process_warc(str(warc), JobConfig(output=str(out)))
+    index = {rid: (off, length) for rid, _, off, length in warcio_index(warc.read_bytes())}
+    rows = docs_table(out).to_pylist()
+    assert {r["url"] for r in rows} == {"https://a.example/1", "https://b.example/2"}
+    for row in rows:
+        assert (row["warc_offset"], row["warc_length"]) == index[row["record_id"]]
+        assert row["warc_path"] == str(warc)
+        assert row["language"] in {"en", "de"}
+        assert row["n_good"] >= 1 and row["text"]
+        assert row["cleaner"] == "justext"
+        assert json.loads(row["cleaner_params"]) == {}
+        good = [b["text"] for b in row["blocks"] if b["label"] == "good"]
+        assert row["text"] == "\n\n".join(good)
+    by_lang = {r["language"]: r for r in rows}
+    assert "bridge" in by_lang["en"]["text"] and "Brücke" in by_lang["de"]["text"]
+
+
+def test_marker_is_written_and_lists_the_files(tmp_path: Path) -> None:
+    warc = sample_warc(tmp_path)
+    out = tmp_path / "out"
+    report = process_warc(str(warc), JobConfig(output=str(out)))
+    marker = json.loads((out / "_done" / f"{report.stem}.json").read_text())
+    assert marker["records"] == 9 and marker["docs"] == 2
+    assert marker["rejects"] == dict(report.stats.rejects)
+    on_disk = sorted(str(p) for p in out.rglob("*.parquet"))
+    assert sorted(marker["files"]) == on_disk
+
+
+def test_rerun_gives_the_same_rows_once(tmp_path: Path) -> None:
+    warc = sample_warc(tmp_path)
+    out = tmp_path / "out"
+    cfg = JobConfig(output=str(out))
+    process_warc(str(warc), cfg)
+    first = sorted(docs_table(out).to_pylist(), key=lambda r: r["record_id"])
+    process_warc(str(warc), cfg)
+    second = sorted(docs_table(out).to_pylist(), key=lambda r: r["record_id"])
+    assert first == second and len(second) == 2
+
+
+def test_a_page_that_breaks_the_cleaner_is_rejected_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = run.clean_html
+
+    def flaky(body: bytes, **kw):
+        if kw.get("url") == "https://b.example/2":
+            raise KeyError("boom")
+        return real(body, **kw)
+
+    monkeypatch.setattr(run, "clean_html", flaky)
+    report = process_warc(str(sample_warc(tmp_path)), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.rejects["error:KeyError"] == 1
+    assert report.stats.docs == 1 and report.stats.balanced
+    rejects = pq.read_table(tmp_path / "out" / "rejects" / f"{report.stem}.parquet").to_pylist()
+    (err,) = [r for r in rejects if r["reason"] == "error:KeyError"]
+    assert err["url"] == "https://b.example/2" and "boom" in err["detail"]
+    assert err["warc_offset"] is not None and err["warc_length"] > 0
+
+
+def test_too_complex_pages_are_rejected_with_their_reason(tmp_path: Path) -> None:
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_nodes=5))
+    report = process_warc(str(sample_warc(tmp_path)), cfg)
+    assert report.stats.rejects["too_complex"] == 2
+    assert report.stats.docs == 0 and report.stats.balanced
+
+
+def test_truncated_bodies_are_flagged(tmp_path: Path) -> None:
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_body_bytes=300))
+    process_warc(str(sample_warc(tmp_path)), cfg)
+    rows = docs_table(tmp_path / "out").to_pylist()
+    assert rows and all(r["truncated"] for r in rows)
+
+
+def test_output_io_error_fails_the_input_loudly(tmp_path: Path) -> None:
+    warc = sample_warc(tmp_path)
+    out = tmp_path / "out"
+    # renaming the rejects file onto a directory fails
+    (out / "rejects" / f"{input_stem(str(warc))}.parquet").mkdir(parents=True)
+    with pytest.raises(WarcTaskError, match=r"crawl-1\.warc\.gz.*failed"):
+        process_warc(str(warc), JobConfig(output=str(out)))
+    assert not (out / "_done").exists() or not any((out / "_done").iterdir())
+    assert not list(out.rglob(".*.tmp"))
+
+
+def test_missing_input_fails_with_its_name(tmp_path: Path) -> None:
+    with pytest.raises(WarcTaskError, match=r"nope\.warc\.gz"):
+        process_warc(str(tmp_path / "nope.warc.gz"), JobConfig(output=str(tmp_path / "out")))
+
+
+def test_unknown_cleaner_fails_before_reading(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown cleaner"):
+        process_warc(str(sample_warc(tmp_path)), JobConfig(output=str(tmp_path), cleaner="nope"))
+
+
+def test_small_batches_bound_the_buffers(tmp_path: Path) -> None:
+    warc = tmp_path / "many.warc.gz"
+    records = [html_response(f"https://a.example/{i}", ARTICLE_EN) for i in range(7)]
+    warc.write_bytes(build_warc(records))
+    process_warc(str(warc), JobConfig(output=str(tmp_path / "out"), batch_rows=3))
+    (path,) = (tmp_path / "out" / "docs").rglob("*.parquet")
+    assert pq.ParquetFile(path).num_row_groups == 3  # 3 + 3 + 1 rows
+
+
+def test_uncompressed_warc(tmp_path: Path) -> None:
+    warc = tmp_path / "plain.warc"
+    warc.write_bytes(build_warc([html_response("https://a.example/1", ARTICLE_EN)], gzip=False))
+    report = process_warc(str(warc), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.docs == 1
+
+
+def test_sample_warc_in_the_repo(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parents[1] / "samples" / "sample.warc.gz"
+    report = process_warc(str(sample), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.records == len(warcio_index(sample.read_bytes()))
+    assert report.stats.balanced and report.stats.docs >= 5
+    assert {"en", "de"} <= set(report.stats.languages)
+
+
+def test_reader_issues_are_counted_and_logged_in_the_marker(tmp_path: Path) -> None:
+    data = sample_warc(tmp_path).read_bytes()
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(data[: len(data) * 2 // 3] + b"\x00garbage")
+    report = process_warc(str(cut), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.issues and report.stats.balanced
+    marker = json.loads((tmp_path / "out" / "_done" / f"{report.stem}.json").read_text())
+    assert marker["issues"] == dict(report.stats.issues)
+    assert {i["kind"] for i in marker["issue_log"]} == set(report.stats.issues)
+    assert all(isinstance(i["offset"], int) for i in marker["issue_log"])
