@@ -18,6 +18,9 @@ decode and leaves binary bytes), ``truncated_record`` (record cut inside its HTT
 ``read_error`` (the stream broke inside the record). Everything else is a `RawPage`. Digests
 are not checked (real files carry wrong ones: see SOURCES.md), so they cannot reject a page.
 
+Decoding the HTTP payload (codings, sniffing, the body cap) lives in `pipeline.payload`; this
+module only decides which records reach it and maps its verdicts to outcomes.
+
 Recovery works on seekable streams (local files, fsspec s3/gcs files): after a failure the reader
 scans forward from the end of the last good record for the next gzip member (gzipped files) or
 `WARC/x.y` / ARC header line (plain files) that really starts a record, and opens a new warcio
@@ -34,11 +37,11 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-import brotli
 from warcio.archiveiterator import ArchiveIterator
 from warcio.recordloader import ArcWarcRecordLoader
 from warcio.timeutils import timestamp_to_iso_date
 
+from pipeline.payload import classify_type, decode_payload, media_type, read_capped, sniff_kind
 from pipeline.types import RawPage, Rejected
 
 # Record types whose payload can be a page; everything else is counted and skipped unparsed.
@@ -47,54 +50,6 @@ PAGE_TYPES = frozenset({"response", "resource"})
 # Common Crawl keeps only 200s: redirects, errors and partial content (206) carry no full page.
 ACCEPTED_STATUS = frozenset({200})
 
-HTML_TYPES = frozenset(
-    {"text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml", "text/xhtml"}
-)
-
-# Labels crawlers write when the server sent no usable type: decide by sniffing the body.
-UNKNOWN_TYPES = frozenset(
-    {
-        "",
-        "unk",
-        "unknown",
-        "no-type",
-        "none",
-        "*/*",
-        "application/octet-stream",
-        "binary/octet-stream",
-        "application/unknown",
-        "application/x-unknown-content-type",
-        "application/http",
-        "text/unknown",
-    }
-)
-
-# WHATWG MIME sniffing's HTML signatures (plus <meta>/<link>, common first tags in the wild).
-_HTML_SIGNATURES = (
-    b"<!doctype html",
-    b"<html",
-    b"<head",
-    b"<script",
-    b"<iframe",
-    b"<h1",
-    b"<div",
-    b"<font",
-    b"<table",
-    b"<a",
-    b"<style",
-    b"<title",
-    b"<b",
-    b"<body",
-    b"<br",
-    b"<p",
-    b"<meta",
-    b"<link",
-)
-_SNIFF_BYTES = 1024
-# a signature must be followed by one of these (or end the sniffed bytes) to count as a tag
-_TAG_END = (b"", b" ", b">", b"\t", b"\n", b"\r", b"\f", b"/")
-
-_READ_CHUNK = 1 << 16
 _SCAN_CHUNK = 1 << 16
 _MAX_HEADERS = 200
 _MAX_HEADER_VALUE = 4096
@@ -299,19 +254,26 @@ class _SegmentReader:
         if http is not None and status not in ACCEPTED_STATUS:
             return reject("http_status", str(status) if status is not None else "unparsable")
         content_type = _content_type(record, http)
-        mime = _mime(content_type)
-        if mime not in HTML_TYPES and mime not in UNKNOWN_TYPES and "/" in mime:
+        mime = media_type(content_type)
+        type_class = classify_type(mime)
+        if type_class == "other":
             return reject("not_html", mime[:100])
 
-        raw, capped = _read_capped(record.raw_stream, self.max_body_bytes)
+        raw, capped = read_capped(record.raw_stream, self.max_body_bytes)
         cut_by_file = getattr(record.raw_stream, "limit", 0) > 0
-        notes: list[str] = []
-        body, decode_truncated = _decode_body(raw, http, self.max_body_bytes, notes)
-        undecodable = [n for n in notes if n.startswith("undecodable:")]
-        if undecodable:
-            return reject("undecodable_body", undecodable[0].split(":", 1)[1])
-        if mime not in HTML_TYPES:
-            kind = _sniff(body)
+        payload = decode_payload(
+            raw,
+            _http_header(http, "transfer-encoding"),
+            _http_header(http, "content-encoding"),
+            self.max_body_bytes,
+        )
+        if payload.undecodable is not None:
+            return reject("undecodable_body", payload.undecodable)
+        body = payload.body
+        decode_truncated = not payload.complete
+        notes = list(payload.notes)
+        if type_class != "html":
+            kind = sniff_kind(body)
             if kind != "html":
                 return reject("not_html", f"{mime or 'no type'}; sniffed {kind}")
             notes.append("html_by_sniffing")
@@ -418,188 +380,6 @@ def _skip_leading_blank_lines(it: ArchiveIterator) -> None:
         skipped += len(line)
 
 
-def _read_capped(stream: Any, cap: int | None) -> tuple[bytes, bool]:
-    """Read the payload, keeping at most ``cap`` bytes and draining the rest unkept."""
-    parts: list[bytes] = []
-    kept = 0
-    capped = False
-    while True:
-        chunk = stream.read(_READ_CHUNK)
-        if not chunk:
-            break
-        if cap is not None and kept + len(chunk) > cap:
-            if kept < cap:
-                parts.append(chunk[: cap - kept])
-                kept = cap
-            capped = True
-            continue
-        parts.append(chunk)
-        kept += len(chunk)
-    return b"".join(parts), capped
-
-
-def _decode_body(raw: bytes, http: Any, cap: int | None, notes: list[str]) -> tuple[bytes, bool]:
-    """Undo Transfer-Encoding chunked, then Content-Encoding, falling back to the stored bytes.
-
-    Many writers store de-chunked and decoded bodies but keep the original headers, so a body
-    that does not decode as declared is taken as already plain (noted, not rejected).
-    """
-    if http is None:
-        return raw, False
-    truncated = False
-    body = raw
-    if "chunked" in (http.get_header("transfer-encoding") or "").lower():
-        dechunked = _dechunk(body)
-        if dechunked is None:
-            notes.append("te_chunked_not_chunked")
-        else:
-            body, complete = dechunked
-            truncated = not complete
-    codings = [
-        c.strip().lower()
-        for c in (http.get_header("content-encoding") or "").split(",")
-        if c.strip() and c.strip().lower() != "identity"
-    ]
-    for coding in reversed(codings):
-        decoder = _DECODERS.get(coding)
-        if decoder is None:
-            notes.append(f"ce_unsupported:{coding[:20]}")
-        else:
-            try:
-                decoded, complete = decoder(body, cap)
-            except Exception:
-                notes.append(f"ce_{coding}_not_encoded")
-            else:
-                body = decoded
-                truncated = truncated or not complete
-                continue
-        if _looks_binary(body):
-            # still compressed (corrupt, or a coding we lack): text extraction would be garbage
-            notes.append(f"undecodable:{coding[:20]}")
-        break
-    return body, truncated
-
-
-def _looks_binary(body: bytes) -> bool:
-    """Compressed data is full of C0 control bytes; text in any ASCII-compatible charset is not."""
-    head = body[:512]
-    if not head:
-        return False
-    controls = sum(1 for b in head if b < 9 or (13 < b < 32 and b != 27))
-    return controls > len(head) // 20
-
-
-def _dechunk(data: bytes) -> tuple[bytes, bool] | None:
-    """De-chunk an HTTP body: (body, complete), or None when it is not chunked at all."""
-    out = bytearray()
-    pos = 0
-    first = True
-    while True:
-        eol = data.find(b"\n", pos, pos + 1024)
-        if eol < 0:
-            return None if first else (bytes(out), False)
-        size_field = data[pos:eol].split(b";", 1)[0].strip()
-        if not size_field or len(size_field) > 16 or not _is_hex(size_field):
-            return None if first else (bytes(out), False)
-        size = int(size_field, 16)
-        if size == 0:
-            return bytes(out), True
-        start = eol + 1
-        end = start + size
-        if end > len(data):
-            out += data[start:]
-            return bytes(out), False
-        if data[end : end + 2] != b"\r\n" and data[end : end + 1] != b"\n":
-            return None if first else (bytes(out), False)
-        out += data[start:end]
-        pos = end + (2 if data[end : end + 2] == b"\r\n" else 1)
-        first = False
-
-
-def _is_hex(field: bytes) -> bool:
-    return all(c in b"0123456789abcdefABCDEF" for c in field)
-
-
-def _inflate(data: bytes, cap: int | None, wbits: int) -> tuple[bytes, bool]:
-    """zlib/gzip inflate with an output cap; tolerates a stream cut short (complete=False)."""
-    out: list[bytes] = []
-    produced = 0
-    while data:
-        d = zlib.decompressobj(wbits)
-        limit = 0 if cap is None else cap - produced + 1
-        chunk = d.decompress(data, limit)
-        if not chunk and not d.eof and not out:
-            # nothing decodable at all: either not compressed or a stream cut in its header
-            d.flush()
-            raise zlib.error("no decodable data")
-        out.append(chunk)
-        produced += len(chunk)
-        if cap is not None and produced > cap:
-            return b"".join(out)[:cap], False
-        if not d.eof:
-            return b"".join(out), False
-        data = d.unused_data  # gzip bodies may hold several members
-        if data and data[:2] != b"\x1f\x8b":
-            break
-    return b"".join(out), True
-
-
-def _gunzip(data: bytes, cap: int | None) -> tuple[bytes, bool]:
-    return _inflate(data, cap, 47)  # 32+15: gzip or zlib header, auto-detected
-
-
-def _deflate(data: bytes, cap: int | None) -> tuple[bytes, bool]:
-    # "deflate" is zlib-wrapped by the RFC but raw deflate from many servers.
-    try:
-        return _inflate(data, cap, 15)
-    except zlib.error:
-        return _inflate(data, cap, -15)
-
-
-def _unbrotli(data: bytes, cap: int | None) -> tuple[bytes, bool]:
-    # Decoded here: warcio's own br path fails with brotli 1.2 (no Decompressor.unused_data).
-    d = brotli.Decompressor()
-    if cap is None:
-        out = d.process(data)
-    else:
-        try:
-            out = d.process(data, output_buffer_limit=cap + 1)
-        except TypeError:  # brotli < 1.2 has no output limit
-            out = d.process(data)
-    if not out and not d.is_finished():
-        raise brotli.error("no decodable data")
-    if cap is not None and len(out) > cap:
-        return out[:cap], False
-    return out, d.is_finished()
-
-
-_DECODERS = {
-    "gzip": _gunzip,
-    "x-gzip": _gunzip,
-    "deflate": _deflate,
-    "br": _unbrotli,
-}
-
-
-def _sniff(body: bytes) -> str:
-    """'html', 'empty' or 'other' from the first bytes (after a BOM and whitespace)."""
-    head = body[:_SNIFF_BYTES]
-    for bom in (b"\xef\xbb\xbf",):
-        if head.startswith(bom):
-            head = head[len(bom) :]
-    head = head.lstrip(b" \t\r\n\f").lower()
-    if not head:
-        return "empty"
-    if head.startswith(b"<!--"):
-        return "html"
-    if head.startswith(b"<?xml") and b"<html" in head:
-        return "html"
-    for sig in _HTML_SIGNATURES:
-        if head.startswith(sig) and head[len(sig) : len(sig) + 1] in _TAG_END:
-            return "html"
-    return "other"
-
-
 def _record_type(record: Any) -> str:
     if record.format == "arc":
         return "warcinfo" if record.rec_type == "arc_header" else "response"
@@ -652,10 +432,8 @@ def _content_type(record: Any, http: Any) -> str | None:
     return value.strip()[:300] if value is not None else None
 
 
-def _mime(content_type: str | None) -> str:
-    if not content_type:
-        return ""
-    return content_type.split(";", 1)[0].strip().lower()
+def _http_header(http: Any, name: str) -> str | None:
+    return None if http is None else http.get_header(name)
 
 
 def _header_pairs(http: Any) -> tuple[tuple[str, str], ...]:

@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 from warc_builders import (
+    RecordSpec,
     build_arc,
     build_warc,
     first_record_at,
@@ -106,51 +107,32 @@ def test_offsets_address_each_record_as_stored(gz: bool) -> None:
     assert got == expected
 
 
+# The decoding matrix (every coding, broken chunking, fallbacks, caps) is in test_payload.py;
+# these check that the reader hands the record's HTTP headers to it and keeps its notes.
 @pytest.mark.parametrize(
-    ("encoding", "chunked"),
+    ("spec", "note"),
     [
-        (None, True),
-        ("gzip", False),
-        ("gzip", True),
-        ("deflate", False),
-        ("deflate-raw", False),
-        ("br", False),
-        ("br", True),
+        (html_response("http://e.com/", HTML, content_encoding="gzip", chunked=True), None),
+        (html_response("http://e.com/", HTML, content_encoding="br"), None),
+        (
+            html_response("http://e.com/", HTML, content_encoding="gzip", declare_only=True),
+            "ce_gzip_not_encoded",
+        ),
+        (
+            html_response("http://e.com/", HTML, chunked=True, declare_only=True),
+            "te_chunked_not_chunked",
+        ),
+        (
+            html_response("http://e.com/", HTML, extra_headers=[("Content-Encoding", "zstd")]),
+            "ce_unsupported:zstd",
+        ),
     ],
+    ids=["gzip-chunked", "br", "declared-gzip", "declared-chunked", "unsupported"],
 )
-def test_bodies_are_dechunked_and_decoded(encoding: str | None, chunked: bool) -> None:
-    data = build_warc(
-        [html_response("http://e.com/", HTML, content_encoding=encoding, chunked=chunked)]
-    )
-    (page,) = pages(read(data))
-    assert page.body == HTML
-    assert page.notes == () and page.truncated is False
-
-
-@pytest.mark.parametrize(
-    ("encoding", "chunked", "note"),
-    [
-        (None, True, "te_chunked_not_chunked"),
-        ("gzip", False, "ce_gzip_not_encoded"),
-        ("br", False, "ce_br_not_encoded"),
-        ("deflate", False, "ce_deflate_not_encoded"),
-    ],
-)
-def test_declared_but_plain_bodies_come_through_plain(
-    encoding: str | None, chunked: bool, note: str
-) -> None:
-    spec = html_response(
-        "http://e.com/", HTML, content_encoding=encoding, chunked=chunked, declare_only=True
-    )
+def test_reader_decodes_bodies_by_their_http_headers(spec: RecordSpec, note: str | None) -> None:
     (page,) = pages(read(build_warc([spec])))
-    assert page.body == HTML
-    assert note in page.notes
-
-
-def test_unknown_content_encoding_keeps_the_stored_body() -> None:
-    spec = html_response("http://e.com/", HTML, extra_headers=[("Content-Encoding", "zstd")])
-    (page,) = pages(read(build_warc([spec])))
-    assert page.body == HTML and "ce_unsupported:zstd" in page.notes
+    assert page.body == HTML and page.truncated is False
+    assert page.notes == ((note,) if note else ())
 
 
 @pytest.mark.parametrize("coding", ["gzip", "br", "zstd"])
