@@ -1,0 +1,122 @@
+"""`warcclean clean PAGE`: the one-page debugging command."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import main
+
+PARAGRAPHS = "".join(
+    f"<p>Paragraph {i} of the report explains in plain words what the council decided about "
+    f"the new bridge, how much it will cost and when the work on it is going to start.</p>"
+    for i in range(5)
+)
+MENU = "".join(f'<li><a href="/m{i}"><span>Menu {i}</span></a></li>' for i in range(10))
+PAGE = (
+    '<html><head><meta charset="windows-1252"><title>Bridge</title></head><body>'
+    f"<ul>{MENU}</ul><div class='article'><h1>Council approves bridge</h1>{PARAGRAPHS}</div>"
+    "<div class='foot'><a href='/c'>Caf\xe9 contact</a></div></body></html>"
+).encode("windows-1252")
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Path:
+    path = tmp_path / "page.html"
+    path.write_bytes(PAGE)
+    return path
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["clean", *args])
+    return result.exit_code, result.output
+
+
+def test_table_shows_encoding_language_and_one_row_per_block(page: Path) -> None:
+    code, out = invoke(str(page), "--cleaner", "bte", "--language", "en")
+    assert code == 0, out
+    assert "windows-1252" in out and "(from meta)" in out
+    assert "language   en" in out
+    assert "stoplist   en" in out
+    assert "Menu 3" in out and "Paragraph 4 of the report" in out
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert len(rows) == 10 + 1 + 5 + 1  # menu items, heading, paragraphs, footer link
+
+
+def test_json_has_every_block_with_its_features(page: Path) -> None:
+    code, out = invoke(str(page), "--cleaner", "bte", "--language", "en", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert data["cleaner"] == "bte"
+    assert data["encoding"] == "windows-1252" and data["encoding_source"] == "meta"
+    assert data["language"] == {"code": "en", "prob": 1.0}
+    assert data["n_blocks"] == len(data["blocks"]) == 17
+    good = [b for b in data["blocks"] if b["verdict"] == "good"]
+    assert {b["text"][:11] for b in good} >= {f"Paragraph {i}" for i in range(5)}
+    assert not any(b["text"].startswith("Menu") for b in good)
+    assert "Café contact" in {b["text"] for b in data["blocks"]}
+    first = data["blocks"][0]
+    for key in ("index", "tag", "dom_path", "n_chars", "n_words", "link_density", "runs"):
+        assert key in first
+    assert first["link_density"] == 1.0
+    assert 0.0 <= good[0]["stopword_density"] <= 1.0
+    assert data["text"].count("Paragraph") == 5
+
+
+def test_gzipped_page_and_params(tmp_path: Path) -> None:
+    path = tmp_path / "page.html.gz"
+    path.write_bytes(gzip.compress(PAGE))
+    code, out = invoke(
+        str(path), "--cleaner", "bte", "--language", "en", "--json", "--param", "tag_weight=0.5"
+    )
+    assert code == 0, out
+    assert json.loads(out)["params"] == {"tag_weight": 0.5, "min_fraction": 0.5}
+
+
+def test_justext_detects_language(page: Path) -> None:
+    code, out = invoke(str(page), "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert data["cleaner"] == "justext"
+    assert data["language"]["code"] == "en"
+    assert all(b["cf_class"] in ("good", "neargood", "short", "bad") for b in data["blocks"])
+
+
+def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    code, out = invoke(str(tmp_path / "nope.html"))
+    assert code == 2
+    assert "does not exist" in out
+
+
+def test_unknown_cleaner_is_a_usage_error(page: Path) -> None:
+    code, out = invoke(str(page), "--cleaner", "nosuch")
+    assert code == 2
+    assert "unknown cleaner 'nosuch'" in out and "bte" in out
+
+
+@pytest.mark.parametrize(
+    ("param", "message"),
+    [("tag_weight", "expected key=value"), ("tag_weight=-2", "tag_weight"), ("zeta=1", "zeta")],
+)
+def test_bad_params_are_usage_errors(page: Path, param: str, message: str) -> None:
+    code, out = invoke(str(page), "--cleaner", "bte", "--param", param)
+    assert code == 2
+    assert message in out
+
+
+def test_bad_language_is_a_usage_error(page: Path) -> None:
+    code, out = invoke(str(page), "--language", "not a code!")
+    assert code == 2
+    assert "--language" in out
+
+
+def test_corrupt_gzip_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "page.html.gz"
+    path.write_bytes(b"<html>not gzipped</html>")
+    code, out = invoke(str(path))
+    assert code == 1
+    assert "not a valid gzip file" in out
