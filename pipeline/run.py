@@ -18,6 +18,7 @@ from fsspec.core import url_to_fs
 import pipeline
 from pipeline.clean import clean_html
 from pipeline.cleaners import make_cleaner
+from pipeline.guard import PageTimeout
 from pipeline.inputs import input_stem
 from pipeline.jobconfig import JobConfig
 from pipeline.segment import PageTooComplex
@@ -63,6 +64,8 @@ def clean_page(page: RawPage, cfg: JobConfig) -> Any:
         )
     except PageTooComplex as exc:
         return _reject(page, "too_complex", str(exc))
+    except PageTimeout as exc:
+        return _reject(page, "timeout", str(exc))
     except Exception as exc:  # one bad page must not kill the WARC: recorded with its type
         return _reject(page, f"error:{type(exc).__name__}", str(exc)[:500])
     if not result.blocks:

@@ -270,7 +270,11 @@ class _Partition:
     def __init__(self, fs: fsspec.AbstractFileSystem, final: str, schema: pa.Schema) -> None:
         self.schema = schema
         self.file = _AtomicFile(fs, final)
-        self.writer = pq.ParquetWriter(self.file.handle, schema, compression="zstd")
+        try:
+            self.writer = pq.ParquetWriter(self.file.handle, schema, compression="zstd")
+        except BaseException:
+            self.file.abort()  # the temp file exists already: never leave it behind
+            raise
         self.rows: list[dict[str, Any]] = []
         self.nbytes = 0
         self.written = 0

@@ -3,9 +3,20 @@ only; tests that read it skip with a reason elsewhere, and the core suite never 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# HYPOTHESIS_PROFILE=release runs the long pre-release fuzzing campaign (see FUZZING.md).
+settings.register_profile(
+    "release",
+    max_examples=int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "5000")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -14,7 +25,9 @@ SHARED = REPO.parent / "shared"
 def _shared_path(*parts: str) -> Path:
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"{path} is absent: ../shared is only beside the repository in development and CI")
+        pytest.skip(
+            f"{path} is absent: ../shared is only beside the repository in development and CI"
+        )
     return path
 
 
