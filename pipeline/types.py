@@ -68,9 +68,12 @@ class Block(NamedTuple):
         return self.n_chars / total if total else 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class LabeledBlock:
-    """A block with the cleaner's decision and the evidence behind it."""
+class LabeledBlock(NamedTuple):
+    """A block with the cleaner's decision and the evidence behind it.
+
+    A NamedTuple for the same reason as `Block`: one is built per block of every page, and a
+    frozen dataclass made that a third of the cheaper cleaners' labelling time.
+    """
 
     block: Block
     verdict: Verdict
