@@ -215,7 +215,41 @@ def make_client(
 @click.option(
     "--memory-limit", default="auto", show_default=True, help="Per worker of the local cluster."
 )
-@click.option("--max-body-bytes", type=int, default=Limits().max_body_bytes, show_default=True)
+@click.option(
+    "--max-body-bytes",
+    type=int,
+    default=Limits().max_body_bytes,
+    show_default=True,
+    help="Body bytes kept per record; longer bodies are cleaned from this prefix, flagged.",
+)
+@click.option(
+    "--max-nodes",
+    type=int,
+    default=Limits().max_nodes,
+    show_default=True,
+    help="Pages with more elements are rejected 'too_complex'.",
+)
+@click.option(
+    "--max-blocks",
+    type=int,
+    default=Limits().max_blocks,
+    show_default=True,
+    help="Pages with more text blocks are rejected 'too_complex'.",
+)
+@click.option(
+    "--max-seconds",
+    type=float,
+    default=Limits().max_seconds,
+    show_default=True,
+    help="Cleaning time per page; slower pages are rejected 'timeout'.",
+)
+@click.option(
+    "--isolate-depth",
+    type=int,
+    default=Limits().isolate_depth,
+    show_default=True,
+    help="Pages nested deeper are cleaned in a child process killed at --max-seconds.",
+)
 @click.option("--batch-rows", type=int, default=DEFAULT_BATCH_ROWS, show_default=True)
 @click.option(
     "--storage-option",
@@ -238,6 +272,10 @@ def main(
     threads_per_worker: int,
     memory_limit: str,
     max_body_bytes: int,
+    max_nodes: int,
+    max_blocks: int,
+    max_seconds: float,
+    isolate_depth: int,
     batch_rows: int,
     storage: tuple[str, ...],
     report_path: str | None,
@@ -251,7 +289,13 @@ def main(
             output=output,
             cleaner=cleaner,
             params=freeze(parse_pairs(params)),
-            limits=Limits(max_body_bytes=max_body_bytes),
+            limits=Limits(
+                max_body_bytes=max_body_bytes,
+                max_nodes=max_nodes,
+                max_blocks=max_blocks,
+                max_seconds=max_seconds,
+                isolate_depth=isolate_depth,
+            ),
             batch_rows=batch_rows,
             storage_options=freeze(parse_pairs(storage, "--storage-option")),
         )

@@ -4,6 +4,13 @@ The page is walked iteratively (first_child / next / parent), producing the star
 events jusText's SAX handler reacts to, so nesting depth never reaches Python's recursion limit.
 What jusText's lxml preprocessor removes is skipped during the walk instead of being deleted from
 the tree first: one pass over the DOM instead of two.
+
+Speed notes (per-node Python work is the whole cost; the walk runs at about twice the lexbor
+parse time on wcxb-dev): text is kept raw and whitespace-normalised once per block with
+str.split; elements are classified by their integer tag id through a per-page cache (reading
+``node.tag`` builds a string); a block's dotted path is only built once it gets text, since most
+blocks opened by wrapper elements never do. Reading ``node.attributes`` (for the markup size) is
+the largest single cost left, about a fifth of the walk.
 """
 
 from __future__ import annotations
@@ -44,8 +51,8 @@ _HEADING_TAGS = frozenset(f"h{i}" for i in range(10))
 # would make deep pages quadratic. Heading detection uses a counter, so it is not affected.
 MAX_PATH_ELEMENTS = 48
 
-# What the walk does with a tag, as bit flags in one dict look-up per element (several frozenset
-# tests per element showed in the profile). Tags not listed are ordinary inline elements.
+# What the walk does with a tag, as bit flags: one look-up per element answers every question the
+# walk asks about it. Tags not listed are ordinary inline elements.
 _BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK = 1, 2, 4, 8, 16, 32, 64
 _SKIPPED = _KILLED | _UNWRAPPED  # no open/close events of their own
 _KINDS: dict[str | None, int] = {}
@@ -218,7 +225,12 @@ def segment(
     # whitespace is only recorded after some text, since leading whitespace is stripped anyway.
     pieces: list[str] = []
     link_chars = tags = markup = 0
-    dom_path = block_tag = ""
+    # The block's dotted path is built lazily, at its first text: most blocks opened by wrapper
+    # elements never get any. Until then it is path[:block_depth], which cannot change before a
+    # pop reaches that depth (the string is built just before such a pop).
+    dom_path: str | None = None
+    block_depth = 0
+    block_tag = ""
     style: tuple[str, str | None] | None = None
     heading = False
     runs: list[int] | None = [] if record_runs else None
@@ -235,6 +247,10 @@ def segment(
             content = node.text_content
             if content:
                 if not content.isspace():
+                    if dom_path is None:
+                        dom_path = path_string(
+                            path if len(path) == block_depth else path[:block_depth]
+                        )
                     pieces.append(content)
                     if link_depth:
                         link_chars += node_length(content)
@@ -245,6 +261,12 @@ def segment(
                     # jusText drops whitespace-only text nodes, which glues "a</b> <i>b" into
                     # "ab"; one space keeps words that only inter-tag whitespace separates apart.
                     pieces.append(" ")
+            # Most text nodes have a next sibling: go there directly (text nodes are never the
+            # root and have nothing to close).
+            nxt = node.next
+            if nxt is not None:
+                node = nxt
+                continue
             kind = _KILLED  # nothing to enter or close
         else:
             known = tags_seen.get(tag_id)
@@ -275,7 +297,7 @@ def segment(
                                 len(blocks),
                                 pieces,
                                 block_tag,
-                                dom_path,
+                                dom_path or "",
                                 style,
                                 heading,
                                 link_chars,
@@ -289,7 +311,8 @@ def segment(
                     link_chars = tags = 0
                     markup = size
                     # As in jusText, a block opened by <br><br> has the <br> ending its path.
-                    dom_path = path_string(path)
+                    dom_path = None
+                    block_depth = len(path)
                     block_tag = tag
                     style = styles[-1] if styles else None
                     heading = headings_open > 0
@@ -316,10 +339,10 @@ def segment(
             if not kind & _SKIPPED:
                 if runs is not None and not kind & _VOID:
                     runs.append(-1)
-                path.pop()
                 if kind & _HEADING:
                     headings_open -= 1
                 if kind & _BLOCK:
+                    path.pop()
                     styles.pop()
                     if pieces:
                         blocks.append(
@@ -327,7 +350,7 @@ def segment(
                                 len(blocks),
                                 pieces,
                                 block_tag,
-                                dom_path,
+                                dom_path or "",
                                 style,
                                 heading,
                                 link_chars,
@@ -339,14 +362,20 @@ def segment(
                         pieces = []
                         runs = [] if record_runs else None
                     link_chars = tags = markup = 0
-                    dom_path = path_string(path)
+                    dom_path = None
+                    block_depth = len(path)
                     block_tag = path[-1] if path else ""
                     style = styles[-1] if styles else None
                     heading = headings_open > 0
-                elif kind & _LINK and link_depth:
-                    # jusText clears its link flag at any </a>; a depth counter is the same for
-                    # valid HTML and keeps a stray end tag from leaking link state.
-                    link_depth -= 1
+                else:
+                    if dom_path is None and len(path) <= block_depth:
+                        # The open block's start path is about to change: build its string now.
+                        dom_path = path_string(path)
+                    path.pop()
+                    if kind & _LINK and link_depth:
+                        # jusText clears its link flag at any </a>; a depth counter is the same
+                        # for valid HTML and keeps a stray end tag from leaking link state.
+                        link_depth -= 1
             if depth == 0:
                 node = None
                 break
@@ -365,7 +394,7 @@ def segment(
                 len(blocks),
                 pieces,
                 block_tag,
-                dom_path,
+                dom_path or "",
                 style,
                 heading,
                 link_chars,
