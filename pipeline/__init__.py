@@ -24,7 +24,19 @@ _EXPORTS = {
     "Verdict": "pipeline.types",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [
+    "Block",
+    "CfClass",
+    "CleanResult",
+    "JobConfig",
+    "LabeledBlock",
+    "LangGuess",
+    "Limits",
+    "Verdict",
+    "__version__",
+    "clean_html",
+    "process_warc",
+]
 
 if TYPE_CHECKING:
     from pipeline.clean import clean_html

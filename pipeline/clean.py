@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -17,9 +16,6 @@ from pipeline.segment import PageTooComplex, parse, segment
 from pipeline.types import CleanResult, Decoded, LangGuess, Verdict
 
 DEFAULT_CLEANER = "justext"
-# The segmentation walk checks a deadline itself once `segment` accepts one (every few thousand
-# nodes); until then the check after the walk bounds it, the walk being linear in `max_nodes`.
-_SEGMENT_TAKES_DEADLINE = "deadline" in inspect.signature(segment).parameters
 
 
 def _content_type(http_headers: Mapping[str, str] | None) -> str | None:
@@ -119,12 +115,11 @@ def clean_decoded(
     deadline.check("decode")
     tree = parse(decoded.html)
     deadline.check("parse")
-    walk_options: dict[str, Any] = {"deadline": deadline} if _SEGMENT_TAKES_DEADLINE else {}
     blocks = segment(
         tree,
         max_nodes=limits.max_nodes,
         record_runs=getattr(impl, "needs_runs", False),
-        **walk_options,
+        deadline=deadline,
     )
     deadline.check("segmentation")
     if limits.max_blocks is not None and len(blocks) > limits.max_blocks:

@@ -41,10 +41,10 @@ def register(name: str) -> Callable[[Callable[..., Cleaner]], Callable[..., Clea
 
 def _load_builtin() -> None:
     # Importing the modules runs their @register decorators.
-    import pipeline.bte  # noqa: F401
-    import pipeline.density  # noqa: F401
-    import pipeline.justext  # noqa: F401
-    import pipeline.kimatu  # noqa: F401
+    import pipeline.bte
+    import pipeline.density
+    import pipeline.justext
+    import pipeline.kimatu  # noqa: F401  (imported for its @register side effect)
 
 
 def available() -> list[str]:
@@ -58,5 +58,6 @@ def make_cleaner(name: str, **params: Any) -> Cleaner:
     try:
         factory = _REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown cleaner {name!r}; available: {', '.join(sorted(_REGISTRY))}") from None
+        known = ", ".join(sorted(_REGISTRY))
+        raise ValueError(f"unknown cleaner {name!r}; available: {known}") from None
     return factory(**params)

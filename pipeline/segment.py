@@ -16,10 +16,15 @@ the largest single cost left, about a fifth of the walk.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from pipeline.types import Block
+from pipeline.words import count_words
+
+if TYPE_CHECKING:  # type-only: pipeline.guard imports this module
+    from pipeline.guard import Deadline
 
 # jusText's PARAGRAPH_TAGS: a block starts and ends at each of these.
 BLOCK_TAGS = frozenset(
@@ -182,6 +187,7 @@ def segment(
     *,
     max_nodes: int | None = None,
     record_runs: bool = False,
+    deadline: Deadline | None = None,
 ) -> list[Block]:
     """Split a page into jusText blocks, in document order.
 
@@ -242,6 +248,8 @@ def segment(
         seen += 1
         if seen == limit:
             raise PageTooComplex(f"page has more than {max_nodes} DOM nodes")
+        if deadline is not None and not seen & 4095:
+            deadline.check("segmentation")
         tag_id = node.tag_id
         if tag_id == text_id:
             content = node.text_content
@@ -255,7 +263,13 @@ def segment(
                     if link_depth:
                         link_chars += node_length(content)
                     if runs is not None:
-                        runs.append(len(content.split()))
+                        # BTE's tokens are words; unspaced scripts (zh, ja, th) count by
+                        # segmentation, or a paragraph of Chinese would be one token.
+                        runs.append(
+                            len(content.split())
+                            if content.isascii()
+                            else count_words(content, None)[0]
+                        )
                     br = False
                 elif pieces:
                     # jusText drops whitespace-only text nodes, which glues "a</b> <i>b" into

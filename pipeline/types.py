@@ -103,7 +103,7 @@ class Decoded:
 
     html: str
     encoding: str
-    source: str  # see the pipeline.decode docstring: bom, http, meta, detected, fallback, str, overrides
+    source: str  # why this encoding: see the pipeline.decode docstring
 
 
 @dataclass(frozen=True, slots=True)

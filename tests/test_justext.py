@@ -381,3 +381,27 @@ def test_cleaner_without_stoplist_is_language_independent() -> None:
     assert labeled[0].cf_class is G
     assert labeled[0].verdict is Verdict.GOOD
     assert labeled[0].stopword_density == 0.0
+
+
+@pytest.mark.parametrize(
+    ("n_han", "weight", "expected"),
+    [
+        (40, 1, CfClass.SHORT),  # 40 < 70: the package's verdict on a Chinese sentence
+        (40, 2, CfClass.NEARGOOD),  # counted as 80 characters
+        (120, 1, CfClass.NEARGOOD),  # 120 <= 200
+        (120, 2, CfClass.GOOD),  # counted as 240 > 200
+    ],
+)
+def test_han_kana_weight_scales_lengths_for_chinese(
+    n_han: int, weight: int, expected: CfClass
+) -> None:
+    text = "中" * n_han
+    params = JusTextParams(han_kana_weight=weight)
+    assert classify_context_free([block(text)], None, params) == [expected]
+
+
+def test_han_kana_weight_leaves_latin_text_alone() -> None:
+    text = text_with(12, 0.5)  # 59 characters: short whatever the weight
+    for weight in (1, 2, 3):
+        params = JusTextParams(han_kana_weight=weight)
+        assert classify_context_free([block(text)], None, params) == [CfClass.SHORT]

@@ -1,0 +1,245 @@
+"""The `neighbours` cleaner: a learned block classifier over `pipeline.features`, run in numpy.
+
+The model is trained offline with scikit-learn (`jobs/train_cleaner.py`) and shipped as JSON
+(`pipeline/models/neighbours.json`): the trees of a gradient-boosted ensemble as flat arrays, or
+the weights of a small MLP. Loading it reads data only, never pickle, so a model file cannot run
+code, and inference needs numpy alone.
+
+Trees are evaluated all at once: every (block, tree) pair walks one level per step, as a gather
+over the stacked node arrays, so a page costs ``depth`` vectorised steps rather than
+``blocks × trees`` Python calls. Leaves point to themselves, so pairs that reach a leaf early just
+stay there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from pipeline.cleaners import register
+from pipeline.features import FEATURE_NAMES, page_features
+from pipeline.types import Block, LabeledBlock, Verdict
+
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+DEFAULT_MODEL = MODEL_DIR / "neighbours.json"
+FORMAT = "warcclean-neighbours/1"
+
+
+class ModelError(ValueError):
+    """A model file is missing, malformed, or was built for other features."""
+
+
+@dataclass(frozen=True)
+class TreeEnsemble:
+    """Boosted trees as stacked arrays, one row per tree; leaves have left == right == self."""
+
+    feature: np.ndarray  # (trees, nodes) int
+    threshold: np.ndarray  # (trees, nodes) float; go left when x <= threshold
+    left: np.ndarray  # (trees, nodes) int, absolute index into the flattened arrays
+    right: np.ndarray
+    value: np.ndarray  # (trees * nodes,) leaf values (0 elsewhere)
+    baseline: float
+    depth: int
+
+    def raw(self, x: np.ndarray) -> np.ndarray:
+        n, width = x.shape
+        trees, nodes = self.feature.shape
+        feature = self.feature.ravel()
+        threshold = self.threshold.ravel()
+        left = self.left.ravel()
+        right = self.right.ravel()
+        flat_x = np.ascontiguousarray(x, dtype=np.float64).ravel()
+        # Flat indices (row * width + feature) into x: one 1-D take per level instead of 2-D
+        # fancy indexing, which profiled at twice the cost.
+        row_base = (np.arange(n) * width)[:, None]
+        node = np.broadcast_to(np.arange(trees) * nodes, (n, trees)).copy()
+        for _ in range(self.depth):
+            go_left = flat_x.take(row_base + feature.take(node)) <= threshold.take(node)
+            node = np.where(go_left, left.take(node), right.take(node))
+        return self.baseline + self.value.take(node).sum(axis=1)
+
+
+@dataclass(frozen=True)
+class Mlp:
+    """A ReLU multilayer perceptron over standardised features, logistic output."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
+
+    def raw(self, x: np.ndarray) -> np.ndarray:
+        h = (x - self.mean) / self.scale
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            h = h @ w + b
+            if i < last:
+                np.maximum(h, 0.0, out=h)
+        return h[:, 0]
+
+
+@dataclass(frozen=True)
+class NeighboursModel:
+    scorer: TreeEnsemble | Mlp
+    threshold: float
+    fallback_ratio: float
+    metadata: dict[str, Any]
+    smoothing: float = 0.0
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """Per-block content probability, smoothed with the neighbours' (see `smooth`)."""
+        if x.shape[0] == 0:
+            return np.zeros(0)
+        return smooth(1.0 / (1.0 + np.exp(-self.scorer.raw(x))), self.smoothing)
+
+    def decide(self, probs: np.ndarray) -> np.ndarray:
+        """Keep blocks at or above the threshold. A page where none is falls back to its most
+        likely block(s), those within ``fallback_ratio`` of the best probability: the training
+        data's pages almost always have some main content, and an empty page is the worst
+        answer the metric knows."""
+        keep = probs >= self.threshold
+        if probs.size and not keep.any() and self.fallback_ratio > 0:
+            best = probs.max()
+            if best > 0:
+                keep = probs >= best * self.fallback_ratio
+        return keep
+
+
+def smooth(probs: np.ndarray, weight: float) -> np.ndarray:
+    """Mix each block's probability with the mean of its two neighbours' (``weight`` of it).
+
+    Content comes in runs: a short line between two article paragraphs is usually article, a
+    long one inside a menu usually menu. The features already see the neighbours' features; this
+    lets the neighbours' *decisions* count as well. Page edges use the block itself.
+    """
+    if weight <= 0 or probs.size < 2:
+        return probs
+    prev = np.concatenate((probs[:1], probs[:-1]))
+    nxt = np.concatenate((probs[1:], probs[-1:]))
+    return (1.0 - weight) * probs + weight * 0.5 * (prev + nxt)
+
+
+def _array(obj: dict[str, Any], key: str, dtype: Any) -> np.ndarray:
+    try:
+        return np.asarray(obj[key], dtype=dtype)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(f"model field {key!r} is missing or not numeric: {exc}") from None
+
+
+def _trees(spec: dict[str, Any]) -> TreeEnsemble:
+    feature = _array(spec, "feature", np.int64)
+    threshold = _array(spec, "threshold", np.float64)
+    left = _array(spec, "left", np.int64)
+    right = _array(spec, "right", np.int64)
+    value = _array(spec, "value", np.float64)
+    if not (
+        feature.ndim == 2
+        and feature.shape == threshold.shape == left.shape == right.shape == value.shape
+    ):
+        raise ModelError("tree arrays must all have the same (trees, nodes) shape")
+    trees, nodes = feature.shape
+    if feature.size and (feature.min() < 0 or feature.max() >= len(FEATURE_NAMES)):
+        raise ModelError("tree feature index out of range")
+    if left.size and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= nodes):
+        raise ModelError("tree child index out of range")
+    offsets = (np.arange(trees) * nodes)[:, None]
+    return TreeEnsemble(
+        feature=feature,
+        threshold=threshold,
+        left=left + offsets,
+        right=right + offsets,
+        value=value.ravel(),
+        baseline=float(spec.get("baseline", 0.0)),
+        depth=int(spec["depth"]),
+    )
+
+
+def _mlp(spec: dict[str, Any]) -> Mlp:
+    weights = tuple(np.asarray(w, dtype=np.float64) for w in spec["weights"])
+    biases = tuple(np.asarray(b, dtype=np.float64) for b in spec["biases"])
+    mean = _array(spec, "mean", np.float64)
+    scale = _array(spec, "scale", np.float64)
+    if weights[0].shape[0] != len(FEATURE_NAMES) or mean.shape != (len(FEATURE_NAMES),):
+        raise ModelError("MLP input size does not match the feature count")
+    return Mlp(mean, scale, weights, biases)
+
+
+def model_from_json(data: dict[str, Any]) -> NeighboursModel:
+    """Build a model from its parsed JSON; raises `ModelError` when it does not fit this code."""
+    if data.get("format") != FORMAT:
+        raise ModelError(f"not a {FORMAT} model (format={data.get('format')!r})")
+    if list(data.get("features", [])) != list(FEATURE_NAMES):
+        raise ModelError(
+            "model was trained on different features; retrain with jobs/train_cleaner.py"
+        )
+    spec = data["model"]
+    kind = spec.get("kind")
+    if kind == "trees":
+        scorer: TreeEnsemble | Mlp = _trees(spec)
+    elif kind == "mlp":
+        scorer = _mlp(spec)
+    else:
+        raise ModelError(f"unknown model kind {kind!r}")
+    return NeighboursModel(
+        scorer=scorer,
+        threshold=float(data["threshold"]),
+        fallback_ratio=float(data.get("fallback_ratio", 0.0)),
+        metadata=dict(data.get("metadata", {})),
+        smoothing=float(data.get("smoothing", 0.0)),
+    )
+
+
+@lru_cache(maxsize=8)
+def load_model(path: str | Path = DEFAULT_MODEL) -> NeighboursModel:
+    """Load (once per process) a model file written by `jobs/train_cleaner.py`."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"model file {path} not found; run jobs/train_cleaner.py") from None
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"model file {path} is not valid JSON: {exc}") from None
+    return model_from_json(data)
+
+
+@register("neighbours")
+class NeighboursCleaner:
+    """Labels blocks with the learned model; ``threshold`` overrides the tuned one,
+    ``model`` names another model file."""
+
+    name: ClassVar[str] = "neighbours"
+    needs_runs: ClassVar[bool] = True
+
+    def __init__(self, threshold: float | None = None, model: str | None = None) -> None:
+        self._model_path = str(model) if model is not None else None
+        self.model = load_model(self._model_path or DEFAULT_MODEL)
+        if threshold is not None:
+            threshold = float(threshold)
+            if not 0.0 <= threshold <= 1.0:
+                raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+        self.threshold = threshold
+
+    def params(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.threshold is not None:
+            out["threshold"] = self.threshold
+        if self._model_path is not None:
+            out["model"] = self._model_path
+        return out
+
+    def probabilities(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np.ndarray:
+        return self.model.probabilities(page_features(blocks, stoplist))
+
+    def label(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> list[LabeledBlock]:
+        probs = self.probabilities(blocks, stoplist)
+        keep = self.model.decide(probs) if self.threshold is None else probs >= self.threshold
+        good, bad = Verdict.GOOD, Verdict.BAD
+        return [
+            LabeledBlock(b, good if k else bad, None, float(p))
+            for b, k, p in zip(blocks, keep.tolist(), probs.tolist(), strict=True)
+        ]
