@@ -10,6 +10,7 @@ lies wholly before the cut comes back exactly as from the intact file.
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,13 @@ from pipeline.warc import ReaderIssue, iter_records
 
 HTML = b"<html><head><title>t</title></head><body><p>A small page, some words.</p></body></html>"
 CAP = 64
+
+
+def _budget(ci_examples: int) -> int:
+    """CI's bounded budget, or the profile's (HYPOTHESIS_PROFILE=release, see FUZZING.md)."""
+    if os.environ.get("HYPOTHESIS_PROFILE", "default") in ("default", "ci"):
+        return ci_examples
+    return settings.default.max_examples
 
 
 def _small_files() -> dict[str, bytes]:
@@ -85,7 +93,7 @@ def test_truncation_of_a_real_record_at_every_offset(real_warcs_dir: Path) -> No
     _check_truncations((real_warcs_dir / "warcio__example.arc.gz").read_bytes())
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=_budget(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(sorted(FILES)),
     mutations=st.lists(
@@ -105,7 +113,7 @@ def test_random_byte_mutations_never_raise(kind: str, mutations: list[tuple[floa
             assert 0 <= item.warc_offset < len(data)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=_budget(60), deadline=None)
 @given(st.binary(max_size=600))
 def test_arbitrary_bytes_never_raise(data: bytes) -> None:
     _read(data)
