@@ -44,7 +44,9 @@ def _load_builtin() -> None:
     import pipeline.bte
     import pipeline.density
     import pipeline.justext
-    import pipeline.kimatu  # noqa: F401  (imported for its @register side effect)
+    import pipeline.kimatu
+    import pipeline.learned
+    import pipeline.ngram  # noqa: F401  (imported for its @register side effect)
 
 
 def available() -> list[str]:

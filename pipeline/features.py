@@ -154,7 +154,7 @@ def _path_cues(dom_path: str) -> tuple[float, ...]:
 
 
 def _bte_fractions(blocks: Sequence[Block]) -> np.ndarray:
-    """Share of each block's tokens inside BTE's maximal stretch (see `pipeline.bte`).
+    """Share of each block's tokens inside BTE's maximal stretch, with the paper's tag weight 1.0.
 
     The same stretch as `pipeline.bte.max_stretch` (earliest start, then earliest end, among the
     maximal ones), found with prefix sums in numpy instead of a Python loop over the runs.

@@ -92,7 +92,8 @@ def test_cf_and_bte_columns_agree_with_their_cleaners(blocks):
         onehot = x[:, OWN_FEATURES.index("cf_good") : OWN_FEATURES.index("cf_good") + 4]
         names = [("good", "neargood", "short", "bad")[k] for k in onehot.argmax(axis=1)]
         assert names == [c.value for c in classify_context_free(blocks, stop)]
-    bte = [lb.score for lb in BteCleaner().label(blocks, None)]
+    # The feature is the paper's BTE (a tag costs as much as a token).
+    bte = [lb.score for lb in BteCleaner(tag_weight=1.0).label(blocks, None)]
     assert x[:, OWN_FEATURES.index("bte_fraction")] == pytest.approx(bte)
 
 
