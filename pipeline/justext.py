@@ -32,6 +32,7 @@ from pipeline.words import count_words, han_kana_chars
 
 GOOD = CfClass.GOOD
 NEARGOOD = CfClass.NEARGOOD
+_new_tuple = tuple.__new__
 SHORT = CfClass.SHORT
 BAD = CfClass.BAD
 
@@ -83,8 +84,23 @@ DEFAULT_PARAMS = JusTextParams()
 
 def stopword_densities(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> list[float]:
     """Share of a block's words that are stopwords (0.0 for a block without words)."""
-    counts = map(count_words, [block.text for block in blocks], repeat(stoplist))
-    return [stopwords / words if words else 0.0 for words, stopwords in counts]
+    if not stoplist:
+        # No stopword can match: every density is 0.0 (`count_words` gives 0 stopwords).
+        return [0.0] * len(blocks)
+    is_stopword = stoplist.__contains__
+    densities: list[float] = []
+    append = densities.append
+    for block in blocks:
+        text = block.text
+        # `count_words`'s ASCII path, inlined: it runs once per block of every page.
+        if text.isascii():
+            tokens = text.lower().split()
+            n = len(tokens)
+            append(sum(map(is_stopword, tokens)) / n if n else 0.0)
+        else:
+            words, stopwords = count_words(text, stoplist)
+            append(stopwords / words if words else 0.0)
+    return densities
 
 
 def classify_context_free(
@@ -114,7 +130,10 @@ def classify_context_free(
         text = block.text
         n_chars = len(text)
         link_density = block.n_link_chars / n_chars if n_chars else 0.0
-        length = n_chars + extra_weight * han_kana_chars(text) if extra_weight else n_chars
+        if extra_weight and not text.isascii():
+            length = n_chars + extra_weight * han_kana_chars(text)
+        else:
+            length = n_chars
         if (
             link_density > max_link_density
             or "©" in text
@@ -289,16 +308,26 @@ class JusTextCleaner:
                 f"known: {', '.join(sorted(_PARAM_NAMES))}"
             )
         self._params = JusTextParams(**params)
+        self._param_dict = asdict(self._params)
 
     @property
     def settings(self) -> JusTextParams:
         return self._params
 
     def params(self) -> dict[str, Any]:
-        return asdict(self._params)
+        # Computed once: asdict deep-copies, and this is read for every page.
+        return dict(self._param_dict)
 
     def label(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> list[LabeledBlock]:
         densities = stopword_densities(blocks, stoplist)
         cf = classify_context_free(blocks, stoplist, self._params, densities)
         verdicts = revise(blocks, cf, self._params)
-        return list(map(LabeledBlock, blocks, verdicts, cf, repeat(None), densities))
+        # LabeledBlock's generated __new__ is a Python function; tuple.__new__ builds the same
+        # object without a Python frame per block.
+        return list(
+            map(
+                _new_tuple,
+                repeat(LabeledBlock),
+                zip(blocks, verdicts, cf, repeat(None), densities),
+            )
+        )

@@ -105,22 +105,10 @@ def normalize_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
-def _node_length(content: str) -> int:
-    """Length of a non-blank text node after jusText's whitespace rule (edges keep one char)."""
-    return len(" ".join(content.split())) + content[0].isspace() + content[-1].isspace()
-
-
 def _path_string(path: list[str]) -> str:
     if len(path) > MAX_PATH_ELEMENTS:
         return ".".join(path[:2]) + "…." + ".".join(path[2 - MAX_PATH_ELEMENTS :])
     return ".".join(path)
-
-
-def _style(entry: tuple[str, str | None] | None) -> str:
-    if entry is None:
-        return ""
-    tag, cls = entry
-    return tag + "." + ".".join(cls.split()) if cls else tag
 
 
 def _block(
@@ -145,6 +133,12 @@ def _block(
         words = raw.split()
         text = " ".join(words)
         n_words = len(words)
+    # The block element's tag and classes ("div.post.main"); inlined, one call less per block.
+    if style is None:
+        style_text = ""
+    else:
+        style_tag, classes = style
+        style_text = style_tag + "." + ".".join(classes.split()) if classes else style_tag
     return _new_tuple(
         Block,
         (
@@ -152,7 +146,7 @@ def _block(
             text,
             tag,
             dom_path,
-            _style(style),
+            style_text,
             heading,
             len(text),
             n_words,
@@ -177,8 +171,15 @@ def _merge_runs(runs: list[int]) -> tuple[int, ...]:
     return tuple(merged)
 
 
-def parse(html: str) -> LexborHTMLParser:
-    """Parse HTML text with lexbor (the one place a parser is constructed)."""
+def _next_checkpoint(seen: int, limit: int) -> int:
+    """The next node count at which the walk checks its node cap or its deadline."""
+    nxt = (seen | 4095) + 1  # next multiple of 4096
+    return limit if seen < limit < nxt else nxt
+
+
+def parse(html: str | bytes) -> LexborHTMLParser:
+    """Parse HTML text, or its UTF-8 encoding, with lexbor (the one place a parser is
+    constructed). Bytes are read as UTF-8, never sniffed: decoding is `pipeline.decode`'s job."""
     return LexborHTMLParser(html)
 
 
@@ -212,11 +213,10 @@ def segment(
     limit = max_nodes if max_nodes is not None else -1
     kinds = _KINDS
     text_id = _TEXT_TAG_ID
-    # tag id -> (name, kinds flags). Reading `node.tag` builds a new string for every element;
-    # the integer id is cheap. Ids of custom elements are only stable within one document, so
-    # the cache lives for one call.
-    tags_seen: dict[int, tuple[str, int]] = {}
-    node_length = _node_length
+    # tag id -> (name, kinds flags, markup size without attributes). Reading `node.tag` builds
+    # a new string for every element; the integer id is cheap. Ids of custom elements are only
+    # stable within one document, so the cache lives for one call.
+    tags_seen: dict[int, tuple[str, int, int]] = {}
     make_block = _block
     path_string = _path_string
 
@@ -242,14 +242,21 @@ def segment(
     runs: list[int] | None = [] if record_runs else None
 
     seen = 0
-    depth = 0  # how many ancestors of `node` below `root` we have descended into
+    checkpoint = _next_checkpoint(seen, limit)
+    # The ancestors of `node` below `root` that were descended into, with their kinds, innermost
+    # last: climbing back pops them instead of asking lexbor for the parent (a new node object)
+    # and looking its tag id up again.
+    entered: list[tuple[LexborNode, int]] = []
     node: LexborNode | None = root
     while node is not None:
         seen += 1
-        if seen == limit:
-            raise PageTooComplex(f"page has more than {max_nodes} DOM nodes")
-        if deadline is not None and not seen & 4095:
-            deadline.check("segmentation")
+        if seen == checkpoint:
+            # One comparison per node serves both the node cap and the periodic deadline check.
+            if seen == limit:
+                raise PageTooComplex(f"page has more than {max_nodes} DOM nodes")
+            if deadline is not None and not seen & 4095:
+                deadline.check("segmentation")
+            checkpoint = _next_checkpoint(seen, limit)
         tag_id = node.tag_id
         if tag_id == text_id:
             content = node.text_content
@@ -261,7 +268,12 @@ def segment(
                         )
                     pieces.append(content)
                     if link_depth:
-                        link_chars += node_length(content)
+                        # The node's length after jusText's whitespace rule (edges keep one char).
+                        link_chars += (
+                            len(" ".join(content.split()))
+                            + content[0].isspace()
+                            + content[-1].isspace()
+                        )
                     if runs is not None:
                         # BTE's tokens are words; unspaced scripts (zh, ja, th) count by
                         # segmentation, or a paragraph of Chinese would be one token.
@@ -286,19 +298,19 @@ def segment(
             known = tags_seen.get(tag_id)
             if known is None:
                 tag = node.tag
-                known = tags_seen[tag_id] = (tag, kinds.get(tag, 0))
-            tag, kind = known
+                kind = kinds.get(tag, 0)
+                # Markup size of the start tag's "<tag>" and, unless void, of "</tag>".
+                bare = len(tag) + 2 + (0 if kind & _VOID else len(tag) + 3)
+                known = tags_seen[tag_id] = (tag, kind, bare)
+            tag, kind, size = known
             if not kind & _SKIPPED:
                 path.append(tag)
                 if kind & _HEADING:
                     headings_open += 1
                 attrs = node.attributes
-                size = len(tag) + 2
                 if attrs:
                     for name, value in attrs.items():
                         size += len(name) + 1 + (len(value) + 3 if value is not None else 0)
-                if not kind & _VOID:
-                    size += len(tag) + 3
                 if kind & _BLOCK or (br and kind & _BR):
                     if kind & _BLOCK:
                         styles.append((tag, attrs.get("class")))
@@ -344,8 +356,8 @@ def segment(
         if not kind & _KILLED:
             child = node.first_child
             if child is not None:
+                entered.append((node, kind))
                 node = child
-                depth += 1
                 continue
         # Leaving `node`: close it, then climb while there is no next sibling. Every ancestor
         # reached by climbing was descended into, so it is an entered element to close.
@@ -390,18 +402,14 @@ def segment(
                         # jusText clears its link flag at any </a>; a depth counter is the same
                         # for valid HTML and keeps a stray end tag from leaking link state.
                         link_depth -= 1
-            if depth == 0:
+            if not entered:
                 node = None
                 break
             nxt = node.next
             if nxt is not None:
                 node = nxt
                 break
-            node = node.parent
-            depth -= 1
-            if node is None:
-                break
-            kind = tags_seen[node.tag_id][1]
+            node, kind = entered.pop()
     if pieces:
         blocks.append(
             make_block(
