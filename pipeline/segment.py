@@ -298,7 +298,11 @@ def segment(
             known = tags_seen.get(tag_id)
             if known is None:
                 tag = node.tag
-                kind = kinds.get(tag, 0)
+                if not tag or tag[0] in "-!":
+                    # Nameless or special nodes (doctype, processing instructions, ...): no text.
+                    tag, kind = tag or "", _KILLED
+                else:
+                    kind = kinds.get(tag, 0)
                 # Markup size of the start tag's "<tag>" and, unless void, of "</tag>".
                 bare = len(tag) + 2 + (0 if kind & _VOID else len(tag) + 3)
                 known = tags_seen[tag_id] = (tag, kind, bare)

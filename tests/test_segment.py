@@ -300,3 +300,10 @@ soup_piece = st.one_of(
 @given(st.lists(soup_piece, max_size=40).map("".join))
 def test_tag_soup_segments(html: str) -> None:
     _check(html)
+
+
+def test_processing_instruction_in_body_is_skipped() -> None:
+    # Found on a real page (multilingual-dev de-traf-072): a stray "<?php ... ?>" in the body
+    # parses as a nameless node (tag None), which must be skipped, not crash the walk.
+    html = "<html><body><p>Before the widget.</p><div><?php wp_get_archives(); ?></div><p>After.</p>"
+    assert [b.text for b in segment(html)] == ["Before the widget.", "After."]
