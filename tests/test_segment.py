@@ -306,7 +306,6 @@ def test_processing_instruction_in_body_is_skipped() -> None:
     # Found on a real page (multilingual-dev de-traf-072): a stray "<?php ... ?>" in the body
     # parses as a nameless node (tag None), which must be skipped, not crash the walk.
     html = (
-        "<html><body><p>Before the widget.</p>"
-        "<div><?php wp_get_archives(); ?></div><p>After.</p>"
+        "<html><body><p>Before the widget.</p><div><?php wp_get_archives(); ?></div><p>After.</p>"
     )
     assert [b.text for b in segment(html)] == ["Before the widget.", "After."]
