@@ -27,6 +27,17 @@ class Cleaner(Protocol):
 _REGISTRY: dict[str, Callable[..., Cleaner]] = {}
 
 
+def model_params(threshold: float | None, model_path: str | None) -> dict[str, Any]:
+    """The parameters a model-backed cleaner reports: only those set, so that the defaults
+    (the shipped model and its tuned threshold) record as ``{}``."""
+    out: dict[str, Any] = {}
+    if threshold is not None:
+        out["threshold"] = threshold
+    if model_path is not None:
+        out["model"] = model_path
+    return out
+
+
 def register(name: str) -> Callable[[Callable[..., Cleaner]], Callable[..., Cleaner]]:
     """Class decorator: make a cleaner constructible by name."""
 

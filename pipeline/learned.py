@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pipeline.cleaners import register
+from pipeline.cleaners import model_params, register
 from pipeline.features import FEATURE_NAMES, page_features
 from pipeline.types import Block, LabeledBlock, Verdict
 
@@ -225,12 +225,7 @@ class NeighboursCleaner:
         self.threshold = threshold
 
     def params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.threshold is not None:
-            out["threshold"] = self.threshold
-        if self._model_path is not None:
-            out["model"] = self._model_path
-        return out
+        return model_params(self.threshold, self._model_path)
 
     def probabilities(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np.ndarray:
         return self.model.probabilities(page_features(blocks, stoplist))

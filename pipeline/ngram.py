@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pipeline.cleaners import register
+from pipeline.cleaners import model_params, register
 from pipeline.types import Block, LabeledBlock, Verdict
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ngram-lm.npz"
@@ -234,12 +234,7 @@ class NgramCleaner:
         self.threshold = float(threshold) if threshold is not None else None
 
     def params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.threshold is not None:
-            out["threshold"] = self.threshold
-        if self._model_path is not None:
-            out["model"] = self._model_path
-        return out
+        return model_params(self.threshold, self._model_path)
 
     def label(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> list[LabeledBlock]:
         del stoplist  # language independent: the models are the evidence
