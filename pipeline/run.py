@@ -16,8 +16,7 @@ import fsspec
 from fsspec.core import url_to_fs
 
 import pipeline
-from pipeline.clean import clean_html
-from pipeline.cleaners import make_cleaner
+from pipeline.clean import clean_html, get_cleaner
 from pipeline.guard import PageTimeout
 from pipeline.inputs import input_stem
 from pipeline.jobconfig import JobConfig
@@ -89,8 +88,9 @@ def _reject(page: RawPage, reason: str, detail: str) -> Rejected:
 
 
 def _cleaner_version(cfg: JobConfig) -> str:
-    # Built once per task: validates the cleaner name and params before any input is read.
-    impl = make_cleaner(cfg.cleaner, **cfg.params_dict)
+    # Validates the cleaner name and params before any input is read; the instance is the one
+    # clean_html then uses for every page (cached per process), so a model loads once.
+    impl = get_cleaner(cfg.cleaner, cfg.params_dict)
     return str(getattr(impl, "version", None) or f"warcclean-{pipeline.__version__}")
 
 
