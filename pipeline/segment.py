@@ -20,8 +20,12 @@ from typing import TYPE_CHECKING
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from pipeline.compiled import check_fresh
 from pipeline.types import Block
 from pipeline.words import count_words
+
+# This module is compiled with Cython when the install can (see hatch_build.py and segment.pxd).
+check_fresh(__name__, __file__)
 
 if TYPE_CHECKING:  # type-only: pipeline.guard imports this module
     from pipeline.guard import Deadline
@@ -122,6 +126,7 @@ def _block(
     tags: int,
     markup: int,
     runs: list[int] | None,
+    style_texts: dict[tuple[str, str | None], str],
 ) -> Block:
     # Pieces are raw text; normalising once per block equals jusText's per-node normalisation
     # followed by its per-paragraph one (a run split across nodes has a line break iff a part has).
@@ -133,12 +138,16 @@ def _block(
         words = raw.split()
         text = " ".join(words)
         n_words = len(words)
-    # The block element's tag and classes ("div.post.main"); inlined, one call less per block.
+    # The block element's tag and classes ("div.post.main"). A page repeats a few styles over
+    # and over, so each is formatted once per page.
     if style is None:
         style_text = ""
     else:
-        style_tag, classes = style
-        style_text = style_tag + "." + ".".join(classes.split()) if classes else style_tag
+        style_text = style_texts.get(style)
+        if style_text is None:
+            style_tag, classes = style
+            style_text = style_tag + "." + ".".join(classes.split()) if classes else style_tag
+            style_texts[style] = style_text
     return _new_tuple(
         Block,
         (
@@ -217,8 +226,8 @@ def segment(
     # a new string for every element; the integer id is cheap. Ids of custom elements are only
     # stable within one document, so the cache lives for one call.
     tags_seen: dict[int, tuple[str, int, int]] = {}
-    make_block = _block
     path_string = _path_string
+    style_texts: dict[tuple[str, str | None], str] = {}
 
     path: list[str] = []
     # Open block elements as (tag, class attribute); formatted only for blocks that are emitted.
@@ -323,7 +332,7 @@ def segment(
                         tags -= 1
                     if pieces:
                         blocks.append(
-                            make_block(
+                            _block(
                                 len(blocks),
                                 pieces,
                                 block_tag,
@@ -334,6 +343,7 @@ def segment(
                                 tags,
                                 markup,
                                 runs,
+                                style_texts,
                             )
                         )
                         pieces = []
@@ -376,7 +386,7 @@ def segment(
                     styles.pop()
                     if pieces:
                         blocks.append(
-                            make_block(
+                            _block(
                                 len(blocks),
                                 pieces,
                                 block_tag,
@@ -387,6 +397,7 @@ def segment(
                                 tags,
                                 markup,
                                 runs,
+                                style_texts,
                             )
                         )
                         pieces = []
@@ -416,7 +427,7 @@ def segment(
             node, kind = entered.pop()
     if pieces:
         blocks.append(
-            make_block(
+            _block(
                 len(blocks),
                 pieces,
                 block_tag,
@@ -427,6 +438,7 @@ def segment(
                 tags,
                 markup,
                 runs,
+                style_texts,
             )
         )
     return blocks

@@ -17,13 +17,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from warc_builders import build_warc, html_response
 
 from pipeline.config import Limits
 from pipeline.jobconfig import JobConfig
 from pipeline.run import clean_page
 from pipeline.types import CleanResult, RawPage, Rejected
 from pipeline.warc import iter_records
+from tests.warc_builders import build_warc, html_response
 
 REPO = Path(__file__).resolve().parents[1]
 PARAGRAPH = (

@@ -12,7 +12,6 @@ import brotli
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from warc_builders import encode_body
 
 from pipeline.payload import (
     Payload,
@@ -23,6 +22,7 @@ from pipeline.payload import (
     read_capped,
     sniff_kind,
 )
+from tests.warc_builders import encode_body
 
 HTML = b"<!doctype html><html><head><title>T</title></head><body><p>Hello world.</p></body></html>"
 NOISE = random.Random(1).randbytes(400)

@@ -8,7 +8,10 @@ import random
 from collections import Counter
 
 import pytest
-from warc_builders import (
+
+from pipeline.types import RawPage, Rejected
+from pipeline.warc import ReaderIssue, iter_records
+from tests.warc_builders import (
     RecordSpec,
     build_arc,
     build_warc,
@@ -23,9 +26,6 @@ from warc_builders import (
     revisit_record,
     warcio_index,
 )
-
-from pipeline.types import RawPage, Rejected
-from pipeline.warc import ReaderIssue, iter_records
 
 HTML = b"<!doctype html><html><head><title>T</title></head><body><p>Hello world.</p></body></html>"
 

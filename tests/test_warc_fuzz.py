@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from warc_builders import build_arc, build_warc, html_response, http_block, request_record
 
 from pipeline.types import RawPage, Rejected
 from pipeline.warc import ReaderIssue, iter_records
+from tests.warc_builders import build_arc, build_warc, html_response, http_block, request_record
 
 HTML = b"<html><head><title>t</title></head><body><p>A small page, some words.</p></body></html>"
 CAP = 64

@@ -14,10 +14,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from warc_builders import first_record_at, gunzip_members
 
 from pipeline.types import RawPage, Rejected
 from pipeline.warc import ReaderIssue, iter_file
+from tests.warc_builders import first_record_at, gunzip_members
 
 pytestmark = pytest.mark.shared
 

@@ -1,0 +1,66 @@
+"""Which modules run compiled, and a guard against running a stale compiled module.
+
+The build (hatch_build.py) compiles a few hot modules with Cython when it can. Python then
+imports the extension in place of the ``.py``; in an editable checkout the extension sits next
+to the source, so after an edit of the source the old extension would silently keep running.
+Each compiled module therefore calls `check_fresh` at import, which compares its source with the
+SHA-256 recorded at build time in ``_build_info.json``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import json
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+BUILD_INFO = PACKAGE_DIR / "_build_info.json"
+# Modules the build may compile (kept in step with pyproject.toml's hook configuration).
+COMPILABLE = ("pipeline.segment",)
+
+
+class StaleBuildError(ImportError):
+    """A compiled module was built from a different version of its source file."""
+
+
+@functools.lru_cache(maxsize=1)
+def _recorded() -> dict[str, str]:
+    try:
+        info = json.loads(BUILD_INFO.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    modules = info.get("modules", {})
+    return {str(k): str(v) for k, v in modules.items()}
+
+
+def is_compiled_file(path: str | None) -> bool:
+    return path is not None and not path.endswith((".py", ".pyc"))
+
+
+def check_fresh(module: str, file: str | None) -> None:
+    """Raise `StaleBuildError` when ``file`` (a module's ``__file__``) is a compiled extension
+    whose source has changed since it was built. Pure-Python modules always pass."""
+    if not is_compiled_file(file):
+        return
+    assert file is not None
+    extension = Path(file)
+    source = extension.parent / (module.rpartition(".")[2] + ".py")
+    if not source.exists():
+        return  # an install without sources cannot drift from them
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    if _recorded().get(module) != digest:
+        raise StaleBuildError(
+            f"{source} has changed since {extension.name} was compiled from it; rebuild with "
+            f"`pip install -e .` in the checkout (or delete {extension} to run the source)"
+        )
+
+
+def compiled_modules() -> dict[str, bool]:
+    """For each module the build may compile: whether it is loaded from a compiled extension."""
+    out: dict[str, bool] = {}
+    for name in COMPILABLE:
+        spec = importlib.util.find_spec(name)
+        out[name] = spec is not None and is_compiled_file(spec.origin)
+    return out
