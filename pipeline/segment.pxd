@@ -22,4 +22,7 @@ cdef object _block(
     Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, object runs, dict style_texts,
 )
 
+@cython.locals(n_words=Py_ssize_t, lines=list)
+cdef tuple _normalized(str raw)
+
 cdef Py_ssize_t _next_checkpoint(Py_ssize_t seen, Py_ssize_t limit)

@@ -103,10 +103,25 @@ def normalize_whitespace(text: str) -> str:
     ten times faster than ``re.sub`` on typical block text. str.split and the regex ``\\s`` that
     jusText uses agree on what whitespace is (both use the Unicode White_Space test).
     """
-    if "\n" in text or "\r" in text:
-        lines = (" ".join(line.split()) for line in text.replace("\r", "\n").split("\n"))
-        return "\n".join(line for line in lines if line)
-    return " ".join(text.split())
+    return _normalized(text)[0]
+
+
+def _normalized(raw: str) -> tuple[str, int]:
+    """`normalize_whitespace` of ``raw`` and its number of words, from one split."""
+    if "\n" in raw or "\r" in raw:
+        # Line breaks are mostly source indentation at the edges, which stripping removes.
+        raw = raw.strip()
+        if "\n" in raw or "\r" in raw:
+            n_words = 0
+            lines: list[str] = []
+            for line in raw.replace("\r", "\n").split("\n"):
+                words = line.split()
+                if words:
+                    n_words += len(words)
+                    lines.append(" ".join(words))
+            return "\n".join(lines), n_words
+    words = raw.split()
+    return " ".join(words), len(words)
 
 
 def _path_string(path: list[str]) -> str:
@@ -130,14 +145,7 @@ def _block(
 ) -> Block:
     # Pieces are raw text; normalising once per block equals jusText's per-node normalisation
     # followed by its per-paragraph one (a run split across nodes has a line break iff a part has).
-    raw = "".join(pieces)
-    if "\n" in raw or "\r" in raw:
-        text = normalize_whitespace(raw)
-        n_words = len(text.split())
-    else:
-        words = raw.split()
-        text = " ".join(words)
-        n_words = len(words)
+    text, n_words = _normalized(pieces[0] if len(pieces) == 1 else "".join(pieces))
     # The block element's tag and classes ("div.post.main"). A page repeats a few styles over
     # and over, so each is formatted once per page.
     if style is None:
@@ -268,7 +276,14 @@ def segment(
             checkpoint = _next_checkpoint(seen, limit)
         tag_id = node.tag_id
         if tag_id == text_id:
-            content = node.text_content
+            # Most text nodes are inter-tag whitespace: lexbor answers that in C, without
+            # building the string (a non-ASCII space such as U+00A0 still takes the long way).
+            if node.is_empty_text_node:
+                if pieces:
+                    pieces.append(" ")
+                content = None
+            else:
+                content = node.text_content
             if content:
                 if not content.isspace():
                     if dom_path is None:
