@@ -44,6 +44,8 @@ JUSTEXT_PKG = "justext pkg"
 # The issue's targets, checked in the printed summary.
 TARGET_SPEEDUP_VS_JUSTEXT = 5.0
 TARGET_RATIO_VS_FLOOR = 4.0
+TARGET_LANGID_SHARE = 1 / 3
+WITH_LANGID = "ours justext+langid"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +113,7 @@ def contenders(with_langid: bool) -> dict[str, Contender]:
         JUSTEXT_PKG: justext_pkg,
     }
     if with_langid:
-        out["ours justext+langid"] = ours_langid
+        out[WITH_LANGID] = ours_langid
     return out
 
 
@@ -224,6 +226,20 @@ def print_table(rows: dict[str, dict[str, float | int | None]]) -> None:
             f"{fmt(median_ratio, '.2f')}x in medians "
             f"({_verdict(median_ratio, TARGET_RATIO_VS_FLOOR, False)})"
         )
+    share = langid_share(rows)
+    if share is not None:
+        console.print(
+            f"language detection: {share:.2f} of the per-page cost with it (total CPU; target "
+            f"< {TARGET_LANGID_SHARE:.2f}: {_verdict(share, TARGET_LANGID_SHARE, False)})"
+        )
+
+
+def langid_share(rows: dict[str, dict[str, float | int | None]]) -> float | None:
+    """Detection's share of cleaning with it: (with - without) / with, over total CPU time."""
+    with_id, without = rows.get(WITH_LANGID), rows.get("ours justext")
+    if not with_id or not without or not with_id["total_s"]:
+        return None
+    return (float(with_id["total_s"]) - float(without["total_s"] or 0)) / float(with_id["total_s"])
 
 
 def _verdict(value: float | int | None, target: float, at_least: bool) -> str:
@@ -306,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
             "ours_justext_x_parse_floor_at_most": TARGET_RATIO_VS_FLOOR,
         },
         "summary": rows,
+        "langid_share_of_page_cost": langid_share(rows),
         "errors": {name: dict(t.errors) for name, t in tallies.items() if t.errors},
         "per_page_ms": {
             "ids": [p.id for p in pages],
