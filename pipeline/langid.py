@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from pipeline.types import UND, Block, LangGuess
@@ -190,10 +191,19 @@ def sample_text(blocks: Sequence[Block], max_chars: int = SAMPLE_CHARS) -> str:
     Long blocks are the page's prose, and prose identifies a language best; link-heavy blocks
     (menus, tag clouds) are used only when the page has nothing else.
     """
-    ranked = sorted(
-        (b for b in blocks if b.n_chars),
-        key=lambda b: (b.link_density > _MAX_LINK_DENSITY, -b.n_chars, b.index),
-    )
+    # Longest first, ties in page order (the sort is stable also when reversed), prose before
+    # link-heavy blocks. Two C-level sorts on a field instead of one on a per-block tuple key:
+    # this runs for every page and the key function used to cost a sixth of detection.
+    prose: list[Block] = []
+    linky: list[Block] = []
+    for b in blocks:
+        n = b.n_chars
+        if n:
+            (linky if b.n_link_chars / n > _MAX_LINK_DENSITY else prose).append(b)
+    by_length = attrgetter("n_chars")
+    ranked = sorted(prose, key=by_length, reverse=True)
+    if linky:
+        ranked += sorted(linky, key=by_length, reverse=True)
     # Several blocks rather than one: a single long block is sometimes in another language than
     # the page (a legal notice, an English abstract), and a few blocks outvote it.
     per_block = max(_MIN_BLOCK_SAMPLE, max_chars // _BLOCKS_SAMPLED)
