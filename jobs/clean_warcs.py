@@ -29,6 +29,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from pipeline.cleaners import DEFAULT_CLEANER
 from pipeline.config import Limits
 from pipeline.inputs import input_stem, list_inputs
 from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_pairs
@@ -202,7 +203,7 @@ def make_client(
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--output", "-o", required=True, help="Output root: a directory or fsspec URL.")
-@click.option("--cleaner", default="justext", show_default=True, help="Cleaner name.")
+@click.option("--cleaner", default=DEFAULT_CLEANER, show_default=True, help="Cleaner name.")
 @click.option("--param", "params", multiple=True, metavar="K=V", help="Cleaner parameter.")
 @click.option("--scheduler", default=None, help=f"Scheduler address, or '{INPROC}'.")
 @click.option(

@@ -8,14 +8,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from pipeline import guard, langid, stoplists
-from pipeline.cleaners import Cleaner, make_cleaner
+from pipeline.cleaners import DEFAULT_CLEANER, Cleaner, make_cleaner
 from pipeline.config import Limits
 from pipeline.decode import decode_html
 from pipeline.guard import Deadline
 from pipeline.segment import PageTooComplex, parse, segment
 from pipeline.types import CleanResult, Decoded, LangGuess, Verdict
 
-DEFAULT_CLEANER = "justext"
 # Limits is frozen, so one default instance serves every call (its validation costs per build).
 _DEFAULT_LIMITS = Limits()
 

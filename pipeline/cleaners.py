@@ -24,6 +24,9 @@ class Cleaner(Protocol):
     def params(self) -> dict[str, Any]: ...
 
 
+# The cleaner used when none is named: by `pipeline.clean_html`, the job and the CLI.
+DEFAULT_CLEANER = "justext"
+
 _REGISTRY: dict[str, Callable[..., Cleaner]] = {}
 
 

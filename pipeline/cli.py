@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from pipeline.cleaners import DEFAULT_CLEANER
 from pipeline.types import CleanResult
 
 
@@ -161,7 +162,7 @@ def _print_result(result: CleanResult, path: Path) -> None:
 @click.option(
     "--cleaner",
     "cleaner_name",
-    default="justext",
+    default=DEFAULT_CLEANER,
     show_default=True,
     help="Registered cleaner name.",
 )

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.cleaners import DEFAULT_CLEANER
 from pipeline.config import Limits
 
 DEFAULT_BATCH_ROWS = 500
@@ -25,7 +26,7 @@ class JobConfig:
     """How to clean and where to write. ``output`` is a local path or an fsspec URL (s3://...)."""
 
     output: str
-    cleaner: str = "justext"
+    cleaner: str = DEFAULT_CLEANER
     params: tuple[tuple[str, Any], ...] = ()
     limits: Limits = field(default_factory=Limits)
     batch_rows: int = DEFAULT_BATCH_ROWS
