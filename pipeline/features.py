@@ -1,21 +1,30 @@
-"""Block feature vectors for the learned cleaners, with the neighbours' features beside each block.
+"""Block feature vectors for the learned cleaners, with the page context beside each block.
 
 A block's own evidence (length, link density, stopwords, markup) decides most cases, but the
 hard ones, short lines inside an article and long link-free lines in a footer, are decided by
-what surrounds them. So every row holds the block's features, its previous and next blocks'
-features, and averages over a wider window.
+what surrounds them. So every row holds the block's features, its neighbours' features (one and
+two blocks away), averages over a narrow and a wide window, and page-level context: how the block
+compares with the page's median block, and how much of the page's text sits under the same DOM
+path, parent path and class string (main content is usually the one path holding most text).
 
-Everything per character is computed over the whole page at once: the block texts are joined,
-turned into a code point array, classified with table look-ups and summed per block with
-`numpy.add.reduceat`. Per-block Python work is limited to what has no array form (stopword
-counting, jusText's context-free class, regex cues cached per distinct class/path string).
+A second set, `stack_features`, turns a first model's block probabilities into context for a
+second ("stacked") model: the neighbours' probabilities and the mean over blocks that share a
+path, parent path or class string (`pipeline.learned`).
+
+Everything is computed over the whole page at once: the block fields are transposed with one
+``zip``, the texts joined and classified per code point with table look-ups, and per-group sums
+taken with `numpy.bincount` over integer ids of the distinct paths and class strings. Per-block
+Python work is limited to stopword counting (jusText's own function: a whole-page version was
+measured slower, hashing every token is the cost either way) and cues cached per distinct
+class/path string.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 
@@ -113,21 +122,86 @@ OWN_FEATURES: tuple[str, ...] = (
     "rel_to_longest",
     "same_style_as_longest",
     "path_prefix_with_longest",
+    # Page context (see `_context_features`).
+    "path_share",
+    "path_blocks",
+    "path_link_density",
+    "path_stopword_density",
+    "parent_share",
+    "parent_link_density",
+    "style_group_share",
+    "style_group_link_density",
+    "is_main_path",
+    "is_main_parent",
+    "rel_log_chars",
+    "rel_link_density",
+    "rel_stopword_density",
+    "text_repeats",
+    "offset_from_longest",
+    "in_good_span",
+    "good_chars_before",
+    "style_group_blocks",
+    "after_h1",
+    "from_h1",
+    "near_h1",
+    # Page-level columns: what kind of page this is (an article, a list of links, a shop).
+    "page_link_density",
+    "page_good_share",
+    "page_longest_share",
+    "log_page_blocks",
     "log_page_chars",
 )
-# Of the block's own features, these are repeated for the neighbours (the page-level ones would
-# only repeat themselves).
-_NEIGHBOUR_COLUMNS = tuple(range(len(OWN_FEATURES) - 1))
-WINDOW = 3
-_WINDOW_FEATURES = ("log_chars", "link_density", "stopword_density", "bte_fraction", "cf_good")
+# Page-level columns, the same for every block of a page: the neighbour copies would only repeat
+# them.
+_PAGE_COLUMNS = frozenset(
+    {
+        "has_stoplist",
+        "page_link_density",
+        "page_good_share",
+        "page_longest_share",
+        "log_page_blocks",
+        "log_page_chars",
+    }
+)
+_NEIGHBOUR_COLUMNS = tuple(i for i, f in enumerate(OWN_FEATURES) if f not in _PAGE_COLUMNS)
+# Two blocks away only the strongest evidence is repeated, to keep the rows narrow.
+_FAR_FEATURES = (
+    "log_chars",
+    "link_density",
+    "text_density",
+    "stopword_density",
+    "cf_good",
+    "cf_bad",
+    "is_heading",
+    "tag_p",
+    "tag_li",
+    "bte_fraction",
+    "ends_sentence",
+    "path_share",
+    "after_h1",
+)
+WINDOWS = (3, 10)
+_WINDOW_FEATURES = (
+    "log_chars",
+    "link_density",
+    "stopword_density",
+    "bte_fraction",
+    "cf_good",
+    "ends_sentence",
+)
 
 FEATURE_NAMES: tuple[str, ...] = (
     *OWN_FEATURES,
     *(f"prev_{OWN_FEATURES[i]}" for i in _NEIGHBOUR_COLUMNS),
     *(f"next_{OWN_FEATURES[i]}" for i in _NEIGHBOUR_COLUMNS),
-    *(f"win{WINDOW}_{name}" for name in _WINDOW_FEATURES),
+    *(f"prev2_{name}" for name in _FAR_FEATURES),
+    *(f"next2_{name}" for name in _FAR_FEATURES),
+    *(f"win{w}_{name}" for w in WINDOWS for name in _WINDOW_FEATURES),
 )
 N_FEATURES = len(FEATURE_NAMES)
+_OWN_INDEX = {name: i for i, name in enumerate(OWN_FEATURES)}
+_FAR_COLUMNS = [_OWN_INDEX[name] for name in _FAR_FEATURES]
+_WINDOW_COLUMNS = [_OWN_INDEX[name] for name in _WINDOW_FEATURES]
 
 
 @lru_cache(maxsize=65536)
@@ -153,18 +227,25 @@ def _path_cues(dom_path: str) -> tuple[float, ...]:
     )
 
 
-def _bte_fractions(blocks: Sequence[Block]) -> np.ndarray:
+def _bte_fractions(
+    runs_per_block: Sequence[tuple[int, ...] | None], words: np.ndarray
+) -> np.ndarray:
     """Share of each block's tokens inside BTE's maximal stretch, with the paper's tag weight 1.0.
 
     The same stretch as `pipeline.bte.max_stretch` (earliest start, then earliest end, among the
     maximal ones), found with prefix sums in numpy instead of a Python loop over the runs.
     """
-    n = len(blocks)
-    per_block = [
-        b.runs if b.runs is not None else ((b.n_words,) if b.n_words else ()) for b in blocks
-    ]
-    counts = np.fromiter((len(r) for r in per_block), np.int64, n)
-    runs = np.fromiter((r for rs in per_block for r in rs), np.float64, int(counts.sum()))
+    n = len(runs_per_block)
+    per_block: Sequence[tuple[int, ...]]
+    if None in runs_per_block:  # segmented without runs: a block is one run of its words
+        per_block = [
+            r if r is not None else ((w,) if w else ())
+            for r, w in zip(runs_per_block, words.astype(np.int64).tolist(), strict=True)
+        ]
+    else:
+        per_block = runs_per_block  # type: ignore[assignment]
+    counts = np.fromiter(map(len, per_block), np.int64, n)
+    runs = np.fromiter(chain.from_iterable(per_block), np.float64, int(counts.sum()))
     out = np.zeros(n)
     if runs.size == 0:
         return out
@@ -186,22 +267,21 @@ def _bte_fractions(blocks: Sequence[Block]) -> np.ndarray:
     return out
 
 
-def _cf_onehot(
-    blocks: Sequence[Block],
+def _cf_classes(
+    copyright: np.ndarray,
+    select_path: np.ndarray,
     chars: np.ndarray,
     links: np.ndarray,
     densities: np.ndarray,
     stoplist: frozenset[str] | None,
 ) -> np.ndarray:
     """jusText's context-free class (`pipeline.justext.classify_context_free` with the default
-    parameters) as one-hot columns, computed over arrays. A test checks the two agree."""
+    parameters) as an index into `_CF_ORDER`, computed over arrays. A test checks the two agree."""
     p = DEFAULT_PARAMS
-    n = len(blocks)
+    n = len(chars)
     low, high = (0.0, 0.0) if stoplist is None else (p.stopwords_low, p.stopwords_high)
     link_density = links / np.maximum(chars, 1.0)
-    flagged = np.fromiter(
-        ("©" in b.text or "&copy" in b.text or "select" in b.dom_path for b in blocks), bool, n
-    )
+    flagged = copyright | select_path
     bad = (link_density > p.max_link_density) | flagged
     short_zone = ~bad & (chars < p.length_low)
     long_zone = ~bad & ~short_zone
@@ -212,66 +292,82 @@ def _cf_onehot(
     cls[long_zone] = np.where(
         dens >= high, np.where(lengths > p.length_high, 0, 1), np.where(dens >= low, 1, 3)
     )
-    onehot = np.zeros((n, 4))
-    onehot[np.arange(n), cls] = 1.0
-    return onehot
+    return cls
 
 
 def _char_stats(texts: Sequence[str], lengths: np.ndarray) -> np.ndarray:
-    """Per block counts of digits, upper-case letters, punctuation, sentence ends and letters."""
+    """Per block counts of digits, upper-case letters, punctuation, sentence ends and letters,
+    whether the last character ends a sentence, and copyright marks (jusText's cue: the sign, or
+    its entity left in the text), from one pass over the page's code points."""
+    n = len(texts)
+    counts = np.zeros((n, 7))
     joined = "".join(texts)
-    counts = np.zeros((len(texts), 5))
     if not joined:
         return counts
     cps = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
     flags = _CHAR_FLAGS[np.minimum(cps, _TABLE_SIZE - 1)]
     flags[cps >= _TABLE_SIZE] = 0
     nonempty = lengths > 0
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
+    ends = np.cumsum(lengths)
+    starts = (ends - lengths)[nonempty]
     for j, bit in enumerate((1, 2, 4, 8, 16)):
         counts[nonempty, j] = np.add.reduceat((flags & bit).astype(bool), starts)
+    counts[nonempty, 5] = (flags[ends[nonempty] - 1] & 8) > 0
+    counts[nonempty, 6] = np.add.reduceat(cps == 0xA9, starts)
+    if "&copy" in joined:
+        counts[:, 6] += np.fromiter(("&copy" in t for t in texts), np.float64, n)
     return counts
 
 
-def _common_prefix_parts(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a.split("."), b.split("."), strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+def _ids(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Integer id of every value (ids in order of first appearance) and the distinct values."""
+    distinct = list(dict.fromkeys(values))
+    lookup = {v: i for i, v in enumerate(distinct)}
+    return np.fromiter(map(lookup.__getitem__, values), np.int64, len(values)), distinct
 
 
-def _per_distinct(values: list[str], fn: Callable[[str], tuple[float, ...]]) -> np.ndarray:
-    """``fn`` applied once per distinct string, spread back to every position."""
-    distinct: dict[str, int] = {}
-    index = [distinct.setdefault(v, len(distinct)) for v in values]
-    table = np.array([fn(v) for v in distinct], dtype=np.float64)
-    return table[index]
+def _group_share(ids: np.ndarray, weights: np.ndarray, total: float) -> np.ndarray:
+    return np.bincount(ids, weights=weights)[ids] / max(total, 1.0)
+
+
+def _group_ratio(ids: np.ndarray, num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    top = np.bincount(ids, weights=num)
+    bottom = np.bincount(ids, weights=den)
+    return (top / np.maximum(bottom, 1.0))[ids]
 
 
 def own_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np.ndarray:
     """One row per block of `OWN_FEATURES`: the block on its own, plus its place in the page."""
     n = len(blocks)
-    x = np.zeros((n, len(OWN_FEATURES)))
     if n == 0:
-        return x
-    texts = [b.text for b in blocks]
-    # Block is a NamedTuple: fields 5..10 are is_heading, n_chars, n_words, n_link_chars,
-    # n_tags, n_markup_chars.
-    counts = np.array([b[5:11] for b in blocks], dtype=np.float64)
-    heading, chars, words, links, tags, markup = counts.T
-    densities = np.asarray(stopword_densities(blocks, stoplist), dtype=np.float64)
+        return np.zeros((0, len(OWN_FEATURES)))
+    # One C-level transpose of the NamedTuples instead of a Python loop per field.
+    fields = list(zip(*blocks, strict=True))
+    texts: tuple[str, ...] = fields[1]
+    paths: tuple[str, ...] = fields[3]
+    styles: tuple[str, ...] = fields[4]
+    counts = np.array(fields[5:11], dtype=np.float64)
+    heading, chars, words, links, tags, markup = counts
+    runs = fields[11] if len(fields) > 11 else (None,) * n
     safe_chars = np.maximum(chars, 1.0)
-    total = chars.sum()
+    total = float(chars.sum())
     longest = int(np.argmax(chars))
-    longest_style = blocks[longest].style
-    longest_path = blocks[longest].dom_path
-    depth = longest_path.count(".") + 1
-    lengths = np.fromiter((len(t) for t in texts), np.int64, n)
+    lengths = np.fromiter(map(len, texts), np.int64, n)
+    densities = np.asarray(stopword_densities(blocks, stoplist), dtype=np.float64)
     stats = _char_stats(texts, lengths)
-    paths = [b.dom_path for b in blocks]
-    styles = [b.style for b in blocks]
+    path_ids, distinct_paths = _ids(paths)
+    style_ids, distinct_styles = _ids(styles)
+    select_path = np.fromiter(("select" in d for d in distinct_paths), bool, len(distinct_paths))
+    cf = _cf_classes(stats[:, 6] > 0, select_path[path_ids], chars, links, densities, stoplist)
+    cf_onehot = np.zeros((n, 4))
+    cf_onehot[np.arange(n), cf] = 1.0
+    path_table = np.array([_path_cues(p) for p in distinct_paths])
+    style_table = np.array([_style_cues(s) for s in distinct_styles])
+    longest_path = paths[longest]
+    longest_parts = longest_path.split(".")
+    prefix_table = np.array(
+        [_common_prefix_parts(p.split("."), longest_parts) for p in distinct_paths], dtype=float
+    ) / len(longest_parts)
 
     columns: list[np.ndarray] = [
         np.log1p(chars)[:, None],
@@ -282,11 +378,11 @@ def own_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np
         np.log1p(tags)[:, None],
         densities[:, None],
         np.full((n, 1), 0.0 if stoplist is None else 1.0),
-        _cf_onehot(blocks, chars, links, densities, stoplist),
-        _bte_fractions(blocks)[:, None],
+        cf_onehot,
+        _bte_fractions(runs, words)[:, None],
         heading[:, None],
-        _per_distinct(paths, _path_cues),
-        _per_distinct(styles, _style_cues),
+        path_table[path_ids],
+        style_table[style_ids],
         (np.arange(n) / max(n - 1, 1))[:, None],
         ((np.cumsum(chars) - chars) / max(total, 1.0))[:, None],
         (stats[:, 0] / safe_chars)[:, None],
@@ -294,12 +390,26 @@ def own_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np
         (stats[:, 2] / safe_chars)[:, None],
         (stats[:, 4] / safe_chars)[:, None],
         (np.minimum(stats[:, 3], 20.0) / 20.0)[:, None],
-        _ends_sentence(texts)[:, None],
+        stats[:, 5:6],
         (chars / max(total, 1.0))[:, None],
         (chars / max(chars[longest], 1.0))[:, None],
-        _per_distinct(styles, lambda s: (1.0 if s == longest_style else 0.0,)),
-        _per_distinct(paths, lambda p: (_common_prefix_parts(p, longest_path) / depth,)),
-        np.full((n, 1), np.log1p(total)),
+        (style_ids == style_ids[longest]).astype(np.float64)[:, None],
+        prefix_table[path_ids][:, None],
+        _context_features(
+            distinct_paths, path_ids, style_ids, chars, links, densities, cf, texts, longest, total
+        ),
+        np.log1p(np.bincount(style_ids)[style_ids])[:, None],
+        _h1_features(fields[2]),
+        np.broadcast_to(
+            [
+                links.sum() / max(total, 1.0),
+                chars[cf == 0].sum() / max(total, 1.0),
+                chars[longest] / max(total, 1.0),
+                np.log1p(n),
+                np.log1p(total),
+            ],
+            (n, 5),
+        ),
     ]
     x = np.hstack(columns)
     if x.shape[1] != len(OWN_FEATURES):
@@ -307,14 +417,112 @@ def own_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np
     return x
 
 
-def _ends_sentence(texts: list[str]) -> np.ndarray:
-    last = np.fromiter((ord(t[-1]) if t else 0 for t in texts), np.int64, len(texts))
-    flags = _CHAR_FLAGS[np.minimum(last, _TABLE_SIZE - 1)]
-    return ((flags & 8) > 0).astype(np.float64) * (last < _TABLE_SIZE)
+def _context_features(
+    distinct_paths: Sequence[str],
+    path_ids: np.ndarray,
+    style_ids: np.ndarray,
+    chars: np.ndarray,
+    links: np.ndarray,
+    densities: np.ndarray,
+    cf: np.ndarray,
+    texts: Sequence[str],
+    longest: int,
+    total: float,
+) -> np.ndarray:
+    """The block against its page: the columns from ``path_share`` to ``good_chars_before``.
+
+    Main content is the path (and parent path) holding most of the page's link-free text, so the
+    share of that text under a block's own path, parent path and class string, and the link and
+    stopword density of those groups, separate an article's short lines (a big, wordy group)
+    from a menu's (a big, linked group) and a footer's (a small group). The page-relative
+    columns measure a block against the page's median block, which differs a lot between a
+    forum thread and a product page. Repeated texts ("Reply", "Read more") are boilerplate.
+    """
+    n = len(path_ids)
+    plain = np.maximum(chars - links, 0.0)  # link-free characters
+    plain_total = float(plain.sum())
+    parent_of_path, _ = _ids([p.rpartition(".")[0] for p in distinct_paths])
+    parent_ids = parent_of_path[path_ids]
+    path_plain = np.bincount(path_ids, weights=plain)
+    parent_plain = np.bincount(parent_ids, weights=plain)
+    main_path = int(np.argmax(path_plain))
+    main_parent = int(np.argmax(parent_plain))
+    stop_chars = densities * chars
+    log_chars = np.log1p(chars)
+    nonempty = chars > 0
+    median_log = float(np.median(log_chars[nonempty])) if nonempty.any() else 0.0
+    text_ids, _ = _ids(texts)
+    repeats = np.bincount(text_ids)[text_ids] - 1
+    good = cf == 0
+    good_index = np.flatnonzero(good)
+    index = np.arange(n)
+    if good_index.size:
+        in_span = (index >= good_index[0]) & (index <= good_index[-1])
+    else:
+        in_span = np.zeros(n, bool)
+    good_chars = np.where(good, chars, 0.0)
+    good_total = float(good_chars.sum())
+    good_before = (np.cumsum(good_chars) - good_chars) / max(good_total, 1.0)
+    return np.column_stack(
+        (
+            path_plain[path_ids] / max(plain_total, 1.0),
+            np.log1p(np.bincount(path_ids)[path_ids]),
+            _group_ratio(path_ids, links, chars),
+            _group_ratio(path_ids, stop_chars, chars),
+            parent_plain[parent_ids] / max(plain_total, 1.0),
+            _group_ratio(parent_ids, links, chars),
+            _group_share(style_ids, plain, plain_total),
+            _group_ratio(style_ids, links, chars),
+            (path_ids == main_path).astype(np.float64),
+            (parent_ids == main_parent).astype(np.float64),
+            log_chars - median_log,
+            np.minimum(links / np.maximum(chars, 1.0), 1.0) - links.sum() / max(total, 1.0),
+            densities - stop_chars.sum() / max(total, 1.0),
+            np.log1p(np.where(nonempty, repeats, 0)),
+            (index - longest) / max(n, 1),
+            in_span.astype(np.float64),
+            good_before,
+        )
+    )
+
+
+def _h1_features(tags: Sequence[str]) -> np.ndarray:
+    """Where the block sits against the page's first h1: main content starts at the title on
+    most pages (articles, products, threads), and what precedes it is header and navigation.
+    Columns: after (1), before (0) or no h1 (0.5); signed distance in blocks over the page
+    length; closeness 1 / (1 + |distance|)."""
+    n = len(tags)
+    h1 = np.flatnonzero(np.fromiter(map("h1".__eq__, tags), bool, n))
+    if h1.size == 0:
+        return np.column_stack((np.full(n, 0.5), np.zeros(n), np.zeros(n)))
+    offset = np.arange(n) - h1[0]
+    return np.column_stack(
+        ((offset >= 0).astype(np.float64), offset / n, 1.0 / (1.0 + np.abs(offset)))
+    )
+
+
+def _common_prefix_parts(a: list[str], b: list[str]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _shifted(values: np.ndarray, by: int) -> np.ndarray:
+    """Rows moved down by ``by`` (up when negative), zeros shifted in at the page edge."""
+    out = np.zeros_like(values)
+    n = len(values)
+    if by > 0 and n > by:
+        out[by:] = values[:-by]
+    elif by < 0 and n > -by:
+        out[:by] = values[-by:]
+    return out
 
 
 def page_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np.ndarray:
-    """The full matrix, ``(len(blocks), N_FEATURES)``: own, previous, next and window features.
+    """The full matrix, ``(len(blocks), N_FEATURES)``: own, neighbour and window features.
 
     The first block's "previous" and the last block's "next" are all zeros, which no real block
     produces (every real block has ``log_chars > 0`` or is empty), so the model can tell edges.
@@ -322,17 +530,84 @@ def page_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> n
     own = own_features(blocks, stoplist)
     n = len(blocks)
     neigh = own[:, _NEIGHBOUR_COLUMNS]
-    prev = np.zeros_like(neigh)
-    nxt = np.zeros_like(neigh)
-    if n > 1:
-        prev[1:] = neigh[:-1]
-        nxt[:-1] = neigh[1:]
-    idx = [OWN_FEATURES.index(name) for name in _WINDOW_FEATURES]
-    win = np.zeros((n, len(idx)))
+    far = own[:, _FAR_COLUMNS]
+    parts = [own, _shifted(neigh, 1), _shifted(neigh, -1), _shifted(far, 2), _shifted(far, -2)]
     if n:
-        # Moving mean over [i - WINDOW, i + WINDOW] with prefix sums, clipped at the page edges.
-        cums = np.vstack((np.zeros(len(idx)), np.cumsum(own[:, idx], axis=0)))
-        lo = np.maximum(np.arange(n) - WINDOW, 0)
-        hi = np.minimum(np.arange(n) + WINDOW + 1, n)
-        win = (cums[hi] - cums[lo]) / (hi - lo)[:, None]
-    return np.hstack((own, prev, nxt, win))
+        # Moving means over [i - w, i + w] with prefix sums, clipped at the page edges.
+        cums = np.vstack((np.zeros(len(_WINDOW_COLUMNS)), np.cumsum(own[:, _WINDOW_COLUMNS], 0)))
+        index = np.arange(n)
+        for w in WINDOWS:
+            lo = np.maximum(index - w, 0)
+            hi = np.minimum(index + w + 1, n)
+            parts.append((cums[hi] - cums[lo]) / (hi - lo)[:, None])
+    else:
+        parts.extend(np.zeros((0, len(_WINDOW_COLUMNS))) for _ in WINDOWS)
+    return np.hstack(parts)
+
+
+# Pass-2 ("stacked") columns: the first model's content probability of the block, of its
+# neighbours, over windows, and over the blocks sharing its path, parent path and class string.
+# A menu item between two paragraphs and a paragraph inside a list of teasers look alike on their
+# own; what the first pass concluded about their surroundings and their structural siblings
+# separates them, and pulls a page's repeated items (a listing's entries) in or out together.
+STACK_FEATURES: tuple[str, ...] = (
+    "p1",
+    "prev_p1",
+    "next_p1",
+    "prev2_p1",
+    "next2_p1",
+    "win2_p1",
+    "win5_p1",
+    "win15_p1",
+    "path_p1",
+    "parent_p1",
+    "style_p1",
+    "page_max_p1",
+    "page_mean_p1",
+)
+_STACK_WINDOWS = (2, 5, 15)
+
+
+def stack_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
+    """``(len(blocks), len(STACK_FEATURES))`` from first-pass probabilities ``probs``.
+
+    Group means are weighted by characters (+1, so empty blocks count a little): a long
+    paragraph says more about its path than an empty wrapper does.
+    """
+    n = len(blocks)
+    if n == 0:
+        return np.zeros((0, len(STACK_FEATURES)))
+    p = np.asarray(probs, dtype=np.float64)
+    fields = list(zip(*blocks, strict=True))
+    weight = np.array(fields[6], dtype=np.float64) + 1.0
+    path_ids, distinct_paths = _ids(fields[3])
+    parent_of_path, _ = _ids([d.rpartition(".")[0] for d in distinct_paths])
+    style_ids, _ = _ids(fields[4])
+    weighted = p * weight
+
+    def group_mean(ids: np.ndarray) -> np.ndarray:
+        return (np.bincount(ids, weights=weighted) / np.bincount(ids, weights=weight))[ids]
+
+    column = p[:, None]
+    cums = np.concatenate(([0.0], np.cumsum(p)))
+    index = np.arange(n)
+    windows = []
+    for w in _STACK_WINDOWS:
+        lo = np.maximum(index - w, 0)
+        hi = np.minimum(index + w + 1, n)
+        windows.append((cums[hi] - cums[lo]) / (hi - lo))
+    return np.column_stack(
+        (
+            p,
+            _shifted(column, 1)[:, 0],
+            _shifted(column, -1)[:, 0],
+            _shifted(column, 2)[:, 0],
+            _shifted(column, -2)[:, 0],
+            *windows,
+            group_mean(path_ids),
+            group_mean(parent_of_path[path_ids]),
+            group_mean(style_ids),
+            np.full(n, p.max()),
+            np.full(n, weighted.sum() / weight.sum()),
+        )
+    )

@@ -5,6 +5,11 @@ The model is trained offline with scikit-learn (`jobs/train_cleaner.py`) and shi
 the weights of a small MLP. Loading it reads data only, never pickle, so a model file cannot run
 code, and inference needs numpy alone.
 
+A model may have a second, "stacked" pass: the first pass scores every block from its features;
+the second sees the same features plus the first pass's probabilities of the block's neighbours
+and structural siblings (`pipeline.features.stack_features`), so the decisions of a page's
+repeated items and of a run of paragraphs come out consistent.
+
 Trees are evaluated all at once: every (block, tree) pair walks one level per step, as a gather
 over the stacked node arrays, so a page costs ``depth`` vectorised steps rather than
 ``blocks × trees`` Python calls. Leaves point to themselves, so pairs that reach a leaf early just
@@ -23,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pipeline.cleaners import model_params, register
-from pipeline.features import FEATURE_NAMES, page_features
+from pipeline.features import FEATURE_NAMES, STACK_FEATURES, page_features, stack_features
 from pipeline.types import Block, LabeledBlock, Verdict
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
@@ -67,15 +72,15 @@ class TreeEnsemble:
 
 @dataclass(frozen=True)
 class Mlp:
-    """A ReLU multilayer perceptron over standardised features, logistic output."""
+    """A ReLU multilayer perceptron, logistic output. The training-time standardisation
+    ((x - mean) / scale) is folded into the first layer when the model is loaded, which saves
+    two passes over the feature matrix per page."""
 
-    mean: np.ndarray
-    scale: np.ndarray
     weights: tuple[np.ndarray, ...]
     biases: tuple[np.ndarray, ...]
 
     def raw(self, x: np.ndarray) -> np.ndarray:
-        h = (x - self.mean) / self.scale
+        h = x
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             h = h @ w + b
@@ -84,19 +89,36 @@ class Mlp:
         return h[:, 0]
 
 
+Scorer = TreeEnsemble | Mlp
+
+
+def _sigmoid(raw: np.ndarray) -> np.ndarray:
+    # Clipped so that a confident MLP logit cannot overflow exp (a warning, and 0.0 anyway).
+    return 1.0 / (1.0 + np.exp(-np.clip(raw, -500.0, 500.0)))
+
+
 @dataclass(frozen=True)
 class NeighboursModel:
-    scorer: TreeEnsemble | Mlp
+    scorer: Scorer
     threshold: float
     fallback_ratio: float
     metadata: dict[str, Any]
     smoothing: float = 0.0
+    stacked: Scorer | None = None  # second pass over features + `STACK_FEATURES`
 
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """Per-block content probability, smoothed with the neighbours' (see `smooth`)."""
+    def probabilities(self, x: np.ndarray, blocks: Sequence[Block] | None = None) -> np.ndarray:
+        """Per-block content probability, smoothed with the neighbours' (see `smooth`).
+
+        ``blocks`` (the blocks ``x`` was computed from) are needed by a stacked model, whose
+        second pass groups the first pass's probabilities by the blocks' paths and classes."""
         if x.shape[0] == 0:
             return np.zeros(0)
-        return smooth(1.0 / (1.0 + np.exp(-self.scorer.raw(x))), self.smoothing)
+        probs = _sigmoid(self.scorer.raw(x))
+        if self.stacked is not None:
+            if blocks is None or len(blocks) != x.shape[0]:
+                raise ValueError("a stacked model needs the page's blocks with its features")
+            probs = _sigmoid(self.stacked.raw(np.hstack((x, stack_features(blocks, probs)))))
+        return smooth(probs, self.smoothing)
 
     def decide(self, probs: np.ndarray) -> np.ndarray:
         """Keep blocks at or above the threshold. A page where none is falls back to its most
@@ -132,7 +154,7 @@ def _array(obj: dict[str, Any], key: str, dtype: Any) -> np.ndarray:
         raise ModelError(f"model field {key!r} is missing or not numeric: {exc}") from None
 
 
-def _trees(spec: dict[str, Any]) -> TreeEnsemble:
+def _trees(spec: dict[str, Any], width: int) -> TreeEnsemble:
     feature = _array(spec, "feature", np.int64)
     threshold = _array(spec, "threshold", np.float64)
     left = _array(spec, "left", np.int64)
@@ -144,7 +166,7 @@ def _trees(spec: dict[str, Any]) -> TreeEnsemble:
     ):
         raise ModelError("tree arrays must all have the same (trees, nodes) shape")
     trees, nodes = feature.shape
-    if feature.size and (feature.min() < 0 or feature.max() >= len(FEATURE_NAMES)):
+    if feature.size and (feature.min() < 0 or feature.max() >= width):
         raise ModelError("tree feature index out of range")
     if left.size and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= nodes):
         raise ModelError("tree child index out of range")
@@ -160,14 +182,31 @@ def _trees(spec: dict[str, Any]) -> TreeEnsemble:
     )
 
 
-def _mlp(spec: dict[str, Any]) -> Mlp:
-    weights = tuple(np.asarray(w, dtype=np.float64) for w in spec["weights"])
-    biases = tuple(np.asarray(b, dtype=np.float64) for b in spec["biases"])
+def _mlp(spec: dict[str, Any], width: int) -> Mlp:
+    try:
+        weights = [np.asarray(w, dtype=np.float64) for w in spec["weights"]]
+        biases = [np.asarray(b, dtype=np.float64) for b in spec["biases"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(f"MLP weights are missing or not numeric: {exc}") from None
     mean = _array(spec, "mean", np.float64)
     scale = _array(spec, "scale", np.float64)
-    if weights[0].shape[0] != len(FEATURE_NAMES) or mean.shape != (len(FEATURE_NAMES),):
+    if not weights or weights[0].ndim != 2 or weights[0].shape[0] != width:
         raise ModelError("MLP input size does not match the feature count")
-    return Mlp(mean, scale, weights, biases)
+    if mean.shape != (width,) or scale.shape != (width,) or not (scale != 0).all():
+        raise ModelError("MLP mean/scale must have one non-zero entry per feature")
+    # ((x - mean) / scale) @ W + b == x @ (W / scale[:, None]) + (b - (mean / scale) @ W)
+    biases[0] = biases[0] - (mean / scale) @ weights[0]
+    weights[0] = weights[0] / scale[:, None]
+    return Mlp(tuple(weights), tuple(biases))
+
+
+def _scorer(spec: Any, width: int) -> Scorer:
+    kind = spec.get("kind") if isinstance(spec, dict) else None
+    if kind == "trees":
+        return _trees(spec, width)
+    if kind == "mlp":
+        return _mlp(spec, width)
+    raise ModelError(f"unknown model kind {kind!r}")
 
 
 def model_from_json(data: dict[str, Any]) -> NeighboursModel:
@@ -178,16 +217,19 @@ def model_from_json(data: dict[str, Any]) -> NeighboursModel:
         raise ModelError(
             "model was trained on different features; retrain with jobs/train_cleaner.py"
         )
-    spec = data["model"]
-    kind = spec.get("kind")
-    if kind == "trees":
-        scorer: TreeEnsemble | Mlp = _trees(spec)
-    elif kind == "mlp":
-        scorer = _mlp(spec)
-    else:
-        raise ModelError(f"unknown model kind {kind!r}")
+    scorer = _scorer(data.get("model"), len(FEATURE_NAMES))
+    stacked = None
+    stack = data.get("stack")
+    if stack is not None:
+        if not isinstance(stack, dict) or list(stack.get("features", [])) != list(STACK_FEATURES):
+            raise ModelError(
+                "model's second pass was trained on other stack features; retrain with "
+                "jobs/train_cleaner.py"
+            )
+        stacked = _scorer(stack.get("model"), len(FEATURE_NAMES) + len(STACK_FEATURES))
     return NeighboursModel(
         scorer=scorer,
+        stacked=stacked,
         threshold=float(data["threshold"]),
         fallback_ratio=float(data.get("fallback_ratio", 0.0)),
         metadata=dict(data.get("metadata", {})),
@@ -228,7 +270,7 @@ class NeighboursCleaner:
         return model_params(self.threshold, self._model_path)
 
     def probabilities(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np.ndarray:
-        return self.model.probabilities(page_features(blocks, stoplist))
+        return self.model.probabilities(page_features(blocks, stoplist), blocks)
 
     def label(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> list[LabeledBlock]:
         probs = self.probabilities(blocks, stoplist)

@@ -12,11 +12,14 @@ from pipeline.features import (
     FEATURE_NAMES,
     N_FEATURES,
     OWN_FEATURES,
+    STACK_FEATURES,
     own_features,
     page_features,
+    stack_features,
 )
 from pipeline.justext import classify_context_free
 from pipeline.segment import segment
+from pipeline.types import Block
 
 PAGE = """<html><body>
 <div class="main-nav"><ul><li class="menu-item"><a href="/">Home</a></li>
@@ -105,3 +108,108 @@ def test_any_text_gives_finite_features(paragraphs):
     x = page_features(blocks, STOP)
     assert x.shape == (len(blocks), N_FEATURES)
     assert np.isfinite(x).all()
+
+
+def _block(i, text, tag, path, style, links=0, heading=False, runs=None):
+    n_words = len(text.split())
+    return Block(i, text, tag, path, style, heading, len(text), n_words, links, 2, 9, runs)
+
+
+LONG = "word " * 49 + "word"  # 249 characters: "good" for jusText without a stoplist
+
+
+@pytest.fixture(scope="module")
+def built():
+    """Nav link, title, a long and a short paragraph under one path, and a footer link that
+    repeats the nav's text: values below are worked out by hand from these counts."""
+    return [
+        _block(0, "Home", "li", "html.body.nav.ul.li", "li.menu", links=4),
+        _block(1, "Title", "h1", "html.body.article.h1", "h1", heading=True),
+        _block(2, LONG, "p", "html.body.article.p", "p"),
+        _block(3, "A short second paragraph.", "p", "html.body.article.p", "p"),
+        _block(4, "Home", "li", "html.body.footer.ul.li", "li.menu", links=4),
+    ]
+
+
+def test_group_shares_by_hand(built):
+    x = page_features(built, None)
+    plain = 0 + 5 + 249 + 25 + 0  # characters outside links
+    assert x[:, col("path_share")] == pytest.approx([0, 5 / plain, 274 / plain, 274 / plain, 0])
+    assert x[:, col("path_blocks")] == pytest.approx(np.log1p([1, 1, 2, 2, 1]))
+    assert x[:, col("parent_share")] == pytest.approx([0, 1, 1, 1, 0])
+    assert x[:, col("style_group_share")] == pytest.approx(
+        [0, 5 / plain, 274 / plain, 274 / plain, 0]
+    )
+    assert x[:, col("style_group_blocks")] == pytest.approx(np.log1p([2, 1, 2, 2, 2]))
+    assert x[:, col("path_link_density")] == pytest.approx([1, 0, 0, 0, 1])
+    assert x[:, col("parent_link_density")] == pytest.approx([1, 0, 0, 0, 1])
+    assert x[:, col("style_group_link_density")] == pytest.approx([1, 0, 0, 0, 1])
+    assert x[:, col("is_main_path")].tolist() == [0, 0, 1, 1, 0]
+    assert x[:, col("is_main_parent")].tolist() == [0, 1, 1, 1, 0]
+
+
+def test_page_relative_columns_by_hand(built):
+    x = page_features(built, None)
+    chars = np.array([4, 5, 249, 25, 4])
+    median = np.log1p(5)  # median of log1p over the five non-empty blocks
+    assert x[:, col("rel_log_chars")] == pytest.approx(np.log1p(chars) - median)
+    page_links = 8 / chars.sum()
+    assert x[:, col("rel_link_density")] == pytest.approx(np.array([1, 0, 0, 0, 1]) - page_links)
+    assert (x[:, col("rel_stopword_density")] == 0).all()  # no stoplist: every density is 0
+    assert x[:, col("text_repeats")] == pytest.approx(np.log1p([1, 0, 0, 0, 1]))
+    assert x[:, col("offset_from_longest")] == pytest.approx([-0.4, -0.2, 0, 0.2, 0.4])
+
+
+def test_good_span_and_h1_by_hand(built):
+    x = page_features(built, None)
+    # Only the 249-character paragraph is jusText-good (no stoplist, longer than 200).
+    assert x[:, col("cf_good")].tolist() == [0, 0, 1, 0, 0]
+    assert x[:, col("in_good_span")].tolist() == [0, 0, 1, 0, 0]
+    assert x[:, col("good_chars_before")].tolist() == [0, 0, 0, 1, 1]
+    assert x[:, col("after_h1")].tolist() == [0, 1, 1, 1, 1]
+    assert x[:, col("from_h1")] == pytest.approx([-0.2, 0, 0.2, 0.4, 0.6])
+    assert x[:, col("near_h1")] == pytest.approx([1 / 2, 1, 1 / 2, 1 / 3, 1 / 4])
+    no_h1 = [b._replace(tag="h2") if b.tag == "h1" else b for b in built]
+    assert (page_features(no_h1, None)[:, col("after_h1")] == 0.5).all()
+
+
+def test_page_level_columns_by_hand(built):
+    x = page_features(built, None)
+    total = 4 + 5 + 249 + 25 + 4
+    assert x[:, col("page_link_density")] == pytest.approx(np.full(5, 8 / total))
+    assert x[:, col("page_good_share")] == pytest.approx(np.full(5, 249 / total))
+    assert x[:, col("page_longest_share")] == pytest.approx(np.full(5, 249 / total))
+    assert x[:, col("log_page_blocks")] == pytest.approx(np.full(5, np.log1p(5)))
+
+
+def test_two_away_and_wide_window_by_hand(built):
+    x = page_features(built, None)
+    own = x[:, col("log_chars")]
+    assert x[2:, col("prev2_log_chars")] == pytest.approx(own[:-2])
+    assert x[:2, col("prev2_log_chars")].tolist() == [0, 0]
+    assert x[:-2, col("next2_log_chars")] == pytest.approx(own[2:])
+    # A 10-block window covers this whole page: every row holds the page mean.
+    assert x[:, col("win10_log_chars")] == pytest.approx(np.full(5, own.mean()))
+    # The 3-block window of the first block covers blocks 0..3.
+    assert x[0, col("win3_log_chars")] == pytest.approx(own[:4].mean())
+
+
+def test_stack_features_by_hand(built):
+    probs = np.array([0.1, 0.6, 0.9, 0.7, 0.2])
+    s = stack_features(built, probs)
+    c = {name: i for i, name in enumerate(STACK_FEATURES)}
+    assert s.shape == (5, len(STACK_FEATURES))
+    assert s[:, c["p1"]] == pytest.approx(probs)
+    assert s[:, c["prev_p1"]] == pytest.approx([0, 0.1, 0.6, 0.9, 0.7])
+    assert s[:, c["next2_p1"]] == pytest.approx([0.9, 0.7, 0.2, 0, 0])
+    assert s[0, c["win2_p1"]] == pytest.approx((0.1 + 0.6 + 0.9) / 3)
+    # Blocks 2 and 3 share a path: their character-weighted (+1) mean.
+    body = (0.9 * 250 + 0.7 * 26) / 276
+    assert s[:, c["path_p1"]] == pytest.approx([0.1, 0.6, body, body, 0.2])
+    # Blocks 1-3 share the parent html.body.article.
+    parent = (0.6 * 6 + 0.9 * 250 + 0.7 * 26) / 282
+    assert s[1:4, c["parent_p1"]] == pytest.approx([parent] * 3)
+    # The two "li.menu" blocks share a class string (5 characters each with the +1).
+    assert s[[0, 4], c["style_p1"]] == pytest.approx([0.15, 0.15])
+    assert s[:, c["page_max_p1"]] == pytest.approx(np.full(5, 0.9))
+    assert stack_features([], np.zeros(0)).shape == (0, len(STACK_FEATURES))

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.cleaners import make_cleaner
-from pipeline.features import FEATURE_NAMES, N_FEATURES, page_features
+from pipeline.features import FEATURE_NAMES, N_FEATURES, STACK_FEATURES, page_features
 from pipeline.learned import (
     DEFAULT_MODEL,
     FORMAT,
@@ -22,7 +24,7 @@ from pipeline.learned import (
     model_from_json,
 )
 from pipeline.segment import segment
-from pipeline.types import Verdict
+from pipeline.types import Block, Verdict
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "data" / "neighbours_expected.json"
@@ -88,6 +90,74 @@ def test_mlp_inference_by_hand():
     assert model.probabilities(x) == pytest.approx([0.5, 1 / (1 + np.exp(-2.0))])
 
 
+def test_mlp_standardisation_is_folded_exactly():
+    # Loading folds (x - mean) / scale into the first layer; the result must equal the
+    # unfolded computation.
+    rng = np.random.default_rng(1)
+    w1, b1 = rng.normal(size=(N_FEATURES, 3)), rng.normal(size=3)
+    w2, b2 = rng.normal(size=(3, 1)), rng.normal(size=1)
+    mean, scale = rng.normal(size=N_FEATURES), rng.uniform(0.5, 2.0, size=N_FEATURES)
+    doc = {
+        "format": FORMAT,
+        "features": list(FEATURE_NAMES),
+        "threshold": 0.5,
+        "model": {
+            "kind": "mlp",
+            "mean": mean.tolist(),
+            "scale": scale.tolist(),
+            "weights": [w1.tolist(), w2.tolist()],
+            "biases": [b1.tolist(), b2.tolist()],
+        },
+    }
+    x = rng.normal(size=(5, N_FEATURES))
+    hidden = np.maximum((x - mean) / scale @ w1 + b1, 0.0)
+    expected = 1 / (1 + np.exp(-(hidden @ w2 + b2)[:, 0]))
+    assert model_from_json(doc).probabilities(x) == pytest.approx(expected, rel=1e-9)
+
+
+def _block(i: int, text: str, path: str, links: int = 0) -> Block:
+    return Block(i, text, path.rsplit(".", 1)[1], path, "p", False, len(text), 1, links, 1, 7)
+
+
+def stacked_stump() -> dict:
+    """Pass 1 is `stump` (long blocks are content); pass 2 keeps a block when the
+    character-weighted first-pass probability of its path group is above 0.5."""
+    doc = stump()
+    doc["stack"] = {
+        "features": list(STACK_FEATURES),
+        "model": {
+            "kind": "trees",
+            "baseline": 0.0,
+            "depth": 1,
+            "feature": [[N_FEATURES + STACK_FEATURES.index("path_p1"), 0, 0]],
+            "threshold": [[0.5, 0.0, 0.0]],
+            "left": [[1, 1, 2]],
+            "right": [[2, 1, 2]],
+            "value": [[0.0, -2.0, 2.0]],
+        },
+    }
+    return doc
+
+
+def test_stacked_model_by_hand():
+    long = "x" * 100  # log_chars 4.6 > 3: content for pass 1
+    blocks = [
+        _block(0, "Menu", "html.body.nav.a", links=4),
+        _block(1, long, "html.body.article.p"),
+        _block(2, "Short.", "html.body.article.p"),  # pass 1: boilerplate (log_chars 1.9)
+        _block(3, "Foot", "html.body.footer.p"),
+    ]
+    x = page_features(blocks, None)
+    first = model_from_json(stump())
+    assert first.decide(first.probabilities(x)).tolist() == [False, True, False, False]
+    # Pass 2: the short line shares its path with the long paragraph, whose first-pass
+    # probability (0.88, weight 101 of 108 characters) carries the group above 0.5.
+    stacked = model_from_json(stacked_stump())
+    assert stacked.decide(stacked.probabilities(x, blocks)).tolist() == [False, True, True, False]
+    with pytest.raises(ValueError, match="needs the page's blocks"):
+        stacked.probabilities(x)
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -99,6 +169,17 @@ def test_mlp_inference_by_hand():
 def test_bad_model_documents_are_refused(change, message):
     doc = stump() | change
     with pytest.raises(ModelError, match=message):
+        model_from_json(doc)
+
+
+def test_stack_with_other_features_is_refused():
+    doc = stacked_stump()
+    doc["stack"]["features"] = ["p1"]
+    with pytest.raises(ModelError, match="stack features"):
+        model_from_json(doc)
+    doc = stacked_stump()
+    doc["stack"]["model"]["feature"] = [[N_FEATURES + len(STACK_FEATURES), 0, 0]]
+    with pytest.raises(ModelError, match="feature index out of range"):
         model_from_json(doc)
 
 
@@ -207,6 +288,36 @@ def test_exported_trees_match_sklearn():
     assert model.probabilities(x) == pytest.approx(clf.predict_proba(x)[:, 1], abs=1e-9)
 
 
+def test_exported_mlp_matches_sklearn():
+    neural = pytest.importorskip("sklearn.neural_network")
+    preprocessing = pytest.importorskip("sklearn.preprocessing")
+    rng = np.random.default_rng(0)
+    x = rng.normal(loc=3.0, scale=2.0, size=(300, N_FEATURES))
+    y = (x[:, 0] - x[:, 5] > 0).astype(int)
+    scaler = preprocessing.StandardScaler().fit(x)
+    mlp = neural.MLPClassifier((8,), max_iter=400, random_state=0)
+    mlp.fit(scaler.transform(x), y)
+    train = _train_module()
+    doc = train.model_document(train.export_mlp(scaler, mlp), 0.5, 0.0, {})
+    model = model_from_json(json.loads(json.dumps(doc)))
+    expected = mlp.predict_proba(scaler.transform(x))[:, 1]
+    assert model.probabilities(x) == pytest.approx(expected, abs=1e-9)
+
+
 def test_features_of_empty_page_give_no_labels():
     assert NeighboursCleaner().label([], None) == []
     assert page_features([], None).shape == (0, N_FEATURES)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["p", "li", "h1", "a", "td"]), st.text(max_size=30))))
+def test_shipped_model_labels_any_page(parts):
+    # The shipped (stacked) model on arbitrary small pages: one label per block, probabilities
+    # in [0, 1], never an exception.
+    html = "<body>" + "".join(
+        f"<{tag} class='c{i % 3}'>{text}</{tag}>" for i, (tag, text) in enumerate(parts)
+    )
+    blocks = segment(html, record_runs=True)
+    labels = NeighboursCleaner().label(blocks, None)
+    assert len(labels) == len(blocks)
+    assert all(0.0 <= lb.score <= 1.0 for lb in labels)
