@@ -29,7 +29,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline.cleaners import DEFAULT_CLEANER
+from pipeline.cleaners import DEFAULT_CLEANER, make_cleaner
 from pipeline.config import Limits
 from pipeline.inputs import input_stem, list_inputs
 from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_pairs
@@ -303,6 +303,12 @@ def main(
         paths = list_inputs(list(inputs), base_url=base_url, storage_options=cfg.storage_dict)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
+    try:
+        # Built here once so that an unknown cleaner or parameter stops the job with a usage
+        # error, instead of failing every task on the workers.
+        make_cleaner(cfg.cleaner, **cfg.params_dict)
+    except (ValueError, TypeError) as exc:
+        raise click.UsageError(f"--cleaner {cleaner} with --param {params or '()'}: {exc}") from exc
     if not paths:
         raise click.UsageError(f"no WARC files found in {' '.join(inputs)}")
     out = Console()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pipeline.cleaners import DEFAULT_CLEANER
 from pipeline.cli import main
 
 PARAGRAPHS = "".join(
@@ -77,8 +78,17 @@ def test_gzipped_page_and_params(tmp_path: Path) -> None:
     assert json.loads(out)["params"] == {"tag_weight": 0.5, "min_fraction": 0.5}
 
 
-def test_justext_detects_language(page: Path) -> None:
+def test_default_cleaner_detects_language(page: Path) -> None:
     code, out = invoke(str(page), "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert data["cleaner"] == DEFAULT_CLEANER == "neighbours"
+    assert data["language"]["code"] == "en"
+    assert {b["verdict"] for b in data["blocks"]} == {"good", "bad"}
+
+
+def test_justext_detects_language(page: Path) -> None:
+    code, out = invoke(str(page), "--cleaner", "justext", "--json")
     assert code == 0, out
     data = json.loads(out)
     assert data["cleaner"] == "justext"

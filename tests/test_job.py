@@ -119,6 +119,8 @@ def test_python_script_runs_and_writes_a_run_report(tmp_path: Path) -> None:
             "--scheduler",
             "inproc",
             "--no-progress",
+            "--cleaner",
+            "justext",
             "--param",
             "length_low=70",
         ]
@@ -174,6 +176,25 @@ def test_bad_param_is_a_usage_error(tmp_path: Path) -> None:
         ]
     )
     assert proc.returncode == 2 and "KEY=VALUE" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--param", "length_low=70"], "length_low"),  # a jusText parameter, default cleaner
+        (["--cleaner", "justext", "--param", "nope=1"], "nope"),
+        (["--cleaner", "no-such-cleaner"], "no-such-cleaner"),
+    ],
+)
+def test_unknown_cleaner_or_parameter_stops_the_job_before_it_starts(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    proc = _cli([sys.executable, str(JOB_SCRIPT), *inputs, "--output", str(out), *args])
+    assert proc.returncode == 2, proc.stderr
+    assert "Usage" in proc.stderr and message in proc.stderr
+    assert not out.exists()  # nothing was submitted or written
 
 
 def test_dask_cli_lists_submit() -> None:

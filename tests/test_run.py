@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline.run as run
+from pipeline.cleaners import DEFAULT_CLEANER
 from pipeline.config import Limits
 from pipeline.inputs import input_stem
 from pipeline.jobconfig import JobConfig
@@ -96,7 +97,7 @@ def test_rows_point_back_at_their_records(tmp_path: Path) -> None:
         assert row["warc_path"] == str(warc)
         assert row["language"] in {"en", "de"}
         assert row["n_good"] >= 1 and row["text"]
-        assert row["cleaner"] == "justext"
+        assert row["cleaner"] == DEFAULT_CLEANER
         assert json.loads(row["cleaner_params"]) == {}
         good = [b["text"] for b in row["blocks"] if b["label"] == "good"]
         assert row["text"] == "\n\n".join(good)
