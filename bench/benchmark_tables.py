@@ -202,44 +202,58 @@ def inflation(full: dict[str, dict[str, list[PageScore]]]) -> str:
     return _table(header, rows)
 
 
+def _part_sections(
+    reports: dict[str, dict[str, list[PageScore]]],
+    intro: tuple[str, str],
+    part: str,
+    *,
+    inflated: bool,
+) -> list[str]:
+    """The four tables of one part (held-out or full): wcxb overall and per page type,
+    multilingual overall and per language."""
+    wcxb, ml = reports["wcxb"], reports["ml"]
+    n_wcxb = len(next(iter(wcxb.values())))
+    ml_pages = next(iter(ml.values()))
+    n_langs = len({p.language for p in ml_pages})
+    name = f" {part}" if part else ""
+    return [
+        *intro,
+        f"### wcxb-dev{name} ({n_wcxb} pages): overall",
+        wcxb_overall(wcxb, inflated=inflated),
+        f"### wcxb-dev{name}: word F1 per page type (pages emptied in brackets)",
+        wcxb_by_type(wcxb, inflated=inflated),
+        f"### multilingual-dev{name} ({len(ml_pages)} pages, {n_langs} languages): overall",
+        ml_overall(ml, inflated=inflated),
+        f"### multilingual-dev{name} per language: full-text F1 / `with` found "
+        "(page counts in the header)",
+        ml_by_language(ml, inflated=inflated),
+    ]
+
+
 def build(folder: Path, cleaners: Sequence[str]) -> str:
     full = {d: {c: load_rows(folder / f"{d}_{c}.json") for c in cleaners} for d in ("wcxb", "ml")}
     test = {
         d: {c: load_rows(folder / f"test_{d}_{c}.json") for c in cleaners} for d in ("wcxb", "ml")
     }
     truth = aggregate(load_rows(folder / "ml_justext-truth.json"))
-    n_test = {d: len(next(iter(test[d].values()))) for d in test}
-    n_langs = len({p.language for p in next(iter(test["ml"].values()))})
-    sections = [
-        START,
+    test_intro = (
         "## Held-out test pages (the fair comparison)",
         "Only the pages in the test part of the learned models' split: no learned model was "
         "trained or tuned on them.",
-        f"### wcxb-dev test pages ({n_test['wcxb']}): overall",
-        wcxb_overall(test["wcxb"], inflated=False),
-        "### wcxb-dev test pages: word F1 per page type (pages emptied in brackets)",
-        wcxb_by_type(test["wcxb"], inflated=False),
-        f"### multilingual-dev test pages ({n_test['ml']} pages, {n_langs} languages): overall",
-        ml_overall(test["ml"], inflated=False),
-        "### multilingual-dev test pages per language: full-text F1 / `with` found "
-        "(page counts in the header)",
-        ml_by_language(test["ml"], inflated=False),
+    )
+    full_intro = (
+        "## Full dev sets",
+        "Learned cleaners (†) are inflated here: about 60% of these pages are their training data "
+        "and 20% their model-selection data.",
+    )
+    sections = [
+        START,
+        *_part_sections(test, test_intro, "test pages", inflated=False),
         "### How much training inflates the learned cleaners",
         "Word / full-text F1 of the full-dev runs split by the part each page belongs to (the "
         "test columns equal the held-out runs above).",
         inflation(full),
-        "## Full dev sets",
-        "Learned cleaners (†) are inflated here: about 60% of these pages are their training data "
-        "and 20% their model-selection data.",
-        f"### wcxb-dev ({len(next(iter(full['wcxb'].values())))} English pages): overall",
-        wcxb_overall(full["wcxb"], inflated=True),
-        "### wcxb-dev: word F1 per page type (pages emptied in brackets)",
-        wcxb_by_type(full["wcxb"], inflated=True),
-        f"### multilingual-dev ({len(next(iter(full['ml'].values())))} pages): overall",
-        ml_overall(full["ml"], inflated=True),
-        "### multilingual-dev per language: full-text F1 / `with` found (page counts in the "
-        "header)",
-        ml_by_language(full["ml"], inflated=True),
+        *_part_sections(full, full_intro, "", inflated=True),
         "jusText with the ground-truth language instead of detection (`--language-from-truth`) "
         f"on multilingual-dev: full-text F1 **{_f(truth['f1'])}** (vs "
         f"{_f(aggregate(full['ml']['justext'])['f1'])} detected), `with` "

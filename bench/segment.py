@@ -13,33 +13,22 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gzip
-import importlib.util
 import json
 import os
 import statistics
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 
 import pipeline.segment as installed  # noqa: E402
-from pipeline.compiled import compiled_modules  # noqa: E402
+from pipeline.compiled import compiled_modules, load_source  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
 DEFAULT_OUT = REPO / "bench" / "results" / "segment.json"
-
-
-def load_source_module() -> ModuleType:
-    source = Path(installed.__file__).with_name("segment.py")
-    spec = importlib.util.spec_from_file_location("_source_segment", source)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     compiled = compiled_modules()["pipeline.segment"]
     if not compiled:
         raise SystemExit("error: pipeline.segment is not compiled here; nothing to compare")
-    source = load_source_module()
+    source = load_source("pipeline.segment")
     paths = sorted((args.data / "html").glob("*.html.gz"))[: args.limit]
     if not paths:
         raise SystemExit(f"error: no *.html.gz pages under {args.data / 'html'}")

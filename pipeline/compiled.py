@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import json
 from pathlib import Path
+from types import ModuleType
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BUILD_INFO = PACKAGE_DIR / "_build_info.json"
@@ -55,6 +56,18 @@ def check_fresh(module: str, file: str | None) -> None:
             f"{source} has changed since {extension.name} was compiled from it; rebuild with "
             f"`pip install -e .` in the checkout (or delete {extension} to run the source)"
         )
+
+
+def load_source(module: str) -> ModuleType:
+    """A fresh, uncompiled copy of ``module`` (e.g. ``"pipeline.segment"``) loaded from its
+    ``.py`` under a private name, to run side by side with the compiled one (tests, bench)."""
+    source = PACKAGE_DIR / (module.rpartition(".")[2] + ".py")
+    spec = importlib.util.spec_from_file_location(f"_source_{module.replace('.', '_')}", source)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {source}")
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
 
 
 def compiled_modules() -> dict[str, bool]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import importlib.util
 import os
 import random
 from pathlib import Path
@@ -26,23 +25,13 @@ from pipeline import compiled
 from pipeline.compiled import StaleBuildError, check_fresh, compiled_modules
 
 
-def _source_module(name: str) -> ModuleType:
-    """Load ``pipeline.<name>``'s .py file as a separate, uncompiled module."""
-    path = Path(compiled.PACKAGE_DIR) / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_pure_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def pure_segment() -> ModuleType:
     if not compiled_modules()["pipeline.segment"]:
         if os.environ.get("WARCCLEAN_REQUIRE_COMPILED") == "1":
             pytest.fail("pipeline.segment is not compiled but WARCCLEAN_REQUIRE_COMPILED=1")
         pytest.skip("pipeline.segment is not compiled here (no C compiler at install time)")
-    module = _source_module("segment")
+    module = compiled.load_source("pipeline.segment")
     assert not compiled.is_compiled_file(module.__file__)
     return module
 
