@@ -94,11 +94,16 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def _f1_cell(cleaner: str, f1: float | None, inflated: bool) -> str:
+    # Bold marks the F1 to compare: not a learned cleaner's on its own training pages.
+    return _f(f1) if inflated and cleaner in LEARNED else f"**{_f(f1)}**"
+
+
 def wcxb_overall(reports: dict[str, list[PageScore]], inflated: bool) -> str:
     rows = []
     for c, pages in reports.items():
         a = aggregate(pages)
-        f1 = _f(a["f1"]) if inflated and c in LEARNED else f"**{_f(a['f1'])}**"
+        f1 = _f1_cell(c, a["f1"], inflated)
         rows.append(
             [_label(c, inflated), f1, _f(a["precision"]), _f(a["recall"]),
              _f(a["with_share"], ".2f"), _f(a["without_share"], ".2f"), str(a["empty"]),
@@ -137,7 +142,7 @@ def ml_overall(reports: dict[str, list[PageScore]], inflated: bool) -> str:
     rows = []
     for c, pages in reports.items():
         a = aggregate(pages)
-        f1 = _f(a["f1"]) if inflated and c in LEARNED else f"**{_f(a['f1'])}**"
+        f1 = _f1_cell(c, a["f1"], inflated)
         rows.append(
             [_label(c, inflated), f1, _f(a["precision"]), _f(a["recall"]),
              _f(_mean_f1(pages, lambda p: p.metric == "word")),
