@@ -75,7 +75,11 @@ def run_evals(out: Path, cleaners: Sequence[str]) -> None:
 
 
 def load_rows(path: Path) -> list[PageScore]:
-    return [PageScore(**row) for row in json.loads(path.read_text("utf-8"))["pages"]]
+    try:
+        report = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise SystemExit(f"error: {path} is missing: run with --run to make the reports") from None
+    return [PageScore(**row) for row in report["pages"]]
 
 
 def _f(value: float | None, spec: str = ".3f") -> str:
