@@ -32,7 +32,7 @@ from rich.table import Table
 from pipeline.cleaners import DEFAULT_CLEANER, make_cleaner
 from pipeline.config import Limits
 from pipeline.inputs import input_stem, list_inputs
-from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_pairs
+from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_memory, parse_pairs
 from pipeline.run import process_warc
 from pipeline.stats import Stats, WarcReport
 
@@ -251,6 +251,14 @@ def make_client(
     show_default=True,
     help="Pages nested deeper are cleaned in a child process killed at --max-seconds.",
 )
+@click.option(
+    "--isolate-memory",
+    "isolate_memory",
+    default=str(Limits().isolate_memory_bytes),
+    show_default=True,
+    metavar="BYTES",
+    help="Address space of that child (e.g. 4GB; 'none': no cap); more is 'too_complex'.",
+)
 @click.option("--batch-rows", type=int, default=DEFAULT_BATCH_ROWS, show_default=True)
 @click.option(
     "--storage-option",
@@ -277,6 +285,7 @@ def main(
     max_blocks: int,
     max_seconds: float,
     isolate_depth: int,
+    isolate_memory: str,
     batch_rows: int,
     storage: tuple[str, ...],
     report_path: str | None,
@@ -296,6 +305,7 @@ def main(
                 max_blocks=max_blocks,
                 max_seconds=max_seconds,
                 isolate_depth=isolate_depth,
+                isolate_memory_bytes=parse_memory(isolate_memory, "--isolate-memory"),
             ),
             batch_rows=batch_rows,
             storage_options=freeze(parse_pairs(storage, "--storage-option")),

@@ -21,6 +21,10 @@ class Limits:
     - ``max_seconds``: rejected (``timeout``). Checked between stages and inside the walk; pages
       nested deeper than ``isolate_depth`` are parsed in a child process killed at the deadline,
       because the parser is quadratic in depth and cannot be interrupted in-process.
+    - ``isolate_memory_bytes``: the address space such a child may use (``RLIMIT_AS``, POSIX
+      only); a page that needs more is rejected (``too_complex``) instead of letting one
+      pathological page take the worker's memory. Pages cleaned in-process are bounded by the
+      node and block caps, and by the worker's own memory limit.
     """
 
     max_body_bytes: int | None = 10_000_000
@@ -28,9 +32,16 @@ class Limits:
     max_blocks: int | None = 50_000
     max_seconds: float | None = 20.0
     isolate_depth: int | None = 2_000
+    isolate_memory_bytes: int | None = 4_000_000_000
 
     def __post_init__(self) -> None:
-        for name in ("max_body_bytes", "max_nodes", "max_blocks", "isolate_depth"):
+        for name in (
+            "max_body_bytes",
+            "max_nodes",
+            "max_blocks",
+            "isolate_depth",
+            "isolate_memory_bytes",
+        ):
             value = getattr(self, name)
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int) or value < 0

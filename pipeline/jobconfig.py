@@ -75,3 +75,18 @@ def parse_pairs(pairs: Iterable[str], option: str = "--param") -> dict[str, Any]
             raise ValueError(f"{option} expects KEY=VALUE, got {pair!r}")
         out[key.strip()] = parse_value(value)
     return out
+
+
+def parse_memory(value: str, option: str = "--isolate-memory") -> int | None:
+    """``"4GB"``, ``"512MiB"`` or plain bytes -> bytes; ``"none"`` -> None (no cap)."""
+    from dask.utils import parse_bytes
+
+    if value.strip().lower() == "none":
+        return None
+    try:
+        size = parse_bytes(value)
+    except ValueError:
+        size = None
+    if size is None or size <= 0:
+        raise ValueError(f"{option} expects a size such as 4GB or 'none', got {value!r}")
+    return int(size)

@@ -10,10 +10,10 @@ the second sees the same features plus the first pass's probabilities of the blo
 and structural siblings (`pipeline.features.stack_features`), so the decisions of a page's
 repeated items and of a run of paragraphs come out consistent.
 
-Trees are evaluated all at once: every (block, tree) pair walks one level per step, as a gather
-over the stacked node arrays, so a page costs ``depth`` vectorised steps rather than
-``blocks × trees`` Python calls. Leaves point to themselves, so pairs that reach a leaf early just
-stay there.
+Trees are walked by `pipeline.treewalk` when it is compiled (each (block, tree) pair down to its
+leaf in C). Otherwise all pairs walk together, one level per step, as a gather over the stacked
+node arrays, so a page costs ``depth`` vectorised numpy steps rather than ``blocks × trees``
+Python calls; leaves point to themselves, so pairs that reach a leaf early just stay there.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from pipeline import treewalk
 from pipeline.cleaners import model_params, register
+from pipeline.compiled import is_compiled_file
 from pipeline.features import FEATURE_NAMES, STACK_FEATURES, page_features, stack_features
 from pipeline.types import Block, LabeledBlock, Verdict
 
@@ -51,8 +53,26 @@ class TreeEnsemble:
     value: np.ndarray  # (trees * nodes,) leaf values (0 elsewhere)
     baseline: float
     depth: int
+    # The compiled walker is the fast path; tests turn it off to compare the two.
+    compiled: bool = is_compiled_file(treewalk.__file__)
 
     def raw(self, x: np.ndarray) -> np.ndarray:
+        if self.compiled:
+            trees, nodes = self.feature.shape
+            return treewalk.ensemble_raw(
+                np.ascontiguousarray(x, dtype=np.float64),
+                self.feature.ravel(),
+                self.threshold.ravel(),
+                self.left.ravel(),
+                self.right.ravel(),
+                self.value,
+                np.arange(trees, dtype=np.intp) * nodes,
+                self.baseline,
+                self.depth,
+            )
+        return self.raw_numpy(x)
+
+    def raw_numpy(self, x: np.ndarray) -> np.ndarray:
         n, width = x.shape
         trees, nodes = self.feature.shape
         feature = self.feature.ravel()
@@ -155,10 +175,10 @@ def _array(obj: dict[str, Any], key: str, dtype: Any) -> np.ndarray:
 
 
 def _trees(spec: dict[str, Any], width: int) -> TreeEnsemble:
-    feature = _array(spec, "feature", np.int64)
+    feature = _array(spec, "feature", np.intp)
     threshold = _array(spec, "threshold", np.float64)
-    left = _array(spec, "left", np.int64)
-    right = _array(spec, "right", np.int64)
+    left = _array(spec, "left", np.intp)
+    right = _array(spec, "right", np.intp)
     value = _array(spec, "value", np.float64)
     if not (
         feature.ndim == 2
@@ -170,13 +190,22 @@ def _trees(spec: dict[str, Any], width: int) -> TreeEnsemble:
         raise ModelError("tree feature index out of range")
     if left.size and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= nodes):
         raise ModelError("tree child index out of range")
-    offsets = (np.arange(trees) * nodes)[:, None]
+    own = np.arange(nodes)
+    split = left != own
+    # Children after their parent (as scikit-learn numbers them) is what makes every walk end.
+    if (left[split] <= np.broadcast_to(own, left.shape)[split]).any() or (
+        right[split] <= np.broadcast_to(own, right.shape)[split]
+    ).any():
+        raise ModelError("tree children must come after their parent node")
+    if ((right == own) != (left == own)).any():
+        raise ModelError("a tree leaf must point to itself on both sides")
+    offsets = (np.arange(trees, dtype=np.intp) * nodes)[:, None]
     return TreeEnsemble(
-        feature=feature,
-        threshold=threshold,
-        left=left + offsets,
-        right=right + offsets,
-        value=value.ravel(),
+        feature=np.ascontiguousarray(feature),
+        threshold=np.ascontiguousarray(threshold),
+        left=np.ascontiguousarray(left + offsets),
+        right=np.ascontiguousarray(right + offsets),
+        value=np.ascontiguousarray(value.ravel()),
         baseline=float(spec.get("baseline", 0.0)),
         depth=int(spec["depth"]),
     )

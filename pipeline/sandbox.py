@@ -10,6 +10,10 @@ Protocol (data only, no pickle): the parent writes one JSON header line (cleaner
 language, limits, encoding) followed by the decoded HTML as UTF-8 (lone surrogates kept with
 ``surrogatepass``); the child writes one JSON object: ``{"ok": true, "result": {...}}`` or
 ``{"ok": false, "error": "<type>", "message": "..."}``.
+
+The child caps its own address space (``Limits.isolate_memory_bytes``) once its imports are
+done: setting it from the parent would need ``preexec_fn``, which is unsafe in the threads Dask
+runs tasks in.
 """
 
 from __future__ import annotations
@@ -98,6 +102,8 @@ def _parse_reply(out: bytes, err: bytes, returncode: int) -> CleanResult:
     kind, message = reply.get("error", "?"), reply.get("message", "")
     if kind == "PageTooComplex":
         raise PageTooComplex(message)
+    if kind == "MemoryError":
+        raise PageTooComplex(f"page needs more memory than the sandbox allows: {message}")
     raise SandboxError(f"{kind}: {message}")
 
 
@@ -156,23 +162,47 @@ def result_from_json(data: dict[str, Any]) -> CleanResult:
     )
 
 
+def _cap_memory(limit: int | None) -> None:
+    """Cap this process's address space at ``limit`` bytes (no-op where POSIX limits are absent)."""
+    if limit is None:
+        return
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
 def _child_main() -> int:
-    from pipeline.clean import clean_decoded
+    from pipeline.clean import clean_decoded, get_cleaner
 
     stdin = sys.stdin.buffer
     header = json.loads(stdin.readline())
-    html = stdin.read().decode("utf-8", "surrogatepass")
+    limits = Limits(**header["limits"])
     try:
+        # Load the cleaner (and its model) before capping: the cap is for the page's work.
+        get_cleaner(header["cleaner"], header["params"])
+        _cap_memory(limits.isolate_memory_bytes)
+        html = stdin.read().decode("utf-8", "surrogatepass")
         result = clean_decoded(
             Decoded(html, header["encoding"], header["encoding_source"]),
             cleaner=header["cleaner"],
             language=header["language"],
-            limits=Limits(**header["limits"]),
+            limits=limits,
             params=header["params"],
         )
         reply: dict[str, Any] = {"ok": True, "result": result_to_json(result)}
     except Exception as exc:  # reported to the parent, which decides what it means
-        reply = {"ok": False, "error": type(exc).__name__, "message": str(exc)[:2000]}
+        html = result = None  # free the page, so that the reply can be built
+        kind, message = type(exc).__name__, str(exc)[:2000]
+        cap = limits.isolate_memory_bytes
+        # lexbor reports a failed allocation only as a failed parse.
+        if cap is not None and kind in ("MemoryError", "SelectolaxError"):
+            kind, message = "MemoryError", f"over the {cap}-byte cap ({kind}: {message})"
+        reply = {"ok": False, "error": kind, "message": message}
     sys.stdout.buffer.write(json.dumps(reply).encode())
     return 0
 

@@ -54,8 +54,10 @@ def test_wheel_is_compiled_where_a_compiler_is(tmp_path: Path) -> None:
     record_before = IN_PLACE_RECORD.read_bytes() if IN_PLACE_RECORD.exists() else None
     wheel = _build_wheel(tmp_path)
     names = wheel.namelist()
-    assert [n for n in names if n.startswith("pipeline/segment.") and n.endswith(".so")]
-    assert "pipeline/segment.py" in names  # the source ships too: the freshness check reads it
+    for module in ("segment", "treewalk"):
+        assert [n for n in names if n.startswith(f"pipeline/{module}.") and n.endswith(".so")]
+        # The source ships too: the freshness check reads it.
+        assert f"pipeline/{module}.py" in names
     assert "pipeline/_build_info.json" in names
     assert any(n.startswith("pipeline/_stoplists/") for n in names)
     # A platform wheel, not "py3-none-any": it holds a CPython extension.

@@ -184,6 +184,7 @@ def test_bad_param_is_a_usage_error(tmp_path: Path) -> None:
         (["--param", "length_low=70"], "length_low"),  # a jusText parameter, default cleaner
         (["--cleaner", "justext", "--param", "nope=1"], "nope"),
         (["--cleaner", "no-such-cleaner"], "no-such-cleaner"),
+        (["--isolate-memory", "lots"], "--isolate-memory expects a size"),
     ],
 )
 def test_unknown_cleaner_or_parameter_stops_the_job_before_it_starts(
@@ -233,3 +234,13 @@ def test_real_warcs_every_record_accounted_for(
         stats = by_path[path]
         assert stats.records == read, path
         assert stats.balanced, path
+
+
+def test_isolate_memory_takes_sizes_or_none() -> None:
+    from pipeline.jobconfig import parse_memory
+
+    assert parse_memory("4GB") == 4_000_000_000
+    assert parse_memory("512MiB") == 512 * 2**20
+    assert parse_memory("None") is None
+    with pytest.raises(ValueError, match="expects a size"):
+        parse_memory("0")

@@ -1,0 +1,181 @@
+"""What one page costs with the default cleaner, end to end and stage by stage.
+
+Usage: python bench/default_cleaner.py [--data DIR] [--pages IDS] [--limit N] [--out FILE]
+
+End to end, three contenders clean every page in one run, interleaved page by page (the order
+rotates), so machine noise hits all of them alike: the default cleaner with language detection
+(what a job runs), the default cleaner told the language (the cleaner's own cost, as extraction
+tools are usually quoted), and jusText with detection (the classic baseline). Then the default
+cleaner's path is re-run one stage at a time on the same pages: decoding, parsing, segmentation,
+language detection, block features, the model's first pass, the stacked features and second
+pass. Times are CPU time of this process (`time.process_time_ns`) per page, from raw bytes;
+gunzipping happens before timing. wcxb pages are English, so "language given" passes ``en``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gzip
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
+    del sys.path[0]  # bench/pipeline.py would shadow the package
+
+import numpy as np  # noqa: E402
+
+from pipeline import langid, stoplists  # noqa: E402
+from pipeline.clean import clean_html  # noqa: E402
+from pipeline.cleaners import DEFAULT_CLEANER, make_cleaner  # noqa: E402
+from pipeline.compiled import compiled_modules  # noqa: E402
+from pipeline.decode import decode_html  # noqa: E402
+from pipeline.features import page_features, stack_features  # noqa: E402
+from pipeline.learned import NeighboursCleaner  # noqa: E402
+from pipeline.segment import parse, segment  # noqa: E402
+
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
+DEFAULT_OUT = REPO / "bench" / "results" / "default_cleaner.json"
+TARGET_MEDIAN_MS = 5.0  # issue 5's target for the default cleaner, per page
+STAGES = ("decode", "parse", "segment", "langid", "features", "pass 1", "stack", "pass 2")
+
+
+def load_pages(data: Path, ids_file: Path | None, limit: int | None) -> list[tuple[str, bytes]]:
+    html_dir = data / "html"
+    if not html_dir.is_dir():
+        raise SystemExit(f"error: {html_dir} not found (give --data the wcxb-dev folder)")
+    if ids_file is not None:
+        ids = [line.strip() for line in ids_file.read_text().splitlines() if line.strip()]
+        paths = [html_dir / f"{page_id}.html.gz" for page_id in ids]
+    else:
+        paths = sorted(html_dir.glob("*.html.gz"))
+    pages = [(p.name.removesuffix(".html.gz"), gzip.decompress(p.read_bytes())) for p in paths]
+    return pages[:limit]
+
+
+def end_to_end(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
+    contenders: dict[str, Callable[[bytes], object]] = {
+        f"{DEFAULT_CLEANER} (detect language)": lambda html: clean_html(html),
+        f"{DEFAULT_CLEANER} (language given)": lambda html: clean_html(html, language="en"),
+        "justext (detect language)": lambda html: clean_html(html, cleaner="justext"),
+    }
+    names = list(contenders)
+    for name in names:  # warm-up: model, stoplists and langdetect's profiles load on first use
+        contenders[name](pages[0][1])
+    times: dict[str, list[int]] = {name: [] for name in names}
+    clock = time.process_time_ns
+    for i, (_, html) in enumerate(pages):
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            start = clock()
+            contenders[name](html)
+            times[name].append(clock() - start)
+    return times
+
+
+def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
+    cleaner = make_cleaner(DEFAULT_CLEANER)
+    if not isinstance(cleaner, NeighboursCleaner) or cleaner.model.stacked is None:
+        raise SystemExit("error: the stage breakdown is written for a stacked neighbours model")
+    model = cleaner.model
+    times: dict[str, list[int]] = {stage: [] for stage in STAGES}
+    clock = time.process_time_ns
+    for _, html in pages:
+        t0 = clock()
+        decoded = decode_html(html, None)
+        t1 = clock()
+        tree = parse(html if decoded.encoding == "utf-8" else decoded.html)
+        t2 = clock()
+        blocks = segment(tree, record_runs=True)
+        t3 = clock()
+        stoplist = stoplists.stoplist(langid.detect_blocks(blocks).code)
+        t4 = clock()
+        x = page_features(blocks, stoplist)
+        t5 = clock()
+        first = model.scorer.raw(x) if blocks else np.zeros(0)
+        t6 = clock()
+        extra = stack_features(blocks, 1.0 / (1.0 + np.exp(-first))) if blocks else None
+        t7 = clock()
+        if extra is not None:
+            model.stacked.raw(np.hstack((x, extra)))
+        t8 = clock()
+        marks = (t0, t1, t2, t3, t4, t5, t6, t7, t8)
+        for stage, start, end in zip(STAGES, marks, marks[1:], strict=False):
+            times[stage].append(end - start)
+    return times
+
+
+def _row(ns: list[int]) -> dict[str, float]:
+    ms = sorted(v / 1e6 for v in ns)
+    return {
+        "median_ms": statistics.median(ms),
+        "mean_ms": statistics.fmean(ms),
+        "p90_ms": ms[min(len(ms) - 1, int(0.9 * len(ms)))],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="wcxb-dev folder")
+    parser.add_argument("--pages", type=Path, default=None, help="file of page ids, one a line")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N pages")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON path")
+    args = parser.parse_args(argv)
+    pages = load_pages(args.data, args.pages, args.limit)
+    if not pages:
+        raise SystemExit("error: no pages to measure")
+    started = dt.datetime.now(dt.timezone.utc)
+    load_start = os.getloadavg()
+    print(f"{len(pages)} pages; compiled: {compiled_modules()}", file=sys.stderr)
+    e2e = {name: _row(ns) for name, ns in end_to_end(pages).items()}
+    breakdown = {name: _row(ns) for name, ns in stages(pages).items()}
+    total_median = sum(r["median_ms"] for r in breakdown.values())
+    total_mean = sum(r["mean_ms"] for r in breakdown.values())
+
+    print(f"\nend to end (clean_html from bytes), {len(pages)} pages, CPU ms per page")
+    print(f"{'contender':36} {'median':>8} {'mean':>8} {'p90':>8}")
+    for name, r in e2e.items():
+        print(f"{name:36} {r['median_ms']:8.2f} {r['mean_ms']:8.2f} {r['p90_ms']:8.2f}")
+    justext_median = e2e["justext (detect language)"]["median_ms"]
+    for name, r in e2e.items():
+        print(f"  {name}: {r['median_ms'] / justext_median:.2f}x jusText's median")
+    print(f"\n{DEFAULT_CLEANER} stage by stage, CPU ms per page")
+    print(f"{'stage':12} {'median':>8} {'mean':>8} {'share of mean':>14}")
+    for name, r in breakdown.items():
+        share = r["mean_ms"] / total_mean
+        print(f"{name:12} {r['median_ms']:8.2f} {r['mean_ms']:8.2f} {share:14.2f}")
+    print(f"{'(sum)':12} {total_median:8.2f} {total_mean:8.2f}")
+    verdicts = {
+        name: r["median_ms"] <= TARGET_MEDIAN_MS
+        for name, r in e2e.items()
+        if name.startswith(DEFAULT_CLEANER)
+    }
+    for name, ok in verdicts.items():
+        print(f"target median <= {TARGET_MEDIAN_MS} ms, {name}: {'met' if ok else 'NOT met'}")
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    result = {
+        "date": started.isoformat(timespec="seconds"),
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "data": str(args.data),
+        "pages": len(pages),
+        "clock": "time.process_time_ns per page",
+        "load_average": {"start": load_start, "end": os.getloadavg()},
+        "compiled_modules": compiled_modules(),
+        "end_to_end": e2e,
+        "stages": breakdown,
+        "target_median_ms": TARGET_MEDIAN_MS,
+        "target_met": verdicts,
+    }
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,66 @@
+# cython: boundscheck=False, wraparound=False
+"""Boosted-tree scoring by walking each (row, tree) pair down to its leaf.
+
+This module is compiled with Cython when the install can (see hatch_build.py and
+treewalk.pxd): compiled, a walk is a few machine instructions per level, so a page of a few
+hundred blocks through a few hundred trees costs a fraction of a millisecond. Uncompiled, the
+same loops run in the interpreter at several hundred times that cost, so `pipeline.learned`
+uses this module only when it is compiled and otherwise evaluates the trees level by level with
+numpy (identical decisions; sums may differ in the last bit from the order of addition).
+
+(The first line is a Cython directive, read only when compiling.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.compiled import check_fresh
+
+check_fresh(__name__, __file__)
+
+
+def ensemble_raw(
+    x: np.ndarray,
+    feature: np.ndarray,
+    threshold: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    value: np.ndarray,
+    roots: np.ndarray,
+    baseline: float,
+    depth: int,
+) -> np.ndarray:
+    """The raw score (baseline + sum of leaf values) of every row of ``x`` (float64, C order).
+
+    The tree arrays are flat over all trees: node ``k`` tests ``x[row, feature[k]] <=
+    threshold[k]`` (left when true, so NaN goes right, as in the numpy path) and a leaf is a node
+    whose ``left`` and ``right`` are itself; ``roots`` holds each tree's first node and ``depth``
+    is the deepest leaf's depth. Every walk takes exactly ``depth`` steps (a leaf reached early
+    steps onto itself): a fixed trip count and a branch-free select are several times faster
+    than stopping at each leaf, whose timing the processor cannot predict.
+
+    Compiled, array reads are not bounds-checked (that is most of the speed), so the node arrays
+    must be well formed: `pipeline.learned` checks at load time that every child index is in
+    range and after its parent (so every walk ends at a leaf). The row width is checked here.
+    """
+    if x.ndim != 2 or (feature.size and int(feature.max()) >= x.shape[1]):
+        raise ValueError("feature matrix is narrower than the trees' feature indices")
+    n = x.shape[0]
+    out = np.empty(n, dtype=np.float64)
+    _walk(x, feature, threshold, left, right, value, roots, baseline, depth, out)
+    return out
+
+
+def _walk(x, feature, threshold, left, right, value, roots, baseline, depth, out) -> None:
+    n = x.shape[0]
+    trees = roots.shape[0]
+    for i in range(n):
+        out[i] = baseline
+    for t in range(trees):
+        for i in range(n):
+            node = roots[t]
+            for _ in range(depth):
+                go_left = x[i, feature[node]] <= threshold[node]
+                node = right[node] + go_left * (left[node] - right[node])
+            out[i] += value[node]
