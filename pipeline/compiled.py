@@ -19,7 +19,7 @@ from types import ModuleType
 PACKAGE_DIR = Path(__file__).resolve().parent
 BUILD_INFO = PACKAGE_DIR / "_build_info.json"
 # Modules the build may compile (kept in step with pyproject.toml's hook configuration).
-COMPILABLE = ("pipeline.segment", "pipeline.treewalk")
+COMPILABLE = ("pipeline.segment", "pipeline.treewalk", "pipeline.features")
 
 
 class StaleBuildError(ImportError):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from types import ModuleType
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline import compiled
 from pipeline.bte import BteCleaner
 from pipeline.features import (
     FEATURE_NAMES,
@@ -17,7 +21,7 @@ from pipeline.features import (
     page_features,
     stack_features,
 )
-from pipeline.justext import classify_context_free
+from pipeline.justext import classify_context_free, stopword_densities
 from pipeline.segment import segment
 from pipeline.types import Block
 
@@ -213,3 +217,178 @@ def test_stack_features_by_hand(built):
     assert s[[0, 4], c["style_p1"]] == pytest.approx([0.15, 0.15])
     assert s[:, c["page_max_p1"]] == pytest.approx(np.full(5, 0.9))
     assert stack_features([], np.zeros(0)).shape == (0, len(STACK_FEATURES))
+
+
+# --- Implementations side by side --------------------------------------------------------------
+# Compiled, the module counts characters, stopwords and BTE's stretch in loops; uncompiled, with
+# whole-page numpy. Both must give the shipped model bit-identical features.
+
+
+@pytest.fixture(scope="module")
+def source_features() -> ModuleType:
+    """The uncompiled module, whose ``_COMPILED`` switch picks either implementation."""
+    module = compiled.load_source("pipeline.features")
+    assert not compiled.is_compiled_file(module.__file__)
+    return module
+
+
+def _both_ways(module: ModuleType, blocks, stoplist, probs=None) -> None:
+    outputs = []
+    for loops in (False, True):
+        module._COMPILED = loops
+        try:
+            x = module.page_features(blocks, stoplist)
+            s = module.stack_features(blocks, probs if probs is not None else np.zeros(len(blocks)))
+        finally:
+            module._COMPILED = False
+        outputs.append((x, s))
+    (x0, s0), (x1, s1) = outputs
+    assert x0.shape == x1.shape == (len(blocks), N_FEATURES)
+    assert np.array_equal(x0, x1)
+    assert np.array_equal(s0, s1)
+    # The installed module (compiled when the build could) agrees with its source.
+    assert np.array_equal(page_features(blocks, stoplist), x0)
+
+
+TRICKY_TEXTS = [
+    "",
+    "The and of",
+    "THE And oF the",
+    "tabs\tand\x0bvertical\x0cfeeds\x1cand\x1dseparators\x1e\x1fthe",
+    "İstanbul and the KELVIN \u212a sign: \u212aelvin",
+    "ΣΊΣΥΦΟΣ ΟΔΟΣ the end ΣΑΣ.",
+    "naïve café the résumé — “quoted” of",
+    "中文的段落，没有空格。 the 的",
+    "ภาษาไทยไม่มีช่องว่าง the",
+    "emoji 😀 the 𝐀𝐁 astral",
+    "\u00a0non\u2003breaking\u3000spaces the\u2028line",
+    "© 2024 &copy; the",
+    "Ends with a question?",
+    "x" * 300 + " the of and",
+]
+STOPLISTS = [
+    STOP,
+    None,
+    frozenset(),
+    frozenset({"the", "The", "of", "two words", "", "café", "的", "ΟΔΟΣ", "οδος", "k", "и"}),
+]
+
+
+def _tricky_blocks(with_runs: bool) -> list[Block]:
+    blocks = []
+    for i, text in enumerate(TRICKY_TEXTS):
+        path = "html.body.form.select.option" if i == 3 else f"html.body.div.p{i % 3}"
+        runs = (len(text.split()), -1) if with_runs and i % 4 else None
+        blocks.append(_block(i, text, "h1" if i == 5 else "p", path, f"p.c{i % 2}", runs=runs))
+    return blocks
+
+
+@pytest.mark.parametrize("stoplist", STOPLISTS, ids=["stop", "none", "empty", "odd"])
+@pytest.mark.parametrize("with_runs", [False, True])
+def test_loops_match_numpy_on_tricky_blocks(source_features, stoplist, with_runs):
+    blocks = _tricky_blocks(with_runs)
+    probs = np.linspace(0.0, 1.0, len(blocks))
+    _both_ways(source_features, blocks, stoplist, probs)
+    for size in (1, 2, 3):
+        _both_ways(source_features, blocks[:size], stoplist, probs[:size])
+
+
+def test_loops_match_numpy_on_segmented_page(source_features, blocks):
+    for stoplist in STOPLISTS:
+        _both_ways(source_features, blocks, stoplist, np.linspace(0.0, 1.0, len(blocks)))
+
+
+_words = st.sampled_from(["the", "The", "OF", "and", "İ", "ΣΑΣ", "的", "©", "&copy", "a.b!"])
+_texts = st.lists(
+    st.one_of(_words, st.text(max_size=8), st.sampled_from([" ", "\t", "\x1c", "\u3000"])),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_texts, min_size=1, max_size=8), st.sampled_from(STOPLISTS))
+def test_loops_match_numpy_on_random_text(source_features, texts, stoplist):
+    blocks = [_block(i, t, "p", "html.body.p", "p") for i, t in enumerate(texts)]
+    _both_ways(source_features, blocks, stoplist)
+
+
+def test_stopword_column_matches_justext_densities(source_features):
+    blocks = _tricky_blocks(True)
+    for stoplist in STOPLISTS:
+        want = stopword_densities(blocks, stoplist)
+        source_features._COMPILED = True
+        try:
+            got = source_features.own_features(blocks, stoplist)
+        finally:
+            source_features._COMPILED = False
+        assert got[:, OWN_FEATURES.index("stopword_density")].tolist() == want
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 25])
+@pytest.mark.parametrize("w", [2, 3, 10, 15])
+def test_window_means_by_brute_force(source_features, n, w):
+    values = np.random.default_rng(n * 100 + w).random((n, 3))
+    reach = 15
+    sums = source_features._padded_prefix_sums(values, reach)
+    got = (
+        source_features._window_sums(sums, w, reach, n)
+        / source_features._window_sizes(n, w)[:, None]
+    )
+    want = [values[max(i - w, 0) : i + w + 1].mean(axis=0) for i in range(n)]
+    assert got == pytest.approx(np.array(want))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 101])
+def test_median_is_numpys(source_features, n):
+    values = np.random.default_rng(n).random(n)
+    assert source_features._median(values) == float(np.median(values))
+
+
+def test_compiled_build_is_used_when_built():
+    # The source switches its loops on exactly when it runs as the compiled extension.
+    import pipeline.features as installed
+
+    assert compiled.is_compiled_file(installed.__file__) == installed._COMPILED
+    if os.environ.get("WARCCLEAN_REQUIRE_COMPILED") == "1":
+        assert compiled.compiled_modules()["pipeline.features"]
+
+
+def _style_cues_by_definition(module: ModuleType, style: str) -> int:
+    # The definition: split the lower-cased class string at every non-alphanumeric run, drop
+    # the tag name, look each piece up.
+    pieces = module._STYLE_SPLIT.split(style.lower())[1:]
+    return sum({1 << module._STYLE_WORDS[p] for p in pieces if p in module._STYLE_WORDS})
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["nav", "NAV", "footer", "content", "ad", "div", "main", "x1"]),
+            st.sampled_from([".", "-", "__", " ", "–", "İ", "\u212a", "ſ", "\t"]),
+            st.text(max_size=4),
+        ),
+        max_size=10,
+    ).map("".join)
+)
+def test_style_cues_follow_their_definition(source_features, style):
+    assert source_features._style_bits.__wrapped__(style) == _style_cues_by_definition(
+        source_features, style
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "tag_group", "cues"),
+    [
+        ("html.body.nav.ul.li", "li", {"nav", "ul"}),
+        ("html.body.article.div.p", "p", {"article"}),
+        ("td", "cell", set()),
+        ("html.body.footer.table.tr.td.a", None, {"footer", "table", "a"}),
+    ],
+)
+def test_path_cues(source_features, path, tag_group, cues):
+    bits, depth = source_features._path_bits.__wrapped__(path)
+    names = [name for name, _ in source_features._TAG_GROUPS] + list(source_features._PATH_CUES)
+    got = {names[i] for i in range(len(names)) if bits >> i & 1}
+    assert got == cues | ({tag_group} if tag_group else set())
+    assert depth == len(path.split(".")) / 16.0
