@@ -252,15 +252,17 @@ def build(folder: Path, cleaners: Sequence[str]) -> str:
     )
     full_intro = (
         "## Full dev sets",
-        "Learned cleaners (†) are inflated here: about 60% of these pages are their training data "
-        "and 20% their model-selection data.",
+        "Learned cleaners (†) are inflated here: `neighbours` was fitted on the train and "
+        "selection parts (about 80% of these pages), `ngram-lm` on the train part (about 60%) "
+        "with its threshold chosen on the selection part.",
     )
     sections = [
         START,
         *_part_sections(test, test_intro, "test pages", inflated=False),
         "### How much training inflates the learned cleaners",
         "Word / full-text F1 of the full-dev runs split by the part each page belongs to (the "
-        "test columns equal the held-out runs above).",
+        "test columns equal the held-out runs above). For `neighbours` the selection pages are "
+        "training pages too.",
         inflation(full),
         *_part_sections(full, full_intro, "", inflated=True),
         "jusText with the ground-truth language instead of detection (`--language-from-truth`) "
