@@ -189,6 +189,10 @@ class _SegmentReader:
         try:
             it = ArchiveIterator(source, arc2warc=False, check_digests=False)
             it.loader = _Loader(verify_http=False, arc2warc=False)
+            # warcio writes its "Record not followed by newline" warning straight to stderr,
+            # once per bad record, from every worker; the record's page carries the note
+            # content_length_mismatch instead (from `err_count`), so its text is emptied here.
+            it.INC_RECORD = ""
             pos = it.offset
             _skip_leading_blank_lines(it)
             records = iter(it)

@@ -410,3 +410,35 @@ def test_accounting_counter_matches_records_written() -> None:
     counts = Counter(reasons(items))
     assert sum(counts.values()) == len(specs)
     assert counts["page"] == 2 and counts["http_status"] == 1 and counts["not_html"] == 1
+
+
+def test_understated_content_length_is_noted_on_the_page_and_not_printed(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    body = b"<html><body><p>Hello there, this is a page.</p></body></html>"
+    block = http_block("HTTP/1.1 200 OK", [("Content-Type", "text/html")], body)
+    records = [
+        raw_warc_record(
+            [
+                ("WARC-Type", "response"),
+                ("WARC-Record-ID", f"<urn:uuid:r{i}>"),
+                ("WARC-Target-URI", f"http://e.com/{i}"),
+                ("Content-Type", "application/http; msgtype=response"),
+            ],
+            block,
+            version="WARC/1.0",
+        )
+        for i in range(3)
+    ]
+    # The first record claims 3 bytes fewer than it holds: warcio finds its tail where the
+    # blank lines that end a record should be.
+    records[0] = records[0].replace(
+        f"Content-Length: {len(block)}".encode(), f"Content-Length: {len(block) - 3}".encode()
+    )
+    items = read(b"".join(records))
+    assert [(p.record_id, p.notes) for p in pages(items)] == [
+        ("<urn:uuid:r0>", ("content_length_mismatch",)),
+        ("<urn:uuid:r1>", ()),
+        ("<urn:uuid:r2>", ()),
+    ]
+    assert "not followed by newline" not in capfd.readouterr().err
