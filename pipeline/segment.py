@@ -10,7 +10,10 @@ parse time on wcxb-dev): text is kept raw and whitespace-normalised once per blo
 str.split; elements are classified by their integer tag id through a per-page cache (reading
 ``node.tag`` builds a string); a block's dotted path is only built once it gets text, since most
 blocks opened by wrapper elements never do. Reading ``node.attributes`` (for the markup size) is
-the largest single cost left, about a fifth of the walk.
+the largest single cost left, about a fifth of the walk (``node.attrs`` and its item iterator
+were measured slower). BTE's runs are merged while walking, in C integers, and compiled, a text
+node's words are counted by a character loop instead of str.split: recording runs used to add
+half of the walk's time and now adds under a tenth.
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ from typing import TYPE_CHECKING
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from pipeline.compiled import check_fresh
+from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.types import Block
-from pipeline.words import count_words
+from pipeline.words import _UNSPACED, count_words
 
 # This module is compiled with Cython when the install can (see hatch_build.py and segment.pxd).
 check_fresh(__name__, __file__)
@@ -86,9 +89,18 @@ _TEXT_TAG_ID = next(
     if n.tag == "-text"
 )
 
+# Whether this module runs compiled: the per-character word counters below are only fast as C
+# loops, so the Python source keeps using str.split, which gives the same counts.
+_COMPILED = is_compiled_file(__file__)
+# Below this code point (Thai) `count_words` never segments: its unspaced-script regex cannot
+# match (checked by a test).
+_UNSPACED_FROM = 0x0E00
+
 # Block is a NamedTuple; its generated __new__ is a Python function, so blocks are built with
 # tuple.__new__ directly (same object, one Python frame less per block).
 _new_tuple = tuple.__new__
+# Tag ids below this are looked up in a list (lexbor numbers its standard tags from 0 up).
+_IDS_LISTED = 256
 
 
 class PageTooComplex(ValueError):
@@ -124,6 +136,70 @@ def _normalized(raw: str) -> tuple[str, int]:
     return " ".join(words), len(words)
 
 
+def _unspaced_bmp() -> bytes:
+    """One byte per code point of the Basic Multilingual Plane, 1 where `count_words`' regex for
+    unspaced scripts matches. Read off the regex's character ranges: a test checks it against the
+    regex itself, which is too slow to run over 65,536 characters at every import."""
+    flags = bytearray(0x10000)
+    ranges = _UNSPACED.pattern[1:-1]
+    for i in range(0, len(ranges), 3):
+        low, high = ord(ranges[i]), min(ord(ranges[i + 2]), 0xFFFF)
+        flags[low : high + 1] = b"\x01" * max(0, high + 1 - low)
+    return bytes(flags)
+
+
+_UNSPACED_BMP = _unspaced_bmp()
+
+
+def _spaced_words(text: str) -> int:
+    """``count_words(text, None)[0]`` without building the words, or -1 for text that may hold an
+    unspaced script (Thai, CJK, ...), which only `count_words` segments.
+
+    Text without such characters counts ``len(text.lower().split())`` there, and lower-casing
+    never turns a character into whitespace or back (checked by a test), so it is
+    ``len(text.split())``: str.split's whitespace test is the Py_UNICODE_ISSPACE that
+    ``ch.isspace()`` compiles to. Characters outside the BMP are left to `count_words` whole.
+    """
+    n = 0
+    gap = True
+    for ch in text:
+        if ch.isspace():
+            gap = True
+        else:
+            if gap:
+                n += 1
+                gap = False
+            if ord(ch) >= _UNSPACED_FROM and (ord(ch) > 0xFFFF or _UNSPACED_BMP[ord(ch)]):
+                return -1
+    return n
+
+
+def _is_blank(text: str) -> bool:
+    """``text.isspace()`` for non-empty ``text``, as a C loop when compiled (a str method call
+    costs more than scanning a typical text node)."""
+    for ch in text:  # noqa: SIM110 - a plain loop over a typed character is what compiles to C
+        if not ch.isspace():
+            return False
+    return True
+
+
+def _squeezed_length(text: str) -> int:
+    """``len(" ".join(text.split()))``: the characters of the words plus one space between each
+    two, counted without building the words."""
+    chars = 0
+    words = 0
+    gap = True
+    for ch in text:
+        if ch.isspace():
+            gap = True
+        else:
+            chars += 1
+            if gap:
+                words += 1
+                gap = False
+    return chars + words - 1 if words else 0
+
+
 def _path_string(path: list[str]) -> str:
     if len(path) > MAX_PATH_ELEMENTS:
         return ".".join(path[:2]) + "…." + ".".join(path[2 - MAX_PATH_ELEMENTS :])
@@ -141,6 +217,7 @@ def _block(
     tags: int,
     markup: int,
     runs: list[int] | None,
+    run: int,
     style_texts: dict[tuple[str, str | None], str],
 ) -> Block:
     # Pieces are raw text; normalising once per block equals jusText's per-node normalisation
@@ -170,22 +247,9 @@ def _block(
             link_chars,
             tags,
             markup,
-            _merge_runs(runs) if runs is not None else None,
+            None if runs is None else tuple(runs) if not run else (*runs, run),
         ),
     )
-
-
-def _merge_runs(runs: list[int]) -> tuple[int, ...]:
-    """Collapse consecutive token counts and consecutive tag counts into single runs."""
-    merged: list[int] = []
-    for r in runs:
-        if r == 0:
-            continue
-        if merged and (merged[-1] > 0) == (r > 0):
-            merged[-1] += r
-        else:
-            merged.append(r)
-    return tuple(merged)
 
 
 def _next_checkpoint(seen: int, limit: int) -> int:
@@ -232,9 +296,10 @@ def segment(
     text_id = _TEXT_TAG_ID
     # tag id -> (name, kinds flags, markup size without attributes). Reading `node.tag` builds
     # a new string for every element; the integer id is cheap. Ids of custom elements are only
-    # stable within one document, so the cache lives for one call.
+    # stable within one document, so the cache lives for one call. Standard tags have small
+    # ids, looked up by list index; the rare larger ids of custom elements go to a dict.
+    by_id: list[tuple[str, int, int] | None] = [None] * _IDS_LISTED
     tags_seen: dict[int, tuple[str, int, int]] = {}
-    path_string = _path_string
     style_texts: dict[tuple[str, str | None], str] = {}
 
     path: list[str] = []
@@ -256,14 +321,19 @@ def segment(
     block_tag = ""
     style: tuple[str, str | None] | None = None
     heading = False
+    # BTE's runs, merged as they come: `runs` holds the finished runs of the block being built,
+    # `run` the current one (words > 0, tags < 0); equal signs add up, zeros are never recorded.
     runs: list[int] | None = [] if record_runs else None
+    run = 0
 
     seen = 0
     checkpoint = _next_checkpoint(seen, limit)
-    # The ancestors of `node` below `root` that were descended into, with their kinds, innermost
+    # The ancestors of `node` below `root` that were descended into, and their kinds, innermost
     # last: climbing back pops them instead of asking lexbor for the parent (a new node object)
-    # and looking its tag id up again.
-    entered: list[tuple[LexborNode, int]] = []
+    # and looking its tag id up again. Two parallel lists rather than one of pairs: no tuple to
+    # build and free per element.
+    entered: list[LexborNode] = []
+    entered_kinds: list[int] = []
     node: LexborNode | None = root
     while node is not None:
         seen += 1
@@ -285,27 +355,35 @@ def segment(
             else:
                 content = node.text_content
             if content:
-                if not content.isspace():
+                if not (_is_blank(content) if _COMPILED else content.isspace()):
                     if dom_path is None:
-                        dom_path = path_string(
+                        dom_path = _path_string(
                             path if len(path) == block_depth else path[:block_depth]
                         )
                     pieces.append(content)
                     if link_depth:
                         # The node's length after jusText's whitespace rule (edges keep one char).
-                        link_chars += (
-                            len(" ".join(content.split()))
-                            + content[0].isspace()
-                            + content[-1].isspace()
-                        )
-                    if runs is not None:
+                        link_chars += content[0].isspace() + content[-1].isspace()
+                        if _COMPILED:
+                            link_chars += _squeezed_length(content)
+                        else:
+                            link_chars += len(" ".join(content.split()))
+                    if record_runs:
                         # BTE's tokens are words; unspaced scripts (zh, ja, th) count by
                         # segmentation, or a paragraph of Chinese would be one token.
-                        runs.append(
-                            len(content.split())
-                            if content.isascii()
-                            else count_words(content, None)[0]
-                        )
+                        if _COMPILED:
+                            n = _spaced_words(content)
+                        else:
+                            n = len(content.split()) if content.isascii() else -1
+                        if n < 0:
+                            n = count_words(content, None)[0]
+                        if n:
+                            if run > 0:
+                                run += n
+                            else:
+                                if run:
+                                    runs.append(run)
+                                run = n
                     br = False
                 elif pieces:
                     # jusText drops whitespace-only text nodes, which glues "a</b> <i>b" into
@@ -319,7 +397,7 @@ def segment(
                 continue
             kind = _KILLED  # nothing to enter or close
         else:
-            known = tags_seen.get(tag_id)
+            known = by_id[tag_id] if tag_id < _IDS_LISTED else tags_seen.get(tag_id)
             if known is None:
                 tag = node.tag
                 if not tag or tag[0] in "-!":
@@ -329,7 +407,11 @@ def segment(
                     kind = kinds.get(tag, 0)
                 # Markup size of the start tag's "<tag>" and, unless void, of "</tag>".
                 bare = len(tag) + 2 + (0 if kind & _VOID else len(tag) + 3)
-                known = tags_seen[tag_id] = (tag, kind, bare)
+                known = (tag, kind, bare)
+                if tag_id < _IDS_LISTED:
+                    by_id[tag_id] = known
+                else:
+                    tags_seen[tag_id] = known
             tag, kind, size = known
             if not kind & _SKIPPED:
                 path.append(tag)
@@ -358,11 +440,13 @@ def segment(
                                 tags,
                                 markup,
                                 runs,
+                                run,
                                 style_texts,
                             )
                         )
                         pieces = []
                         runs = [] if record_runs else None
+                        run = 0
                     link_chars = tags = 0
                     markup = size
                     # As in jusText, a block opened by <br><br> has the <br> ending its path.
@@ -380,20 +464,31 @@ def segment(
                         link_depth += 1
                     tags += 1
                     markup += size
-                if runs is not None:
-                    runs.append(-1)
+                if record_runs:
+                    if run < 0:
+                        run -= 1
+                    else:
+                        if run:
+                            runs.append(run)
+                        run = -1
         if not kind & _KILLED:
             child = node.first_child
             if child is not None:
-                entered.append((node, kind))
+                entered.append(node)
+                entered_kinds.append(kind)
                 node = child
                 continue
         # Leaving `node`: close it, then climb while there is no next sibling. Every ancestor
         # reached by climbing was descended into, so it is an entered element to close.
         while True:
             if not kind & _SKIPPED:
-                if runs is not None and not kind & _VOID:
-                    runs.append(-1)
+                if record_runs and not kind & _VOID:
+                    if run < 0:
+                        run -= 1
+                    else:
+                        if run:
+                            runs.append(run)
+                        run = -1
                 if kind & _HEADING:
                     headings_open -= 1
                 if kind & _BLOCK:
@@ -412,11 +507,13 @@ def segment(
                                 tags,
                                 markup,
                                 runs,
+                                run,
                                 style_texts,
                             )
                         )
                         pieces = []
                         runs = [] if record_runs else None
+                        run = 0
                     link_chars = tags = markup = 0
                     dom_path = None
                     block_depth = len(path)
@@ -426,7 +523,7 @@ def segment(
                 else:
                     if dom_path is None and len(path) <= block_depth:
                         # The open block's start path is about to change: build its string now.
-                        dom_path = path_string(path)
+                        dom_path = _path_string(path)
                     path.pop()
                     if kind & _LINK and link_depth:
                         # jusText clears its link flag at any </a>; a depth counter is the same
@@ -439,7 +536,8 @@ def segment(
             if nxt is not None:
                 node = nxt
                 break
-            node, kind = entered.pop()
+            node = entered.pop()
+            kind = entered_kinds.pop()
     if pieces:
         blocks.append(
             _block(
@@ -453,6 +551,7 @@ def segment(
                 tags,
                 markup,
                 runs,
+                run,
                 style_texts,
             )
         )

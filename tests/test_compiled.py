@@ -55,6 +55,12 @@ BUILT_PAGES = [
     "<p>中文的段落，没有空格。</p><p>ภาษาไทยไม่มีช่องว่าง</p><p>© 2024</p>",
     "<?php echo 1; ?><body><!-- c --><p>x</p><iframe>src</iframe><object><p>o</p></object>",
     "<div>" * 3000 + "deep" + "</div>" * 3000,
+    # Word counts for BTE runs and link lengths are counted by a character loop when compiled:
+    # whitespace beyond ASCII space, non-ASCII words and unspaced scripts, in and out of links.
+    "<p>a\x1cb\x1dc\x1ed\x1ff\x0bg\x0ch\x85i\xa0j\u2028k\u3000l\u200bm</p>",
+    "<p><a href=x>\xa0 caf\xe9 \u2019quoted\u2019 \u2014 dash </a> \u3000\u00e9t\u00e9 </p>",
+    "<p>mixed English and \u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22 <a>\u4e2d\u6587 link</a></p>",
+    "<p>\u0391\u03a3 \u0130stanbul \u0434\u043e\u043c <b>\u05e9\u05dc\u05d5\u05dd</b></p>",
 ]
 
 
@@ -77,6 +83,27 @@ _pieces = st.one_of(
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_pieces, max_size=40).map("".join))
 def test_compiled_segment_matches_source_on_random_markup(
+    pure_segment: ModuleType, html: str
+) -> None:
+    _both(pure_segment, html)
+
+
+# Every kind of whitespace str.split knows, next to ASCII, accented, Greek and unspaced letters.
+_TEXT_CHARS = list(" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2000\u2028\u202f\u3000\u200b")
+_TEXT_CHARS += list("ab.\xe9\u0130\u03a3\u2019\u2014\u0e01\u4e2d\u3042\U00020000")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["<p>", "<a href=u>", "</a>", "<b>", "</b>", "<br><br>", "</p>"]),
+            st.text(alphabet=st.sampled_from(_TEXT_CHARS), max_size=12),
+        ),
+        max_size=30,
+    ).map("".join)
+)
+def test_compiled_word_counts_match_source_on_any_whitespace(
     pure_segment: ModuleType, html: str
 ) -> None:
     _both(pure_segment, html)

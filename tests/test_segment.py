@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
+from pipeline import words
+from pipeline.compiled import load_source
 from pipeline.segment import (
     BLOCK_TAGS,
     PageTooComplex,
@@ -213,6 +215,37 @@ def test_runs_alternate_in_sign() -> None:
         assert b.runs
         for left, right in zip(b.runs, b.runs[1:], strict=False):
             assert (left > 0) != (right > 0)
+
+
+def test_no_unspaced_script_below_the_counting_threshold() -> None:
+    # Compiled, a text node with no character from _UNSPACED_FROM on counts its words without
+    # asking count_words whether it holds an unspaced script: none may start lower.
+    # (Read from the source: a compiled module keeps the constant in C.)
+    threshold = load_source("pipeline.segment")._UNSPACED_FROM
+    assert words._UNSPACED.search("".join(map(chr, range(threshold)))) is None
+    assert words._UNSPACED.search(chr(threshold)) is not None
+
+
+def test_lower_casing_never_creates_or_removes_whitespace() -> None:
+    # count_words splits lower-cased text, the compiled run counter splits the text itself:
+    # they agree because no character's lower case differs from it in whitespace.
+    for code in range(0x110000):
+        char = chr(code)
+        lowered = char.lower()
+        if char.isspace():
+            assert lowered == char, hex(code)
+        else:
+            assert not any(c.isspace() for c in lowered), hex(code)
+
+
+def test_runs_count_words_of_any_script() -> None:
+    blocks = segment(
+        page("<p>caf\xe9\xa0cr\xe8me <b>\u2019x\u2019</b> \u0e20\u0e32\u0e29\u0e32</p>"),
+        record_runs=True,
+    )
+    # a no-break space separates words; the Thai word counts by segmentation, not as a token
+    thai = words.count_words("\u0e20\u0e32\u0e29\u0e32", None)[0]
+    assert blocks[0].runs == (-3, 2, -1, 1, -1, thai, -1)
 
 
 def test_max_nodes_raises() -> None:
