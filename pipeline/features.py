@@ -46,7 +46,7 @@ import numpy as np
 from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.justext import DEFAULT_PARAMS, stopword_densities
 from pipeline.types import Block, CfClass
-from pipeline.words import _UNSPACED, count_words
+from pipeline.words import UNSPACED_CHAR, count_words
 
 # This module is compiled with Cython when the install can (see hatch_build.py and features.pxd).
 check_fresh(__name__, __file__)
@@ -387,7 +387,7 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
     for i in range(n):
         text = texts[i]
         size = len(text)
-        scan_tokens = counting and (text.isascii() or _UNSPACED.search(text) is None)
+        scan_tokens = counting and (text.isascii() or UNSPACED_CHAR.search(text) is None)
         digits = upper = punct = ends = letters = marks = 0
         tokens = stops = 0
         token_start = -1

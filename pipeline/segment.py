@@ -25,7 +25,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.types import Block
-from pipeline.words import _UNSPACED, count_words
+from pipeline.words import UNSPACED_CHAR, count_words
 
 # This module is compiled with Cython when the install can (see hatch_build.py and segment.pxd).
 check_fresh(__name__, __file__)
@@ -141,7 +141,7 @@ def _unspaced_bmp() -> bytes:
     unspaced scripts matches. Read off the regex's character ranges: a test checks it against the
     regex itself, which is too slow to run over 65,536 characters at every import."""
     flags = bytearray(0x10000)
-    ranges = _UNSPACED.pattern[1:-1]
+    ranges = UNSPACED_CHAR.pattern[1:-1]
     for i in range(0, len(ranges), 3):
         low, high = ord(ranges[i]), min(ord(ranges[i + 2]), 0xFFFF)
         flags[low : high + 1] = b"\x01" * max(0, high + 1 - low)

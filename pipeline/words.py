@@ -52,7 +52,10 @@ _SEA = (
     "\ua9e0-\ua9ff"  # Myanmar Extended-B
     "\uaa60-\uaa7f"  # Myanmar Extended-A
 )
-_UNSPACED = re.compile(f"[{_CJK}{_SEA}]")
+# One character of a script written without spaces between words: text without one is counted
+# by whitespace alone. Public because the compiled segmentation walk and block features make the
+# same decision per text without calling `count_words`.
+UNSPACED_CHAR = re.compile(f"[{_CJK}{_SEA}]")
 _HAN_KANA = re.compile(f"[{_CJK}]")
 _UNSPACED_RUN = re.compile(f"[{_CJK}{_SEA}]+")
 _MARK = "\x00"
@@ -79,7 +82,7 @@ def count_words(text: str, stoplist: frozenset[str] | None) -> tuple[int, int]:
     ``stoplist`` holds lower-cased words (`pipeline.stoplists.stoplist`).
     """
     # isascii() is a flag check in CPython, so English never pays for the script scan.
-    if text.isascii() or _UNSPACED.search(text) is None:
+    if text.isascii() or UNSPACED_CHAR.search(text) is None:
         tokens = text.lower().split()
         if not stoplist:
             return len(tokens), 0
@@ -139,7 +142,7 @@ def _stopword_matcher(stoplist: frozenset[str]) -> re.Pattern[str] | None:
     `pipeline.stoplists.stoplist` returns the same object each time and CPython caches a
     frozenset's hash, so the lookup is cheap.
     """
-    entries = [w for w in stoplist if _UNSPACED.search(w) and not any(c.isspace() for c in w)]
+    entries = [w for w in stoplist if UNSPACED_CHAR.search(w) and not any(c.isspace() for c in w)]
     if not entries:
         return None
     trie: dict[str, dict] = {}

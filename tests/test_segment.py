@@ -222,8 +222,8 @@ def test_no_unspaced_script_below_the_counting_threshold() -> None:
     # asking count_words whether it holds an unspaced script: none may start lower.
     # (Read from the source: a compiled module keeps the constant in C.)
     threshold = load_source("pipeline.segment")._UNSPACED_FROM
-    assert words._UNSPACED.search("".join(map(chr, range(threshold)))) is None
-    assert words._UNSPACED.search(chr(threshold)) is not None
+    assert words.UNSPACED_CHAR.search("".join(map(chr, range(threshold)))) is None
+    assert words.UNSPACED_CHAR.search(chr(threshold)) is not None
 
 
 def test_lower_casing_never_creates_or_removes_whitespace() -> None:
