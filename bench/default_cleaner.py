@@ -37,7 +37,7 @@ from pipeline.cleaners import DEFAULT_CLEANER, make_cleaner  # noqa: E402
 from pipeline.compiled import compiled_modules  # noqa: E402
 from pipeline.decode import decode_html  # noqa: E402
 from pipeline.features import page_features, stack_features  # noqa: E402
-from pipeline.learned import NeighboursCleaner  # noqa: E402
+from pipeline.learned import NeighboursCleaner, sigmoid  # noqa: E402
 from pipeline.segment import parse, segment  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
@@ -99,7 +99,7 @@ def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
         t5 = clock()
         first = model.scorer.raw(x) if blocks else np.zeros(0)
         t6 = clock()
-        extra = stack_features(blocks, 1.0 / (1.0 + np.exp(-first))) if blocks else None
+        extra = stack_features(blocks, sigmoid(first)) if blocks else None
         t7 = clock()
         if extra is not None:
             model.stacked.raw(np.hstack((x, extra)))

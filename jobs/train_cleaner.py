@@ -277,10 +277,10 @@ def fit_spec(family: tuple[str, dict], x: np.ndarray, y: np.ndarray, seed: int) 
 
 
 def _scorer_probs(spec: dict, width_features: int, pages: list[PreparedPage]) -> list[np.ndarray]:
-    from pipeline.learned import _scorer, _sigmoid
+    from pipeline.learned import _scorer, sigmoid
 
     scorer = _scorer(spec, width_features)
-    return [_sigmoid(scorer.raw(p.x)) if len(p.x) else np.zeros(0) for p in pages]
+    return [sigmoid(scorer.raw(p.x)) if len(p.x) else np.zeros(0) for p in pages]
 
 
 def out_of_fold_probs(
@@ -343,7 +343,7 @@ def cross_validated_probs(
     had seen this fold: a second-order leak, small beside a threshold grid step.)"""
     from sklearn.model_selection import GroupKFold
 
-    from pipeline.learned import _scorer, _sigmoid
+    from pipeline.learned import _scorer, sigmoid
 
     first_probs = out_of_fold_probs(first, pages, seed)
     final: list[np.ndarray] = [np.zeros(0)] * len(pages)
@@ -356,7 +356,7 @@ def cross_validated_probs(
         for i in score_idx:
             if len(pages[i].x):
                 x = np.hstack((pages[i].x, stack_features(pages[i].blocks, first_probs[i])))
-                final[i] = _sigmoid(scorer.raw(x))
+                final[i] = sigmoid(scorer.raw(x))
     return first_probs, final
 
 

@@ -16,14 +16,15 @@ itself when written as per-column numpy calls (a page has 100-300 blocks, so num
 overhead dominates). The work is therefore split in two:
 
 * per-character and per-token counts (character classes, stopwords, jusText's context-free
-  class, BTE's stretch) come from plain loops (`_block_stats_loop`, `_bte_fractions_loop`) that
+  class, BTE's stretch) come from plain loops (`_block_stats_loop`, `_bte_fractions`) that
   Cython compiles to C when the install can (hatch_build.py, features.pxd). An ASCII token is
   looked up in an open-addressing table keyed on its packed characters (`_stop_table`), so it
   never becomes a Python string; tokens with other characters are lower-cased and looked up as
   strings, and text in an unspaced script goes through `pipeline.words.count_words`.
-  Uncompiled, the module runs whole-page numpy versions of these counts instead
-  (`_char_stats`, `stopword_densities`, `_cf_classes`, `_bte_fractions`), which are faster in
-  the interpreter; tests check that both give identical features.
+  Uncompiled, the per-character counts come from whole-page numpy instead (`_char_stats`,
+  `stopword_densities`): a Python loop over every character would multiply the interpreted
+  cost. Tests check that both give identical features. The per-block and per-run loops
+  (`_cf_class`, `_bte_fractions`) are cheap enough interpreted to serve both.
 * everything else is whole-column numpy written straight into one preallocated matrix, with
   per-group sums from `numpy.bincount` over integer ids of the distinct paths and class strings.
 
@@ -38,7 +39,6 @@ import re
 from array import array
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import chain
 from operator import itemgetter
 
 import numpy as np
@@ -50,7 +50,7 @@ from pipeline.words import UNSPACED_CHAR, count_words
 
 # This module is compiled with Cython when the install can (see hatch_build.py and features.pxd).
 check_fresh(__name__, __file__)
-# The loops pay off only as C; in the interpreter the numpy versions are faster.
+# The per-character loop pays off only as C; in the interpreter whole-page numpy is faster.
 _COMPILED = is_compiled_file(__file__)
 
 # Cues in the class names of a block's enclosing element (Block.style). The class string is split
@@ -356,6 +356,33 @@ _NO_TABLE = _stop_table(frozenset())
 _CHAR_FLAG_ARRAY = array("B", _CHAR_FLAGS.tobytes())
 
 
+_MAX_LINK_DENSITY = DEFAULT_PARAMS.max_link_density
+_LENGTH_LOW = DEFAULT_PARAMS.length_low
+_LENGTH_HIGH = DEFAULT_PARAMS.length_high
+
+
+def _cf_class(
+    chars: float, links: float, density: float, flagged: bool, low: float, high: float
+) -> int:
+    """jusText's context-free class (`pipeline.justext.classify_context_free` with the default
+    parameters) as an index into `_CF_ORDER`; ``flagged``: a copyright mark or a ``select`` in
+    the path. ``low``/``high`` are the stopword thresholds (0 without a stoplist). A test checks
+    it against jusText's own function."""
+    if links / max(chars, 1.0) > _MAX_LINK_DENSITY or flagged:
+        return 3
+    if chars < _LENGTH_LOW:
+        return 3 if links > 0 else 2
+    if density >= high:
+        return 0 if chars > _LENGTH_HIGH else 1
+    return 1 if density >= low else 3
+
+
+def _stopword_thresholds(stoplist: frozenset[str] | None) -> tuple[float, float]:
+    if stoplist is None:
+        return 0.0, 0.0
+    return DEFAULT_PARAMS.stopwords_low, DEFAULT_PARAMS.stopwords_high
+
+
 def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | None) -> np.ndarray:
     """`_block_stats` from the transposed Block fields, in one pass over every block's
     characters (fast only when compiled).
@@ -372,11 +399,7 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
     n = len(texts)
     out = np.zeros((_N_STATS, n))
     view = out
-    p = DEFAULT_PARAMS
-    max_link_density = p.max_link_density
-    length_low = p.length_low
-    length_high = p.length_high
-    low, high = (0.0, 0.0) if stoplist is None else (p.stopwords_low, p.stopwords_high)
+    low, high = _stopword_thresholds(stoplist)
     for row in range(_DIGITS):
         column = fields[5 + row]
         for i in range(n):
@@ -465,21 +488,14 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
             words, stopwords = count_words(text, stoplist)
             if words:
                 view[_DENSITY, i] = stopwords / words
-        # jusText's context-free class, rule for rule as `_cf_classes` computes it.
-        chars = view[_CHARS, i]
-        links = view[_LINKS, i]
-        density = view[_DENSITY, i]
-        if links / max(chars, 1.0) > max_link_density or marks or "select" in paths[i]:
-            cls = 3
-        elif chars < length_low:
-            cls = 3 if links > 0 else 2
-        elif density >= high:
-            cls = 0 if chars > length_high else 1
-        elif density >= low:
-            cls = 1
-        else:
-            cls = 3
-        view[_CF, i] = cls
+        view[_CF, i] = _cf_class(
+            view[_CHARS, i],
+            view[_LINKS, i],
+            view[_DENSITY, i],
+            marks > 0 or "select" in paths[i],
+            low,
+            high,
+        )
     return out
 
 
@@ -489,9 +505,8 @@ def _block_stats(
     """``(_N_STATS, n)`` per block: the Block counts (heading, characters, words, link
     characters, tags, markup characters), then digits, upper-case letters, punctuation, sentence
     ends, letters, whether the last character ends a sentence, copyright marks (jusText's cue:
-    the sign, or its entity left in the text), the stopword density (`stopword_densities`) and,
-    compiled only, the context-free class (`_cf_classes`; the caller computes it otherwise).
-    ``fields`` are the blocks' fields transposed."""
+    the sign, or its entity left in the text), the stopword density (`stopword_densities`) and
+    the context-free class (`_cf_class`). ``fields`` are the blocks' fields transposed."""
     if _COMPILED:
         return _block_stats_loop(fields, stoplist)
     texts = fields[1]
@@ -500,7 +515,18 @@ def _block_stats(
     out[:_DIGITS] = fields[5:11]
     out[_DIGITS:_DENSITY] = _char_stats(texts, np.fromiter(map(len, texts), np.int64, n)).T
     out[_DENSITY] = stopword_densities(blocks, stoplist)
-    out[_CF] = -1  # not computed here
+    low, high = _stopword_thresholds(stoplist)
+    out[_CF] = [
+        _cf_class(chars, links, density, marks > 0 or "select" in path, low, high)
+        for chars, links, density, marks, path in zip(
+            out[_CHARS].tolist(),
+            out[_LINKS].tolist(),
+            out[_DENSITY].tolist(),
+            out[_COPYRIGHT].tolist(),
+            fields[3],
+            strict=True,
+        )
+    ]
     return out
 
 
@@ -534,11 +560,15 @@ def _block_runs(runs: tuple[int, ...] | None, words: int) -> tuple[int, ...]:
     return (words,) if words else ()
 
 
-def _bte_fractions_loop(
+def _bte_fractions(
     runs_per_block: Sequence[tuple[int, ...] | None], words: Sequence[int]
 ) -> np.ndarray:
-    """`_bte_fractions` as plain loops over the runs (fast only when compiled). Runs are
-    integers, so the prefix sums are exact either way and the stretch is the same."""
+    """Share of each block's tokens inside BTE's maximal stretch, with the paper's tag weight 1.0.
+
+    The same stretch as `pipeline.bte.max_stretch` (earliest start, then earliest end, among the
+    maximal ones), found in three passes over the page's runs without building one list of them:
+    a Python loop over a few thousand integers, C when compiled. A test checks it against the
+    BTE cleaner's own `max_stretch`."""
     n = len(runs_per_block)
     out = np.zeros(n)
     view = out
@@ -584,75 +614,6 @@ def _bte_fractions_loop(
         if total > 0:
             view[i] = within / total
     return out
-
-
-def _bte_fractions(
-    runs_per_block: Sequence[tuple[int, ...] | None], words: np.ndarray
-) -> np.ndarray:
-    """Share of each block's tokens inside BTE's maximal stretch, with the paper's tag weight 1.0.
-
-    The same stretch as `pipeline.bte.max_stretch` (earliest start, then earliest end, among the
-    maximal ones), found with prefix sums in numpy instead of a Python loop over the runs (the
-    uncompiled module's way; compiled, `_bte_fractions_loop` is faster).
-    """
-    n = len(runs_per_block)
-    per_block: Sequence[tuple[int, ...]]
-    if None in runs_per_block:  # segmented without runs: a block is one run of its words
-        per_block = [
-            r if r is not None else ((w,) if w else ())
-            for r, w in zip(runs_per_block, words.astype(np.int64).tolist(), strict=True)
-        ]
-    else:
-        per_block = runs_per_block  # type: ignore[assignment]
-    counts = np.fromiter(map(len, per_block), np.int64, n)
-    runs = np.fromiter(chain.from_iterable(per_block), np.float64, int(counts.sum()))
-    out = np.zeros(n)
-    if runs.size == 0:
-        return out
-    prefix = np.concatenate(([0.0], np.cumsum(runs)))
-    running_min = np.minimum.accumulate(prefix[:-1])
-    scores = prefix[1:] - running_min
-    end = int(np.argmax(scores))
-    if scores[end] <= 0:
-        return out
-    start = int(np.argmax(prefix[: end + 1] == running_min[end]))
-    owner = np.repeat(np.arange(n), counts)
-    tokens = np.where(runs > 0, runs, 0.0)
-    inside = tokens.copy()
-    inside[:start] = 0.0
-    inside[end + 1 :] = 0.0
-    total = np.bincount(owner, weights=tokens, minlength=n)
-    within = np.bincount(owner, weights=inside, minlength=n)
-    np.divide(within, total, out=out, where=total > 0)
-    return out
-
-
-def _cf_classes(
-    copyright: np.ndarray,
-    select_path: np.ndarray,
-    chars: np.ndarray,
-    links: np.ndarray,
-    densities: np.ndarray,
-    stoplist: frozenset[str] | None,
-) -> np.ndarray:
-    """jusText's context-free class (`pipeline.justext.classify_context_free` with the default
-    parameters) as an index into `_CF_ORDER`, computed over arrays. A test checks the two agree."""
-    p = DEFAULT_PARAMS
-    n = len(chars)
-    low, high = (0.0, 0.0) if stoplist is None else (p.stopwords_low, p.stopwords_high)
-    link_density = links / np.maximum(chars, 1.0)
-    flagged = copyright | select_path
-    bad = (link_density > p.max_link_density) | flagged
-    short_zone = ~bad & (chars < p.length_low)
-    long_zone = ~bad & ~short_zone
-    cls = np.full(n, 3)  # bad
-    cls[short_zone] = np.where(links[short_zone] > 0, 3, 2)
-    dens = densities[long_zone]
-    lengths = chars[long_zone]
-    cls[long_zone] = np.where(
-        dens >= high, np.where(lengths > p.length_high, 0, 1), np.where(dens >= low, 1, 3)
-    )
-    return cls
 
 
 def _ids(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
@@ -706,7 +667,7 @@ def _fill_own(blocks: Sequence[Block], stoplist: frozenset[str] | None, x: np.nd
     paths: tuple[str, ...] = fields[3]
     styles: tuple[str, ...] = fields[4]
     stats = _block_stats(blocks, fields, stoplist)
-    heading, chars, words, links, _, markup = stats[:_DIGITS]
+    heading, chars, _, links, _, markup = stats[:_DIGITS]
     runs = fields[11] if len(fields) > 11 else (None,) * n
     safe_chars = np.maximum(chars, 1.0)
     total = float(chars.sum())
@@ -715,13 +676,7 @@ def _fill_own(blocks: Sequence[Block], stoplist: frozenset[str] | None, x: np.nd
     densities = stats[_DENSITY]
     path_ids, distinct_paths = _ids(paths)
     style_ids, distinct_styles = _ids(styles)
-    if _COMPILED:
-        cf = stats[_CF].astype(np.int64)
-    else:
-        selects = np.fromiter(("select" in d for d in distinct_paths), bool, len(distinct_paths))
-        cf = _cf_classes(
-            stats[_COPYRIGHT] > 0, selects[path_ids], chars, links, densities, stoplist
-        )
+    cf = stats[_CF].astype(np.int64)
     longest_parts = paths[longest].split(".")
 
     logs = np.log1p(stats[_CHARS:_DIGITS])  # chars, words, links, tags, markup
@@ -736,10 +691,7 @@ def _fill_own(blocks: Sequence[Block], stoplist: frozenset[str] | None, x: np.nd
     cf_onehot = x[:, _CF_FIRST : _CF_FIRST + 4]
     cf_onehot[:] = 0.0
     cf_onehot[np.arange(n), cf] = 1.0
-    if _COMPILED:
-        x[:, o["bte_fraction"]] = _bte_fractions_loop(runs, fields[7])
-    else:
-        x[:, o["bte_fraction"]] = _bte_fractions(runs, words)
+    x[:, o["bte_fraction"]] = _bte_fractions(runs, fields[7])
     x[:, o["is_heading"]] = heading
     path_bits, depths = zip(*map(_path_bits, distinct_paths), strict=True)
     path_cues = x[:, _TAG_COLUMNS]

@@ -112,7 +112,7 @@ class Mlp:
 Scorer = TreeEnsemble | Mlp
 
 
-def _sigmoid(raw: np.ndarray) -> np.ndarray:
+def sigmoid(raw: np.ndarray) -> np.ndarray:
     # Clipped so that a confident MLP logit cannot overflow exp (a warning, and 0.0 anyway).
     return 1.0 / (1.0 + np.exp(-np.clip(raw, -500.0, 500.0)))
 
@@ -133,11 +133,11 @@ class NeighboursModel:
         second pass groups the first pass's probabilities by the blocks' paths and classes."""
         if x.shape[0] == 0:
             return np.zeros(0)
-        probs = _sigmoid(self.scorer.raw(x))
+        probs = sigmoid(self.scorer.raw(x))
         if self.stacked is not None:
             if blocks is None or len(blocks) != x.shape[0]:
                 raise ValueError("a stacked model needs the page's blocks with its features")
-            probs = _sigmoid(self.stacked.raw(np.hstack((x, stack_features(blocks, probs)))))
+            probs = sigmoid(self.stacked.raw(np.hstack((x, stack_features(blocks, probs)))))
         return smooth(probs, self.smoothing)
 
     def decide(self, probs: np.ndarray) -> np.ndarray:

@@ -41,4 +41,6 @@ cdef str _path_string(list path)
 @cython.locals(ch=Py_UCS4)
 cdef bint _is_blank(str text)
 
+cdef inline Py_ssize_t _add_run(Py_ssize_t run, Py_ssize_t n, list runs)
+
 cdef Py_ssize_t _next_checkpoint(Py_ssize_t seen, Py_ssize_t limit)

@@ -252,6 +252,16 @@ def _block(
     )
 
 
+def _add_run(run: int, n: int, runs: list[int]) -> int:
+    """BTE's current run after ``n`` more words (> 0) or tags (< 0): a count of the same sign
+    extends it; otherwise the finished run goes to ``runs`` and ``n`` starts the next one."""
+    if run and (run > 0) == (n > 0):
+        return run + n
+    if run:
+        runs.append(run)
+    return n
+
+
 def _next_checkpoint(seen: int, limit: int) -> int:
     """The next node count at which the walk checks its node cap or its deadline."""
     nxt = (seen | 4095) + 1  # next multiple of 4096
@@ -378,12 +388,7 @@ def segment(
                         if n < 0:
                             n = count_words(content, None)[0]
                         if n:
-                            if run > 0:
-                                run += n
-                            else:
-                                if run:
-                                    runs.append(run)
-                                run = n
+                            run = _add_run(run, n, runs)
                     br = False
                 elif pieces:
                     # jusText drops whitespace-only text nodes, which glues "a</b> <i>b" into
@@ -465,12 +470,7 @@ def segment(
                     tags += 1
                     markup += size
                 if record_runs:
-                    if run < 0:
-                        run -= 1
-                    else:
-                        if run:
-                            runs.append(run)
-                        run = -1
+                    run = _add_run(run, -1, runs)
         if not kind & _KILLED:
             child = node.first_child
             if child is not None:
@@ -483,12 +483,7 @@ def segment(
         while True:
             if not kind & _SKIPPED:
                 if record_runs and not kind & _VOID:
-                    if run < 0:
-                        run -= 1
-                    else:
-                        if run:
-                            runs.append(run)
-                        run = -1
+                    run = _add_run(run, -1, runs)
                 if kind & _HEADING:
                     headings_open -= 1
                 if kind & _BLOCK:

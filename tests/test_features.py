@@ -220,7 +220,7 @@ def test_stack_features_by_hand(built):
 
 
 # --- Implementations side by side --------------------------------------------------------------
-# Compiled, the module counts characters, stopwords and BTE's stretch in loops; uncompiled, with
+# Compiled, the module counts characters and stopwords in one loop; uncompiled, with
 # whole-page numpy. Both must give the shipped model bit-identical features.
 
 
