@@ -1,3 +1,4 @@
+# cython: boundscheck=False, initializedcheck=False
 """Block feature vectors for the learned cleaners, with the page context beside each block.
 
 A block's own evidence (length, link density, stopwords, markup) decides most cases, but the
@@ -25,12 +26,20 @@ overhead dominates). The work is therefore split in two:
   `stopword_densities`): a Python loop over every character would multiply the interpreted
   cost. Tests check that both give identical features. The per-block and per-run loops
   (`_cf_class`, `_bte_fractions`) are cheap enough interpreted to serve both.
-* everything else is whole-column numpy written straight into one preallocated matrix, with
-  per-group sums from `numpy.bincount` over integer ids of the distinct paths and class strings.
+* the page-level columns (group shares and densities, longest-block relations, good span, h1
+  distances, text repeats, neighbours, windows, page aggregates) and `stack_features`: compiled,
+  row-by-row loops over typed views of the preallocated float64 output (`_fill_own_loop`,
+  `_fill_neighbours_loop`, `_fill_stack_loop`), with per-group sums taken in one pass over
+  integer group ids; on pages of a few hundred blocks numpy's per-call overhead on ~100 column
+  operations cost more than the arithmetic. Uncompiled, the same columns come from whole-column
+  numpy (`numpy.bincount` per group), which is faster in the interpreter than the loops.
 
 Both must reproduce the shipped model's features bit for bit, so every floating-point result is
 computed with the same operations in the same order as before (integer counts are exact in
-float64; only divisions, log1p and numpy's own sums touch non-integers).
+float64; only divisions, log1p and numpy's own sums touch non-integers). The loops add group and
+prefix sums in page order, as `numpy.bincount` and `numpy.cumsum` do; logarithms, the median and
+the pairwise sums of fractions stay numpy calls, because numpy's SIMD log1p can differ from the C
+library's in the last bit (it does on AVX-512 machines).
 """
 
 from __future__ import annotations
@@ -91,8 +100,8 @@ _TAG_GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
 _CF_ORDER = (CfClass.GOOD, CfClass.NEARGOOD, CfClass.SHORT, CfClass.BAD)
 
 # Per-code-point classes for the first 0x10000 code points: 1 digit, 2 upper, 4 punctuation,
-# 8 sentence end, 16 letter, 32 whitespace (what str.split() splits at). Astral code points
-# (emoji, rare CJK) count as none of them.
+# 8 sentence end, 16 letter, 32 whitespace (what str.split() splits at), 64 a script written
+# without spaces (`UNSPACED_CHAR`). Astral code points (emoji, rare CJK) count as none of them.
 _TABLE_SIZE = 0x10000
 
 
@@ -113,6 +122,8 @@ def _char_table() -> np.ndarray:
             flags |= 16
         if c.isspace():
             flags |= 32
+        if UNSPACED_CHAR.match(c):
+            flags |= 64
         table[cp] = flags
     return table
 
@@ -241,6 +252,8 @@ _STYLE_SEPARATORS = str.maketrans(
 def _style_bits(style: str) -> int:
     """The `_STYLE_CUES` present in a class string, bit i for cue i."""
     lowered = style.lower()
+    if _COMPILED:
+        return _style_bits_loop(lowered)
     if lowered.isascii():
         pieces = lowered.translate(_STYLE_SEPARATORS).split()
         # The first piece is the element's tag name, not a class.
@@ -254,6 +267,34 @@ def _style_bits(style: str) -> int:
         i = get(piece)
         if i is not None:
             bits |= 1 << i
+    return bits
+
+
+_LONGEST_STYLE_WORD = max(map(len, _STYLE_WORDS))
+
+
+def _style_bits_loop(lowered: str) -> int:
+    """`_style_bits` of a lower-cased class string in one pass over its characters (fast only
+    when compiled; new sites bring hundreds of new class strings): a piece is a run of a-z0-9,
+    as between `_STYLE_SPLIT`'s separators, and the one at the very start is the tag name. Only
+    pieces no longer than the longest cue word become strings to look up."""
+    words = _STYLE_WORDS
+    bits = 0
+    n = len(lowered)
+    start = -1
+    for k in range(n + 1):
+        if k < n:
+            ch = lowered[k]
+            if "a" <= ch <= "z" or "0" <= ch <= "9":
+                if start < 0:
+                    start = k
+                continue
+        if start > 0 and k - start <= _LONGEST_STYLE_WORD:
+            found = words.get(lowered[start:k])
+            if found is not None:
+                index = found
+                bits |= 1 << index
+        start = -1
     return bits
 
 
@@ -277,6 +318,8 @@ def _path_bits(dom_path: str) -> tuple[int, float]:
 # One bit per column: the cue tables are built from the bit masks with one numpy operation.
 _STYLE_SHIFTS = np.arange(len(_STYLE_CUES))
 _PATH_SHIFTS = np.arange(len(_TAG_GROUPS) + len(_PATH_CUES))
+_N_PATH_BITS = len(_TAG_GROUPS) + len(_PATH_CUES)
+_N_STYLE_BITS = len(_STYLE_CUES)
 
 
 # Layout of the per-block numbers (`_block_stats`), one row per quantity so that every row is a
@@ -300,6 +343,7 @@ _PATH_SHIFTS = np.arange(len(_TAG_GROUPS) + len(_PATH_CUES))
 ) = range(15)
 _N_STATS = 15
 _SPACE = 32  # the whitespace bit of `_CHAR_FLAGS`
+_UNSPACED = 64  # its unspaced-script bit
 _PACKED_CHARS = 9  # ASCII characters that fit in a token key (7 bits each, 63 bits)
 
 
@@ -403,14 +447,19 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
     for row in range(_DIGITS):
         column = fields[5 + row]
         for i in range(n):
-            view[row, i] = column[i]
+            # Through a C integer: a Python int converted straight to a double goes through a
+            # temporary float object, which cost more than the whole character loop.
+            count = column[i]
+            view[row, i] = count
     table = _CHAR_FLAG_ARRAY
     counting = bool(stoplist)
     slots, keys, lengths, starts, entries, mask = _stop_table(stoplist) if stoplist else _NO_TABLE
     for i in range(n):
         text = texts[i]
         size = len(text)
-        scan_tokens = counting and (text.isascii() or UNSPACED_CHAR.search(text) is None)
+        # Tokens are scanned until a character of an unspaced script turns up; such a text is
+        # counted by `count_words` instead (below), as `stopword_densities` does.
+        scan_tokens = counting
         digits = upper = punct = ends = letters = marks = 0
         tokens = stops = 0
         token_start = -1
@@ -420,7 +469,12 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
         padded = text + " " if scan_tokens else text
         for k, ch in enumerate(padded):
             c = ord(ch)
-            flags = table[c] if c < _TABLE_SIZE else 0
+            if c < _TABLE_SIZE:
+                flags = table[c]
+            else:
+                flags = 0
+                if scan_tokens and UNSPACED_CHAR.match(ch) is not None:
+                    scan_tokens = False  # CJK beyond the table: rare
             # Without branches: which class a character is in is unpredictable.
             digits += flags & 1
             upper += (flags >> 1) & 1
@@ -430,6 +484,9 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
             if c == 0xA9:
                 marks += 1
             if not scan_tokens:
+                continue
+            if flags & _UNSPACED:
+                scan_tokens = False
                 continue
             if not flags & _SPACE:
                 if token_start < 0:
@@ -619,9 +676,17 @@ def _bte_fractions(
 def _ids(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     """Integer id of every value (ids in order of first appearance) and the distinct values."""
     lookup: dict[str, int] = {}
-    setdefault = lookup.setdefault
-    ids = [setdefault(v, len(lookup)) for v in values]
-    return np.array(ids, dtype=np.int64), list(lookup)
+    n = len(values)
+    ids = np.empty(n, dtype=np.int64)
+    view = ids  # a typed view when compiled: one dict look-up and a C store per value
+    for i in range(n):
+        value = values[i]
+        found = lookup.get(value)
+        if found is None:
+            found = len(lookup)
+            lookup[value] = found
+        view[i] = found
+    return ids, list(lookup)
 
 
 def _median(values: np.ndarray) -> float:
@@ -669,15 +734,51 @@ def _fill_own(blocks: Sequence[Block], stoplist: frozenset[str] | None, x: np.nd
     stats = _block_stats(blocks, fields, stoplist)
     heading, chars, _, links, _, markup = stats[:_DIGITS]
     runs = fields[11] if len(fields) > 11 else (None,) * n
+    bte = _bte_fractions(runs, fields[7])
+    longest = int(np.argmax(chars))
+    path_ids, distinct_paths = _ids(paths)
+    style_ids, distinct_styles = _ids(styles)
+    longest_parts = paths[longest].split(".")
+    path_bits, depths = zip(*map(_path_bits, distinct_paths), strict=True)
+    style_bits = np.fromiter(map(_style_bits, distinct_styles), np.int64, len(distinct_styles))
+    longest_path = paths[longest]
+    if _COMPILED:  # compares characters in C instead of splitting every path
+        shared = [_shared_parts(p, longest_path) for p in distinct_paths]
+    else:
+        shared = [_common_prefix_parts(p.split("."), longest_parts) for p in distinct_paths]
+    # Python's int / int is correctly rounded, as numpy's float division of the same values.
+    prefixes = [parts / len(longest_parts) for parts in shared]
+    if _COMPILED:
+        parent_of_path, _ = _ids([p.rpartition(".")[0] for p in distinct_paths])
+        text_ids, distinct_texts = _ids(texts)
+        try:
+            h1 = fields[2].index("h1")
+        except ValueError:
+            h1 = -1
+        _fill_own_loop(
+            x,
+            stats,
+            bte,
+            path_ids,
+            parent_of_path[path_ids],
+            style_ids,
+            text_ids,
+            np.array(path_bits, dtype=np.int64),
+            np.array(depths),
+            np.array(prefixes),
+            style_bits,
+            len(parent_of_path),
+            len(distinct_texts),
+            longest,
+            h1,
+            stoplist is not None,
+        )
+        return
+    cf = stats[_CF].astype(np.int64)
     safe_chars = np.maximum(chars, 1.0)
     total = float(chars.sum())
     page_chars = max(total, 1.0)
-    longest = int(np.argmax(chars))
     densities = stats[_DENSITY]
-    path_ids, distinct_paths = _ids(paths)
-    style_ids, distinct_styles = _ids(styles)
-    cf = stats[_CF].astype(np.int64)
-    longest_parts = paths[longest].split(".")
 
     logs = np.log1p(stats[_CHARS:_DIGITS])  # chars, words, links, tags, markup
     x[:, o["log_chars"]] = logs[0]
@@ -691,13 +792,11 @@ def _fill_own(blocks: Sequence[Block], stoplist: frozenset[str] | None, x: np.nd
     cf_onehot = x[:, _CF_FIRST : _CF_FIRST + 4]
     cf_onehot[:] = 0.0
     cf_onehot[np.arange(n), cf] = 1.0
-    x[:, o["bte_fraction"]] = _bte_fractions(runs, fields[7])
+    x[:, o["bte_fraction"]] = bte
     x[:, o["is_heading"]] = heading
-    path_bits, depths = zip(*map(_path_bits, distinct_paths), strict=True)
     path_cues = x[:, _TAG_COLUMNS]
     path_cues[:, :-1] = (np.array(path_bits)[path_ids, None] >> _PATH_SHIFTS) & 1
     path_cues[:, -1] = np.array(depths)[path_ids]
-    style_bits = np.fromiter(map(_style_bits, distinct_styles), np.int64, len(distinct_styles))
     x[:, _STYLE_COLUMNS] = (style_bits[style_ids, None] >> _STYLE_SHIFTS) & 1
     x[:, o["position"]] = np.arange(n) / max(n - 1, 1)
     x[:, o["chars_before"]] = (np.cumsum(chars) - chars) / page_chars
@@ -710,13 +809,7 @@ def _fill_own(blocks: Sequence[Block], stoplist: frozenset[str] | None, x: np.nd
     x[:, o["share_of_page"]] = chars / page_chars
     x[:, o["rel_to_longest"]] = chars / max(chars[longest], 1.0)
     x[:, o["same_style_as_longest"]] = style_ids == style_ids[longest]
-    x[:, o["path_prefix_with_longest"]] = (
-        np.array(
-            [_common_prefix_parts(p.split("."), longest_parts) for p in distinct_paths],
-            dtype=float,
-        )
-        / len(longest_parts)
-    )[path_ids]
+    x[:, o["path_prefix_with_longest"]] = np.array(prefixes)[path_ids]
     _fill_context(
         x, distinct_paths, path_ids, style_ids, chars, links, densities, cf, texts, longest, total
     )
@@ -729,6 +822,220 @@ def _fill_own(blocks: Sequence[Block], stoplist: frozenset[str] | None, x: np.nd
         np.log1p(n),
         np.log1p(total),
     )
+
+
+# Rows of the integer counts whose log1p `_fill_own_loop` takes in one numpy call: numpy's
+# log1p (vectorised, SIMD where the CPU has it) can differ from the C library's in the last bit,
+# so every logarithm comes from numpy, on contiguous rows as in the numpy implementation.
+_LOG_CHARS, _LOG_WORDS, _LOG_LINKS, _LOG_TAGS, _LOG_MARKUP = range(5)
+_LOG_PATH_BLOCKS, _LOG_STYLE_BLOCKS, _LOG_REPEATS = range(5, 8)
+
+
+def _fill_own_loop(
+    x: np.ndarray,
+    stats: np.ndarray,
+    bte: np.ndarray,
+    path_ids: np.ndarray,
+    parent_ids: np.ndarray,
+    style_ids: np.ndarray,
+    text_ids: np.ndarray,
+    path_bits: np.ndarray,
+    path_depths: np.ndarray,
+    path_prefixes: np.ndarray,
+    style_bits: np.ndarray,
+    n_parents: int,
+    n_texts: int,
+    longest: int,
+    h1: int,
+    has_stoplist: bool,
+) -> None:
+    """`_fill_own` for the compiled module: the same columns from two passes over the blocks
+    (group sums, then one row at a time) instead of ~80 whole-column numpy calls, which cost more
+    than the arithmetic on pages of a few hundred blocks. ``path_*`` are per distinct path,
+    ``style_bits`` per distinct class string; ``h1`` is the first h1 block or -1.
+
+    Bit-identical to the numpy implementation: group sums add the blocks in page order as
+    `numpy.bincount` does, page totals of integer counts are exact in any order, and the one
+    total of fractions (stopword characters) and every logarithm and median are still numpy's.
+    """
+    n = x.shape[0]
+    n_paths = path_bits.shape[0]
+    n_styles = style_bits.shape[0]
+    # Per group: link-free characters, link characters, characters, blocks; paths also
+    # stopword characters. One (rows, groups) array each, zeroed like bincount's bins.
+    path_sums = np.zeros((5, n_paths))
+    parent_sums = np.zeros((3, n_parents))
+    style_sums = np.zeros((4, n_styles))
+    text_counts = np.zeros(n_texts)
+    stop_chars = np.empty(n)
+    counts = np.empty((8, n))
+    ps = path_sums
+    qs = parent_sums
+    ss = style_sums
+    ts = text_counts
+    sc = stop_chars
+    cv = counts
+    st = stats
+    total = links_total = plain_total = good_total = 0.0
+    good_first = good_last = -1
+    for i in range(n):
+        chars = st[_CHARS, i]
+        links = st[_LINKS, i]
+        plain = chars - links
+        if plain < 0.0:
+            plain = 0.0
+        stop = st[_DENSITY, i] * chars
+        sc[i] = stop
+        g = path_ids[i]
+        ps[0, g] += plain
+        ps[1, g] += links
+        ps[2, g] += chars
+        ps[3, g] += 1.0
+        ps[4, g] += stop
+        g = parent_ids[i]
+        qs[0, g] += plain
+        qs[1, g] += links
+        qs[2, g] += chars
+        g = style_ids[i]
+        ss[0, g] += plain
+        ss[1, g] += links
+        ss[2, g] += chars
+        ss[3, g] += 1.0
+        ts[text_ids[i]] += 1.0
+        # Sums of integer counts: exact whatever the order.
+        total += chars
+        links_total += links
+        plain_total += plain
+        if st[_CF, i] == 0.0:
+            good_total += chars
+            if good_first < 0:
+                good_first = i
+            good_last = i
+    for i in range(n):
+        for k in range(5):
+            cv[k, i] = st[_CHARS + k, i]
+        cv[_LOG_PATH_BLOCKS, i] = ps[3, path_ids[i]]
+        cv[_LOG_STYLE_BLOCKS, i] = ss[3, style_ids[i]]
+        cv[_LOG_REPEATS, i] = ts[text_ids[i]] - 1.0 if st[_CHARS, i] > 0.0 else 0.0
+    logs_array = np.log1p(counts)
+    logs = logs_array
+    nonempty = stats[_CHARS] > 0.0
+    median_log = _median(logs_array[_LOG_CHARS][nonempty]) if nonempty.any() else 0.0
+    stop_total = float(stop_chars.sum())  # numpy's pairwise sum, as in the numpy version
+    main_path = _first_max(ps, 0)
+    main_parent = _first_max(qs, 0)
+    page_chars = max(total, 1.0)
+    plain_page = max(plain_total, 1.0)
+    good_page = max(good_total, 1.0)
+    longest_chars = max(st[_CHARS, longest], 1.0)
+    longest_style = style_ids[longest]
+    page_link_density = links_total / page_chars
+    rel_links = links_total / max(total, 1.0)
+    rel_stops = stop_total / max(total, 1.0)
+    log_blocks = float(np.log1p(n))
+    log_total = float(np.log1p(total))
+    last = max(n - 1, 1)
+    good_before = chars_before = 0.0
+    for i in range(n):
+        chars = st[_CHARS, i]
+        links = st[_LINKS, i]
+        safe = max(chars, 1.0)
+        density = st[_DENSITY, i]
+        link_density = min(links / safe, 1.0)
+        c = 0
+        # In `OWN_FEATURES` order; the final check catches a column added there only.
+        x[i, c] = logs[_LOG_CHARS, i]
+        x[i, c + 1] = logs[_LOG_WORDS, i]
+        x[i, c + 2] = link_density
+        x[i, c + 3] = chars / max(chars + st[_MARKUP, i], 1.0)
+        x[i, c + 4] = logs[_LOG_MARKUP, i]
+        x[i, c + 5] = logs[_LOG_TAGS, i]
+        x[i, c + 6] = density
+        x[i, c + 7] = 1.0 if has_stoplist else 0.0
+        c += 8
+        cf = st[_CF, i]
+        for k in range(4):
+            x[i, c + k] = 1.0 if k == cf else 0.0
+        c += 4
+        x[i, c] = bte[i]
+        x[i, c + 1] = st[_HEADING, i]
+        c += 2
+        g = path_ids[i]
+        bits = path_bits[g]
+        for k in range(_N_PATH_BITS):
+            x[i, c + k] = (bits >> k) & 1
+        c += _N_PATH_BITS
+        x[i, c] = path_depths[g]
+        c += 1
+        bits = style_bits[style_ids[i]]
+        for k in range(_N_STYLE_BITS):
+            x[i, c + k] = (bits >> k) & 1
+        c += _N_STYLE_BITS
+        x[i, c] = i / last
+        x[i, c + 1] = chars_before / page_chars
+        chars_before += chars
+        x[i, c + 2] = st[_DIGITS, i] / safe
+        x[i, c + 3] = st[_UPPER, i] / max(st[_LETTERS, i], 1.0)
+        x[i, c + 4] = st[_PUNCT, i] / safe
+        x[i, c + 5] = st[_LETTERS, i] / safe
+        x[i, c + 6] = min(st[_SENTENCE_ENDS, i], 20.0) / 20.0
+        x[i, c + 7] = st[_ENDS_SENTENCE, i]
+        x[i, c + 8] = chars / page_chars
+        x[i, c + 9] = chars / longest_chars
+        x[i, c + 10] = 1.0 if style_ids[i] == longest_style else 0.0
+        x[i, c + 11] = path_prefixes[g]
+        c += 12
+        # Page context (`_fill_context`).
+        x[i, c] = ps[0, g] / plain_page
+        x[i, c + 1] = logs[_LOG_PATH_BLOCKS, i]
+        x[i, c + 2] = ps[1, g] / max(ps[2, g], 1.0)
+        x[i, c + 3] = ps[4, g] / max(ps[2, g], 1.0)
+        q = parent_ids[i]
+        x[i, c + 4] = qs[0, q] / plain_page
+        x[i, c + 5] = qs[1, q] / max(qs[2, q], 1.0)
+        s = style_ids[i]
+        x[i, c + 6] = ss[0, s] / plain_page
+        x[i, c + 7] = ss[1, s] / max(ss[2, s], 1.0)
+        x[i, c + 8] = 1.0 if g == main_path else 0.0
+        x[i, c + 9] = 1.0 if q == main_parent else 0.0
+        x[i, c + 10] = logs[_LOG_CHARS, i] - median_log
+        x[i, c + 11] = link_density - rel_links
+        x[i, c + 12] = density - rel_stops
+        x[i, c + 13] = logs[_LOG_REPEATS, i]
+        x[i, c + 14] = (i - longest) / max(n, 1)
+        x[i, c + 15] = 1.0 if good_first >= 0 and good_first <= i <= good_last else 0.0
+        x[i, c + 16] = good_before / good_page
+        if cf == 0.0:
+            good_before += chars
+        x[i, c + 17] = logs[_LOG_STYLE_BLOCKS, i]
+        c += 18
+        # Against the first h1 (`_fill_h1`).
+        if h1 < 0:
+            x[i, c] = 0.5
+            x[i, c + 1] = 0.0
+            x[i, c + 2] = 0.0
+        else:
+            x[i, c] = 1.0 if i >= h1 else 0.0
+            x[i, c + 1] = (i - h1) / n
+            x[i, c + 2] = 1.0 / (1.0 + abs(i - h1))
+        c += 3
+        x[i, c] = page_link_density
+        x[i, c + 1] = good_total / page_chars
+        x[i, c + 2] = st[_CHARS, longest] / page_chars
+        x[i, c + 3] = log_blocks
+        x[i, c + 4] = log_total
+        c += 5
+        if c != _N_OWN:
+            raise AssertionError(f"own feature columns {c} != {_N_OWN} names")
+
+
+def _first_max(sums: np.ndarray, row: int) -> int:
+    """`numpy.argmax` of one row: the first group holding the largest sum."""
+    best = 0
+    for g in range(1, sums.shape[1]):
+        if sums[row, g] > sums[row, best]:
+            best = g
+    return best
 
 
 def _fill_context(
@@ -825,6 +1132,21 @@ def _common_prefix_parts(a: list[str], b: list[str]) -> int:
     return n
 
 
+def _shared_parts(a: str, b: str) -> int:
+    """``_common_prefix_parts(a.split("."), b.split("."))`` without splitting: the dots before
+    the first differing character, plus one if the part it falls in ends there in both."""
+    size = min(len(a), len(b))
+    shared = 0
+    k = 0
+    while k < size and a[k] == b[k]:
+        if a[k] == ".":
+            shared += 1
+        k += 1
+    if (k == len(a) or a[k] == ".") and (k == len(b) or b[k] == "."):
+        shared += 1
+    return shared
+
+
 def _column_runs(columns: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
     """``columns`` as maximal runs of consecutive indices: (source start, source stop, offset
     of the run in ``columns``), so a gather of those columns becomes a few slice copies."""
@@ -851,6 +1173,7 @@ _WINDOWS_FIRST = _NEXT2 + _N_FAR
 
 
 _WINDOW_REACH = max(WINDOWS)
+_WINDOW_SPANS = np.array(WINDOWS, dtype=np.int64)
 
 
 def _padded_prefix_sums(values: np.ndarray, reach: int) -> np.ndarray:
@@ -882,6 +1205,51 @@ def _window_sizes(n: int, w: int) -> np.ndarray:
     return sizes
 
 
+# The column lists as int arrays, for the compiled loops' typed views.
+_NEIGHBOUR_INDEX = np.array(_NEIGHBOUR_COLUMNS, dtype=np.int64)
+_FAR_INDEX = np.array(_FAR_COLUMNS, dtype=np.int64)
+_WINDOW_INDEX = np.array(_WINDOW_COLUMNS, dtype=np.int64)
+
+
+def _fill_neighbours_loop(
+    x: np.ndarray, neighbour: np.ndarray, far: np.ndarray, window: np.ndarray, spans: np.ndarray
+) -> None:
+    """The neighbour and window columns of `page_features` from the own columns of ``x``, row by
+    row (the compiled module's way). Window sums are differences of prefix sums accumulated in
+    page order, each one exactly as `numpy.cumsum` adds them, divided by the window's size."""
+    n = x.shape[0]
+    n_neighbour = neighbour.shape[0]
+    n_far = far.shape[0]
+    width = window.shape[0]
+    for i in range(n):
+        for k in range(n_neighbour):
+            c = neighbour[k]
+            x[i, _PREV + k] = x[i - 1, c] if i >= 1 else 0.0
+            x[i, _NEXT + k] = x[i + 1, c] if i + 1 < n else 0.0
+        for k in range(n_far):
+            c = far[k]
+            x[i, _PREV2 + k] = x[i - 2, c] if i >= 2 else 0.0
+            x[i, _NEXT2 + k] = x[i + 2, c] if i + 2 < n else 0.0
+    # Row j: the sum of the rows before j.
+    prefix_array = np.empty((n + 1, width))
+    prefix = prefix_array
+    for k in range(width):
+        prefix[0, k] = 0.0
+        prefix[1, k] = x[0, window[k]]
+    for j in range(1, n):
+        for k in range(width):
+            prefix[j + 1, k] = prefix[j, k] + x[j, window[k]]
+    for i in range(n):
+        for m in range(spans.shape[0]):
+            w = spans[m]
+            low = i - w if i > w else 0
+            high = i + w + 1 if i + w + 1 < n else n
+            size = high - low
+            first = _WINDOWS_FIRST + m * width
+            for k in range(width):
+                x[i, first + k] = (prefix[high, k] - prefix[low, k]) / size
+
+
 def page_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np.ndarray:
     """The full matrix, ``(len(blocks), N_FEATURES)``: own, neighbour and window features.
 
@@ -893,6 +1261,9 @@ def page_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> n
     if n == 0:
         return x
     _fill_own(blocks, stoplist, x)
+    if _COMPILED:
+        _fill_neighbours_loop(x, _NEIGHBOUR_INDEX, _FAR_INDEX, _WINDOW_INDEX, _WINDOW_SPANS)
+        return x
     # Neighbours one block away: the own columns moved down (prev) or up (next) by one row.
     for start, stop, offset in _NEIGHBOUR_RUNS:
         prev = x[:, _PREV + offset : _PREV + offset + stop - start]
@@ -939,9 +1310,45 @@ STACK_FEATURES: tuple[str, ...] = (
     "page_mean_p1",
 )
 _STACK_WINDOWS = (2, 5, 15)
+_STACK_SPANS = np.array(_STACK_WINDOWS, dtype=np.int64)
+# Three fields only: item getters map a NamedTuple's fields at C speed (a compiled index into a
+# tuple subclass goes through the generic protocol, ten times slower), and mapping three costs
+# half of transposing all of them.
 _DOM_PATH = itemgetter(3)
 _STYLE = itemgetter(4)
 _N_CHARS = itemgetter(6)
+
+
+def _stack_groups(
+    paths: Sequence[str], styles: Sequence[str], chars: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """What `stack_features` needs of the blocks, in one pass: the group-mean weight
+    (characters + 1), the path id, the distinct paths, the class-string id."""
+    n = len(paths)
+    weight = np.empty(n)
+    path_ids = np.empty(n, dtype=np.int64)
+    style_ids = np.empty(n, dtype=np.int64)
+    weights = weight  # typed views when compiled
+    path_view = path_ids
+    style_view = style_ids
+    distinct_paths: dict[str, int] = {}
+    distinct_styles: dict[str, int] = {}
+    for i in range(n):
+        count = chars[i]
+        weights[i] = count + 1.0
+        path = paths[i]
+        found = distinct_paths.get(path)
+        if found is None:
+            found = len(distinct_paths)
+            distinct_paths[path] = found
+        path_view[i] = found
+        style = styles[i]
+        found = distinct_styles.get(style)
+        if found is None:
+            found = len(distinct_styles)
+            distinct_styles[style] = found
+        style_view[i] = found
+    return weight, path_ids, list(distinct_paths), style_ids
 
 
 def stack_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
@@ -955,12 +1362,25 @@ def stack_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
     if n == 0:
         return out
     p = np.asarray(probs, dtype=np.float64)
-    # Three fields only: mapping item getters costs half of transposing all of them.
-    weight = np.array(list(map(_N_CHARS, blocks)), dtype=np.float64) + 1.0
-    path_ids, distinct_paths = _ids(list(map(_DOM_PATH, blocks)))
+    weight, path_ids, distinct_paths, style_ids = _stack_groups(
+        list(map(_DOM_PATH, blocks)), list(map(_STYLE, blocks)), list(map(_N_CHARS, blocks))
+    )
     parent_of_path, _ = _ids([d.rpartition(".")[0] for d in distinct_paths])
-    style_ids, _ = _ids(list(map(_STYLE, blocks)))
     weighted = p * weight
+    if _COMPILED:
+        _fill_stack_loop(
+            out,
+            np.ascontiguousarray(p),
+            weight,
+            weighted,
+            path_ids,
+            parent_of_path[path_ids],
+            style_ids,
+            _STACK_SPANS,
+        )
+        out[:, 11] = p.max()
+        out[:, 12] = weighted.sum() / weight.sum()
+        return out
     out[:, 0] = p
     out[1:, 1] = p[:-1]
     out[:-1, 2] = p[1:]
@@ -975,3 +1395,49 @@ def stack_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
     out[:, 11] = p.max()
     out[:, 12] = weighted.sum() / weight.sum()
     return out
+
+
+def _fill_stack_loop(
+    out: np.ndarray,
+    p: np.ndarray,
+    weight: np.ndarray,
+    weighted: np.ndarray,
+    path_ids: np.ndarray,
+    parent_ids: np.ndarray,
+    style_ids: np.ndarray,
+    spans: np.ndarray,
+) -> None:
+    """Columns 0-10 of `stack_features` row by row (the compiled module's way): the same
+    prefix sums and per-group sums, added in page order as `numpy.cumsum` and
+    `numpy.bincount` add them."""
+    n = p.shape[0]
+    prefix_array = np.empty(n + 1)
+    prefix = prefix_array
+    prefix[0] = 0.0
+    prefix[1] = p[0]
+    for j in range(1, n):
+        prefix[j + 1] = prefix[j] + p[j]
+    # Rows: weighted and plain weight sums of paths, parents, class strings.
+    groups_array = np.zeros((6, n))
+    groups = groups_array
+    for i in range(n):
+        groups[0, path_ids[i]] += weighted[i]
+        groups[1, path_ids[i]] += weight[i]
+        groups[2, parent_ids[i]] += weighted[i]
+        groups[3, parent_ids[i]] += weight[i]
+        groups[4, style_ids[i]] += weighted[i]
+        groups[5, style_ids[i]] += weight[i]
+    for i in range(n):
+        out[i, 0] = p[i]
+        out[i, 1] = p[i - 1] if i >= 1 else 0.0
+        out[i, 2] = p[i + 1] if i + 1 < n else 0.0
+        out[i, 3] = p[i - 2] if i >= 2 else 0.0
+        out[i, 4] = p[i + 2] if i + 2 < n else 0.0
+        for m in range(spans.shape[0]):
+            w = spans[m]
+            low = i - w if i > w else 0
+            high = i + w + 1 if i + w + 1 < n else n
+            out[i, 5 + m] = (prefix[high] - prefix[low]) / (high - low)
+        out[i, 8] = groups[0, path_ids[i]] / groups[1, path_ids[i]]
+        out[i, 9] = groups[2, parent_ids[i]] / groups[3, parent_ids[i]]
+        out[i, 10] = groups[4, style_ids[i]] / groups[5, style_ids[i]]

@@ -372,9 +372,13 @@ def _style_cues_by_definition(module: ModuleType, style: str) -> int:
     ).map("".join)
 )
 def test_style_cues_follow_their_definition(source_features, style):
-    assert source_features._style_bits.__wrapped__(style) == _style_cues_by_definition(
-        source_features, style
-    )
+    import pipeline.features as installed
+
+    want = _style_cues_by_definition(source_features, style)
+    assert source_features._style_bits.__wrapped__(style) == want
+    # The compiled module's one-pass scan, run by Python and as installed (C when compiled).
+    assert source_features._style_bits_loop(style.lower()) == want
+    assert installed._style_bits.__wrapped__(style) == want
 
 
 @pytest.mark.parametrize(
@@ -392,3 +396,136 @@ def test_path_cues(source_features, path, tag_group, cues):
     got = {names[i] for i in range(len(names)) if bits >> i & 1}
     assert got == cues | ({tag_group} if tag_group else set())
     assert depth == len(path.split(".")) / 16.0
+
+
+# --- Page-level loops: compiled module against its source --------------------------------------
+# Compiled, the group, neighbour, window and stacked columns come from row-by-row loops
+# (`_fill_own_loop`, `_fill_neighbours_loop`, `_fill_stack_loop`); from source, from whole-column
+# numpy. The shipped model needs both bit for bit, so equality below is exact.
+
+
+def _three_ways(module: ModuleType, blocks, stoplist, probs) -> None:
+    """Source with numpy columns, source with the loops (run by Python) and the installed
+    module (the loops in C when compiled) give identical matrices."""
+    outputs = []
+    for loops in (False, True):
+        module._COMPILED = loops
+        try:
+            outputs.append(
+                (module.page_features(blocks, stoplist), module.stack_features(blocks, probs))
+            )
+        finally:
+            module._COMPILED = False
+    outputs.append((page_features(blocks, stoplist), stack_features(blocks, probs)))
+    (x0, s0) = outputs[0]
+    assert x0.shape == (len(blocks), N_FEATURES)
+    assert s0.shape == (len(blocks), len(STACK_FEATURES))
+    for x, s in outputs[1:]:
+        assert np.array_equal(x, x0, equal_nan=True)
+        assert np.array_equal(s, s0, equal_nan=True)
+
+
+def _page_shapes() -> dict[str, list[Block]]:
+    """Pages of the shapes real ones come in, built in code."""
+    article = [
+        _block(0, "Skip to content", "a", "html.body.div.a", "a.skip", links=15),
+        _block(1, "Home", "li", "html.body.header.nav.ul.li", "li.menu-item", links=4),
+        _block(2, "News", "li", "html.body.header.nav.ul.li", "li.menu-item", links=4),
+        _block(3, "The valley", "h1", "html.body.main.article.h1", "h1.entry-title", heading=True),
+        _block(4, LONG, "p", "html.body.main.article.div.p", "p", runs=(50, -2)),
+        _block(5, "Short line.", "p", "html.body.main.article.div.p", "p", runs=(2,)),
+        _block(6, "A quote of the day", "blockquote", "html.body.main.article.blockquote", ""),
+        _block(7, "Home", "li", "html.body.footer.ul.li", "li.menu-item", links=4),
+        _block(8, "© 2024 Valley", "p", "html.body.footer.p", "p.copyright"),
+    ]
+    table = [
+        _block(i, text, tag, f"html.body.table.tbody.tr.{tag}", f"{tag}.c{i % 3}")
+        for i, (text, tag) in enumerate(
+            [("Name", "th"), ("Price", "th"), ("Apples", "td"), ("2.50", "td")] * 6
+        )
+    ]
+    headings = [
+        _block(
+            i,
+            f"Heading {i}" if i % 2 == 0 else LONG,
+            f"h{1 + i % 6}" if i % 2 == 0 else "p",
+            "html.body.section." + ("h2" if i % 2 == 0 else "p"),
+            "",
+            heading=i % 2 == 0,
+        )
+        for i in range(14)
+    ]
+    return {
+        "one block": [_block(0, "Only this.", "p", "html.body.p", "p")],
+        "two blocks": article[3:5],
+        "article": article,
+        "table": table,
+        "headings": headings,
+        "empty texts": [_block(i, "", "div", "html.body.div", "div") for i in range(4)],
+        "equal paths": [_block(i, LONG, "p", "p", "") for i in range(30)],
+    }
+
+
+@pytest.mark.parametrize("shape", list(_page_shapes()))
+@pytest.mark.parametrize("stoplist", [STOP, None], ids=["stop", "none"])
+def test_loops_match_numpy_on_page_shapes(source_features, shape, stoplist):
+    blocks = _page_shapes()[shape]
+    probs = np.random.default_rng(len(blocks)).random(len(blocks))
+    _three_ways(source_features, blocks, stoplist, probs)
+
+
+def test_loops_on_empty_page(source_features):
+    for loops in (False, True):
+        source_features._COMPILED = loops
+        try:
+            assert source_features.page_features([], STOP).shape == (0, N_FEATURES)
+            assert source_features.stack_features([], np.zeros(0)).shape == (0, 13)
+        finally:
+            source_features._COMPILED = False
+    assert stack_features([], np.zeros(0)).shape == (0, len(STACK_FEATURES))
+
+
+_path_parts = st.sampled_from(["html", "body", "div", "p", "ul", "li", "nav", "a", "td", ""])
+_random_blocks = st.lists(
+    st.tuples(
+        st.sampled_from(["", "Home", "Read more", LONG, "the end of it.", "Σ 12 ©", "的的"]),
+        st.sampled_from(["p", "h1", "li", "td", "div"]),
+        st.lists(_path_parts, min_size=1, max_size=5).map(".".join),
+        st.sampled_from(["", "div.nav", "p.content", "li.menu-item", "DIV.Footer x"]),
+        st.integers(0, 300),
+        st.one_of(st.none(), st.lists(st.integers(-5, 20), max_size=4).map(tuple)),
+    ),
+    min_size=1,
+    max_size=24,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_random_blocks, st.sampled_from([STOP, None]), st.integers(0, 2**32 - 1))
+def test_loops_match_numpy_on_random_pages(source_features, rows, stoplist, seed):
+    blocks = [
+        Block(
+            i,
+            text,
+            tag,
+            path,
+            style,
+            tag == "h1",
+            len(text),
+            len(text.split()),
+            min(links, len(text)),
+            3,
+            11,
+            runs,
+        )
+        for i, (text, tag, path, style, links, runs) in enumerate(rows)
+    ]
+    probs = np.random.default_rng(seed).random(len(blocks))
+    _three_ways(source_features, blocks, stoplist, probs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_path_parts, min_size=1, max_size=6), st.lists(_path_parts, min_size=1, max_size=6))
+def test_shared_parts_is_the_split_definition(source_features, a, b):
+    want = source_features._common_prefix_parts(a, b)
+    assert source_features._shared_parts(".".join(a), ".".join(b)) == want
