@@ -7,6 +7,9 @@ place of the ``.py`` (an extension wins over a source file of the same name). Ot
 ``WARCCLEAN_PURE_PYTHON=1``, the wheel is pure Python and behaves identically, only slower: a
 missing compiler must never make warcclean uninstallable.
 
+A listed ``.pyx`` module exists only compiled (its importers fall back without it); C headers it
+includes sit in its own folder, which is put on the compiler's include path.
+
 Editable installs compile in place, next to the sources. ``pipeline/_build_info.json`` records
 the SHA-256 of every source that was compiled, so `pipeline.compiled` can refuse to run an
 extension built from an older version of its ``.py``.
@@ -14,18 +17,20 @@ extension built from an older version of its ``.py``.
 
 from __future__ import annotations
 
-import hashlib
+import importlib.util
 import json
 import os
 import shutil
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 BUILD_INFO = "pipeline/_build_info.json"
+COMPILED = "pipeline/compiled.py"
 # The logic must not depend on annotations being enforced: the .py runs uncompiled too, so
 # Cython reads types from the .pxd files only.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "embedsignature": True}
@@ -58,12 +63,10 @@ class CompileHook(BuildHookInterface):
             if editable:
                 self._remove_inplace(root, modules)
             return
+        digest = _load_source_digest(root)
         info = {
             "compiler": "cython",
-            "modules": {
-                _module_name(src): hashlib.sha256((root / src).read_bytes()).hexdigest()
-                for src in modules
-            },
+            "modules": {_module_name(src): digest(root / src) for src in modules},
         }
         # A regular wheel takes its record from the build directory, leaving a checkout's
         # in-place build (and its record) alone.
@@ -89,7 +92,10 @@ class CompileHook(BuildHookInterface):
             # setuptools resolves sources and in-place targets against the working directory.
             os.chdir(root)
             extensions = cythonize(
-                [Extension(_module_name(src), [src]) for src in modules],
+                [
+                    Extension(_module_name(src), [src], include_dirs=[str(Path(src).parent)])
+                    for src in modules
+                ],
                 compiler_directives=DIRECTIVES,
                 build_dir=str(work / "c"),
                 quiet=True,
@@ -105,7 +111,7 @@ class CompileHook(BuildHookInterface):
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
         built: dict[str, Path] = {}
         for src in modules:
-            rel = src.removesuffix(".py") + suffix
+            rel = _stem(src) + suffix
             out = (root if inplace else work / "lib") / rel
             if not out.is_file():
                 raise FileNotFoundError(f"the build did not produce {out}")
@@ -121,12 +127,27 @@ class CompileHook(BuildHookInterface):
     def _remove_inplace(root: Path, modules: list[str]) -> None:
         # A stale in-place extension would shadow the source it was built from.
         for src in modules:
-            path = root / src
-            for ext in path.parent.glob(path.stem + ".*.so"):
+            path = root / _stem(src)
+            for ext in path.parent.glob(path.name + ".*.so"):
                 ext.unlink()
-            for ext in path.parent.glob(path.stem + ".*.pyd"):
+            for ext in path.parent.glob(path.name + ".*.pyd"):
                 ext.unlink()
+
+
+def _load_source_digest(root: Path) -> Callable[[Path], str]:
+    # The digest `pipeline.compiled.check_fresh` compares with, from that very module (standard
+    # library only, so it loads without warcclean's dependencies in the build environment).
+    spec = importlib.util.spec_from_file_location("_warcclean_compiled", root / COMPILED)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {root / COMPILED}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.source_digest
+
+
+def _stem(src: str) -> str:
+    return src.removesuffix(".py").removesuffix(".pyx")
 
 
 def _module_name(src: str) -> str:
-    return src.removesuffix(".py").replace("/", ".")
+    return _stem(src).replace("/", ".")

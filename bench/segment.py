@@ -1,11 +1,14 @@
-"""Segmentation speed: the compiled `pipeline.segment` against its own Python source.
+"""Segmentation speed: the C walk over lexbor's structs, the compiled walk through selectolax's
+Python API, and the Python source of `pipeline.segment`, side by side.
 
 Usage: python bench/segment.py [--data DIR] [--limit N] [--out FILE]
 
-Both run on the same parsed trees, interleaved page by page (order alternating), and must give
-identical blocks on every page, with and without BTE runs; a difference is an error, not a
-timing. Times are CPU time (`time.process_time_ns`) of one `segment(tree)` call; the parse
-itself is timed once per page as the floor for comparison.
+All three run on every page, interleaved page by page (order rotating), each on a fresh parse
+made just before it, and must give identical blocks on every page, with and without BTE runs; a
+difference is an error, not a timing. Times are CPU time (`time.process_time_ns`) of one call
+per page, for both ``record_runs`` settings (the default cleaner records runs); the parse itself
+is timed once per page as the floor for comparison. Pages the C walk handed to the Python walk
+are counted.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,58 +41,80 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N pages")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON path")
     args = parser.parse_args(argv)
-    compiled = compiled_modules()["pipeline.segment"]
-    if not compiled:
+    if not compiled_modules()["pipeline.segment"]:
         raise SystemExit("error: pipeline.segment is not compiled here; nothing to compare")
+    status = installed.c_walk_status()
+    if status != "active":
+        raise SystemExit(f"error: the C walk is not in use ({status})")
+    from pipeline import lexbor_walk
+
     source = load_source("pipeline.segment")
     paths = sorted((args.data / "html").glob("*.html.gz"))[: args.limit]
     if not paths:
         raise SystemExit(f"error: no *.html.gz pages under {args.data / 'html'}")
+    walks: dict[str, Callable[..., list]] = {
+        "c walk": lambda tree, runs: installed.segment(tree, record_runs=runs),
+        "python api walk": lambda tree, runs: installed._walk_python(tree.root, None, runs, None),
+        "python source": lambda tree, runs: source.segment(tree, record_runs=runs),
+    }
     clock = time.process_time_ns
-    times: dict[str, list[int]] = {"parse": [], "compiled": [], "python": []}
+    times: dict[str, list[int]] = {"parse": []}
+    for name in walks:
+        for runs in (False, True):
+            times[f"{name}{' +runs' if runs else ''}"] = []
+    lexbor_walk.reset_fallback_counts()
     started = dt.datetime.now(dt.timezone.utc)
     load_start = os.getloadavg()
+    names = list(walks)
     for i, path in enumerate(paths):
         html = gzip.decompress(path.read_bytes())
-        t0 = clock()
-        tree = installed.parse(html)
-        times["parse"].append(clock() - t0)
-        order = (installed, source) if i % 2 == 0 else (source, installed)
-        results = []
-        for module in order:
-            t0 = clock()
-            blocks = module.segment(tree)
-            times["compiled" if module is installed else "python"].append(clock() - t0)
-            results.append(blocks)
-        if results[0] != results[1] or installed.segment(tree, record_runs=True) != (
-            source.segment(tree, record_runs=True)
-        ):
-            raise SystemExit(f"error: compiled and Python segmentation differ on {path.name}")
+        for runs in (False, True):
+            results = []
+            for k in range(len(names)):
+                name = names[(i + k) % len(names)]
+                # Each walk gets a parse of its own, just before it, as in the pipeline: a walk
+                # right after another over the same tree would find it in the CPU's caches.
+                t0 = clock()
+                tree = installed.parse(html)
+                t1 = clock()
+                blocks = walks[name](tree, runs)
+                times[f"{name}{' +runs' if runs else ''}"].append(clock() - t1)
+                if not runs and not k:
+                    times["parse"].append(t1 - t0)
+                results.append(blocks)
+            if any(r != results[0] for r in results[1:]):
+                raise SystemExit(f"error: the walks differ on {path.name} (record_runs={runs})")
+    parse_median = statistics.median(times["parse"])
     summary = {
         name: {
             "median_ms": statistics.median(ns) / 1e6,
             "total_s": sum(ns) / 1e9,
-            "median_x_parse": statistics.median(ns) / statistics.median(times["parse"]),
+            "median_x_parse": statistics.median(ns) / parse_median,
         }
         for name, ns in times.items()
     }
-    speedup_median = summary["python"]["median_ms"] / summary["compiled"]["median_ms"]
-    speedup_total = summary["python"]["total_s"] / summary["compiled"]["total_s"]
-    print(f"{len(paths)} pages, identical blocks on every page")
-    print(f"{'':10} {'median ms':>10} {'total s':>9} {'x parse':>8}")
+    fallbacks = lexbor_walk.fallback_counts()
+    print(f"{len(paths)} pages, identical blocks on every page; C walk fallbacks: {fallbacks}")
+    print(f"{'':22} {'median ms':>10} {'total s':>9} {'x parse':>8}")
     for name, row in summary.items():
         print(
-            f"{name:10} {row['median_ms']:10.3f} {row['total_s']:9.2f} {row['median_x_parse']:8.2f}"
+            f"{name:22} {row['median_ms']:10.3f} {row['total_s']:9.2f} {row['median_x_parse']:8.2f}"
         )
-    print(f"compiled speed-up: {speedup_median:.2f}x (medians), {speedup_total:.2f}x (totals)")
+    speedups = {
+        f"c walk vs python api walk{suffix}": summary[f"python api walk{suffix}"]["median_ms"]
+        / summary[f"c walk{suffix}"]["median_ms"]
+        for suffix in ("", " +runs")
+    }
+    for name, value in speedups.items():
+        print(f"{name}: {value:.2f}x (medians)")
     result = {
         "date": started.isoformat(timespec="seconds"),
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "pages": len(paths),
         "load_average": {"start": load_start, "end": os.getloadavg()},
+        "c_walk_fallbacks": fallbacks,
         "summary": summary,
-        "speedup_median": speedup_median,
-        "speedup_total": speedup_total,
+        "speedup_median": speedups,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

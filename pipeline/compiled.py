@@ -19,7 +19,8 @@ from types import ModuleType
 PACKAGE_DIR = Path(__file__).resolve().parent
 BUILD_INFO = PACKAGE_DIR / "_build_info.json"
 # Modules the build may compile (kept in step with pyproject.toml's hook configuration).
-COMPILABLE = ("pipeline.segment", "pipeline.treewalk", "pipeline.features")
+# `pipeline.lexbor_walk` has no Python source (a .pyx): it exists only where the build compiled.
+COMPILABLE = ("pipeline.segment", "pipeline.lexbor_walk", "pipeline.treewalk", "pipeline.features")
 
 
 class StaleBuildError(ImportError):
@@ -40,6 +41,17 @@ def is_compiled_file(path: str | None) -> bool:
     return path is not None and not path.endswith((".py", ".pyc"))
 
 
+def source_digest(source: Path) -> str:
+    """The SHA-256 a build records for a compiled module's source: of the file, and for a
+    ``.pyx`` also of the C headers beside it (lexbor_walk.pyx's struct layout lives in one).
+    hatch_build.py loads this module by path to compute the same digest at build time."""
+    digest = hashlib.sha256(source.read_bytes())
+    if source.suffix == ".pyx":
+        for header in sorted(source.parent.glob("*.h")):
+            digest.update(header.read_bytes())
+    return digest.hexdigest()
+
+
 def check_fresh(module: str, file: str | None) -> None:
     """Raise `StaleBuildError` when ``file`` (a module's ``__file__``) is a compiled extension
     whose source has changed since it was built. Pure-Python modules always pass."""
@@ -47,13 +59,17 @@ def check_fresh(module: str, file: str | None) -> None:
         return
     assert file is not None
     extension = Path(file)
-    source = extension.parent / (module.rpartition(".")[2] + ".py")
+    stem = module.rpartition(".")[2]
+    source = extension.parent / (stem + ".py")
+    if not source.exists():
+        source = extension.parent / (stem + ".pyx")  # a compiled-only module
     if not source.exists():
         return  # an install without sources cannot drift from them
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    digest = source_digest(source)
     if _recorded().get(module) != digest:
         raise StaleBuildError(
-            f"{source} has changed since {extension.name} was compiled from it; rebuild with "
+            f"{source}{' (or a C header beside it)' if source.suffix == '.pyx' else ''} has "
+            f"changed since {extension.name} was compiled from it; rebuild with "
             f"`pip install -e .` in the checkout (or delete {extension} to run the source)"
         )
 

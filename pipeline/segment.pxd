@@ -18,7 +18,11 @@ cdef Py_ssize_t _UNSPACED_FROM, _IDS_LISTED
     style_texts=dict, run=Py_ssize_t, n=Py_ssize_t, attrs=dict, name=str, entered_kinds=list,
     tag_id=Py_ssize_t, text_id=Py_ssize_t, by_id=list, content=str,
 )
-cpdef list segment(object html, object max_nodes=*, bint record_runs=*, object deadline=*)
+cpdef list _walk_python(object root, object max_nodes, bint record_runs, object deadline)
+
+# The C walk's module, and what `c_walk_status` decided about it.
+cdef object _c_walk
+cdef object _c_walk_state
 
 @cython.locals(n_words=Py_ssize_t)
 cdef object _block(
@@ -36,11 +40,13 @@ cdef Py_ssize_t _spaced_words(str text)
 @cython.locals(chars=Py_ssize_t, words=Py_ssize_t, gap=cython.bint, ch=Py_UCS4)
 cdef Py_ssize_t _squeezed_length(str text)
 
+# _path_string, _add_run and _next_checkpoint are cimported by pipeline/lexbor_walk.pyx, so that
+# both walks share them.
 cdef str _path_string(list path)
 
 @cython.locals(ch=Py_UCS4)
 cdef bint _is_blank(str text)
 
-cdef inline Py_ssize_t _add_run(Py_ssize_t run, Py_ssize_t n, list runs)
+cdef Py_ssize_t _add_run(Py_ssize_t run, Py_ssize_t n, list runs)
 
 cdef Py_ssize_t _next_checkpoint(Py_ssize_t seen, Py_ssize_t limit)

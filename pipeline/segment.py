@@ -14,13 +14,23 @@ the largest single cost left, about a fifth of the walk (``node.attrs`` and its 
 were measured slower). BTE's runs are merged while walking, in C integers, and compiled, a text
 node's words are counted by a character loop instead of str.split: recording runs used to add
 half of the walk's time and now adds under a tenth.
+
+In a compiled build the walk itself goes further: pipeline/lexbor_walk.pyx walks the same tree
+by reading lexbor's node structs directly (no node objects, no attribute dicts, no str per text
+node), about twice as fast again. It is used only when `c_walk_status` finds it safe (see
+there); `_walk_python` below stays the reference it must equal and the fallback it hands pages
+to. ``WARCCLEAN_PURE_WALK=1`` turns it off.
 """
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Iterable
+from types import ModuleType
 from typing import TYPE_CHECKING
 
+import selectolax.lexbor
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from pipeline.compiled import check_fresh, is_compiled_file
@@ -268,6 +278,89 @@ def _next_checkpoint(seen: int, limit: int) -> int:
     return limit if seen < limit < nxt else nxt
 
 
+# The walk over lexbor's structs (pipeline/lexbor_walk.pyx), when `c_walk_status` finds it
+# usable: built, for the lexbor version whose struct layout it declares, and giving the same
+# blocks as `_walk_python` on a probe page. Only a compiled segment uses it, so the source
+# module (pure-Python installs, and `compiled.load_source` copies) always walks in Python.
+_c_walk: ModuleType | None = None
+_c_walk_state: str | None = None  # None until decided, then what `c_walk_status` reports
+# The probe page of the self-check: every kind of node and attribute the C walk reads.
+_PROBE_PAGES = (
+    "<!DOCTYPE html><html><head><title>t</title><style>s</style></head><body class='b'>"
+    "<!-- comment --><?pi x?><div id=main class='post  main' data-x=1 hidden title=\"\">"
+    "<h2 CLASS=h>Head&amp;ing <a href='/l' data-Ü=\"ü\">link \u00e9t\u00e9</a></h2>"
+    "<p>one\n two<br><br>three <b>bold</b> \u4e2d\u6587\u7684 \U0001f600 &nbsp; x</p>"
+    "<custom-el foo=bar>custom<x-y class=c>nested</x-y></custom-el> \n "
+    "<table><tr><td>a</td><td class=''>b<br>c</td></tr></table><ul><li>one<li>two</ul>"
+    "<template><p>never</p></template><script>var x;</script><noscript><p>kept</p></noscript>"
+    "<form><input value=v>field<select><option>o</select></form><iframe>raw</iframe>"
+    "<svg viewBox='0 0 1 1'><foreignObject><p>svg text</p></foreignObject><text>t</text>"
+    "<![CDATA[cdata]]></svg><math><mi>x</mi></math><pre>  keep\n  lines </pre>"
+    "<object><p>o</p></object><img src=i alt=\u00e9><hr>\u3000 tail</div></body></html>",
+    "<div>" * 300 + "deep <b>text</b>" + "</div>" * 300,
+    # Bytes that are not UTF-8, which selectolax decodes with U+FFFD, split across nodes too.
+    b"<p class='\xff'>caf\xe9 <b>\xe4\xb8</b>\xad \xed\xa0\x80</p>",
+)
+
+
+def c_walk_status() -> str:
+    """``"active"`` when `segment` walks lexbor's structs directly (the fast path), otherwise
+    why it walks through selectolax's Python API. Decided at the first call, then fixed."""
+    global _c_walk, _c_walk_state
+    if _c_walk_state is None:
+        walker, _c_walk_state = _choose_c_walk()
+        _c_walk = walker if _c_walk_state == "active" else None
+    return _c_walk_state
+
+
+def _reset_c_walk() -> None:
+    """Forget the decision (tests: after changing the environment)."""
+    global _c_walk, _c_walk_state
+    _c_walk = None
+    _c_walk_state = None
+
+
+def _choose_c_walk() -> tuple[ModuleType | None, str]:
+    if not _COMPILED:
+        return None, "off: pipeline.segment runs uncompiled"
+    if os.environ.get("WARCCLEAN_PURE_WALK") == "1":
+        return None, "off: WARCCLEAN_PURE_WALK=1"
+    try:
+        import pipeline.lexbor_walk as lexbor_walk
+    except ModuleNotFoundError as exc:
+        if exc.name != "pipeline.lexbor_walk":
+            raise
+        return None, "off: pipeline.lexbor_walk was not built"
+    found = (selectolax.lexbor.LEXBOR_VERSION_MAJOR, selectolax.lexbor.LEXBOR_VERSION_MINOR)
+    if found != lexbor_walk.LAYOUT_VERSION:
+        reason = (
+            f"off: selectolax bundles lexbor {found[0]}.{found[1]}, the C walk declares the "
+            f"struct layout of lexbor {lexbor_walk.LAYOUT_VERSION[0]}."
+            f"{lexbor_walk.LAYOUT_VERSION[1]}"
+        )
+        warnings.warn(
+            f"warcclean: C segmentation walk {reason}; using the slower Python walk",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None, reason
+    for html in _PROBE_PAGES:
+        tree = parse(html)
+        root = tree.root
+        for runs in (False, True):
+            expected = _walk_python(root, None, runs, None)
+            got = lexbor_walk.walk(tree, root.mem_id, None, runs, None, _KINDS, PageTooComplex)
+            if got != expected:
+                reason = "off: the C walk failed its self-check against the Python walk"
+                warnings.warn(
+                    f"warcclean: C segmentation walk {reason}; using the slower Python walk",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+                return None, reason
+    return lexbor_walk, "active"
+
+
 def parse(html: str | bytes) -> LexborHTMLParser:
     """Parse HTML text, or its UTF-8 encoding, with lexbor (the one place a parser is
     constructed). Bytes are read as UTF-8, never sniffed: decoding is `pipeline.decode`'s job."""
@@ -298,9 +391,26 @@ def segment(
     """
     tree = parse(html) if isinstance(html, str) else html
     root = tree.root
-    blocks: list[Block] = []
     if root is None:
-        return blocks
+        return []
+    if _c_walk is not None or (_c_walk_state is None and c_walk_status() == "active"):
+        blocks = _c_walk.walk(
+            tree, root.mem_id, max_nodes, record_runs, deadline, _KINDS, PageTooComplex
+        )
+        if blocks is not None:
+            return blocks
+    return _walk_python(root, max_nodes, record_runs, deadline)
+
+
+def _walk_python(
+    root: LexborNode,
+    max_nodes: int | None,
+    record_runs: bool,
+    deadline: Deadline | None,
+) -> list[Block]:
+    """`segment`'s walk through selectolax's public node API: the reference every other walk
+    must equal, and the one that runs wherever the C walk cannot."""
+    blocks: list[Block] = []
     limit = max_nodes if max_nodes is not None else -1
     kinds = _KINDS
     text_id = _TEXT_TAG_ID

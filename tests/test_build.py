@@ -58,6 +58,9 @@ def test_wheel_is_compiled_where_a_compiler_is(tmp_path: Path) -> None:
         assert [n for n in names if n.startswith(f"pipeline/{module}.") and n.endswith(".so")]
         # The source ships too: the freshness check reads it.
         assert f"pipeline/{module}.py" in names
+    # The C walk over lexbor's nodes exists only compiled; its source and layout header ship.
+    assert [n for n in names if n.startswith("pipeline/lexbor_walk.") and n.endswith(".so")]
+    assert {"pipeline/lexbor_walk.pyx", "pipeline/lexbor_layout.h"} <= set(names)
     assert "pipeline/_build_info.json" in names
     assert any(n.startswith("pipeline/_stoplists/") for n in names)
     # A platform wheel, not "py3-none-any": it holds a CPython extension.

@@ -148,6 +148,26 @@ def test_check_fresh_rejects_an_extension_older_than_its_source(
         check_fresh("pkg.mod", str(ext))
 
 
+def test_check_fresh_checks_a_compiled_only_module_against_its_pyx(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mod.pyx").write_bytes(b"x = 1\n")
+    ext = tmp_path / "mod.cpython-311-x86_64-linux-gnu.so"
+    ext.write_bytes(b"\x7fELF")
+    monkeypatch.setattr(
+        compiled, "_recorded", lambda: {"pkg.mod": hashlib.sha256(b"x = 1\n").hexdigest()}
+    )
+    check_fresh("pkg.mod", str(ext))
+    # A C header beside it is part of what it was built from (lexbor_layout.h).
+    (tmp_path / "layout.h").write_bytes(b"struct s { int a; };\n")
+    with pytest.raises(StaleBuildError, match=r"mod\.pyx \(or a C header beside it\) has changed"):
+        check_fresh("pkg.mod", str(ext))
+    (tmp_path / "layout.h").unlink()
+    (tmp_path / "mod.pyx").write_bytes(b"x = 2\n")
+    with pytest.raises(StaleBuildError, match=r"mod\.pyx \(or a C header beside it\) has changed"):
+        check_fresh("pkg.mod", str(ext))
+
+
 def test_check_fresh_ignores_source_modules(tmp_path: Path) -> None:
     src, _ = _fake_build(tmp_path, b"x = 1\n")
     check_fresh("pkg.mod", str(src))
@@ -157,6 +177,10 @@ def test_check_fresh_ignores_source_modules(tmp_path: Path) -> None:
 def test_the_running_segment_module_is_fresh() -> None:
     # Importing it ran the same check; this states it for whoever reads the test output.
     check_fresh("pipeline.segment", pipeline.segment.__file__)
+    if compiled_modules()["pipeline.lexbor_walk"]:
+        from pipeline import lexbor_walk
+
+        check_fresh("pipeline.lexbor_walk", lexbor_walk.__file__)
     assert set(compiled_modules()) == set(compiled.COMPILABLE)
 
 
@@ -164,4 +188,19 @@ def test_compilable_list_matches_the_build_configuration() -> None:
     tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
     config = tomllib.loads((compiled.PACKAGE_DIR.parent / "pyproject.toml").read_text("utf-8"))
     modules = config["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["custom"]["modules"]
-    assert [m.removesuffix(".py").replace("/", ".") for m in modules] == list(compiled.COMPILABLE)
+    names = [m.removesuffix(".py").removesuffix(".pyx").replace("/", ".") for m in modules]
+    assert names == list(compiled.COMPILABLE)
+
+
+def test_compiled_segment_walks_lexbor_structs() -> None:
+    """A compiled build segments with the C walk over lexbor's structs (lexbor_walk.pyx), not
+    through selectolax's Python API; CI requires it, like every other compiled module."""
+    built = compiled_modules()
+    if not (built["pipeline.segment"] and built["pipeline.lexbor_walk"]):
+        if os.environ.get("WARCCLEAN_REQUIRE_COMPILED") == "1":
+            pytest.fail(f"compiled modules missing but WARCCLEAN_REQUIRE_COMPILED=1: {built}")
+        pytest.skip("pipeline.segment or pipeline.lexbor_walk is not compiled here")
+    status = pipeline.segment.c_walk_status()
+    if status != "active" and os.environ.get("WARCCLEAN_PURE_WALK") == "1":
+        pytest.skip("WARCCLEAN_PURE_WALK=1 turns the C walk off")
+    assert status == "active"
