@@ -242,6 +242,18 @@ cdef Py_ssize_t _text_length(const unsigned char *data, size_t length) except -1
     return <Py_ssize_t> length
 
 
+cdef bint _is_strict_utf8(const unsigned char *data, size_t length):
+    cdef size_t i
+    for i in range(length):
+        if data[i] >= 0x80:
+            try:
+                PyUnicode_DecodeUTF8(<const char *> data, length, "strict")
+            except UnicodeDecodeError:
+                return False
+            return True
+    return True
+
+
 cdef inline bint _is_ascii_blank(const unsigned char *data, size_t length):
     """selectolax's `is_empty_text_node` test: only HTML's ASCII whitespace (or nothing)."""
     cdef size_t i
@@ -701,6 +713,12 @@ cdef object _walk(
                             return None
                         else:
                             entry = <wc_hash_entry *> attr_id
+                            if not _is_strict_utf8(wc_hash_entry_str(entry), entry.length):
+                                # Names differing only in bytes that are not UTF-8 decode to one
+                                # str, and selectolax's attribute dict keeps one of them: only
+                                # the Python walk counts such an element exactly as it does.
+                                _fallback("attribute name not UTF-8")
+                                return None
                             name_length = _text_length(wc_hash_entry_str(entry), entry.length)
                         size += name_length + 1
                         value = attr.value
