@@ -112,9 +112,4 @@ cdef Py_ssize_t _LONGEST_STYLE_WORD
 )
 cpdef object _style_bits_loop(str lowered)
 
-@cython.locals(
-    n=Py_ssize_t, i=Py_ssize_t, count=cython.longlong, weights=cython.double[::1],
-    path_view=cython.longlong[::1], style_view=cython.longlong[::1], distinct_paths=dict,
-    distinct_styles=dict,
-)
 cpdef tuple _stack_groups(list paths, list styles, list chars)

@@ -1322,33 +1322,12 @@ _N_CHARS = itemgetter(6)
 def _stack_groups(
     paths: Sequence[str], styles: Sequence[str], chars: Sequence[int]
 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
-    """What `stack_features` needs of the blocks, in one pass: the group-mean weight
-    (characters + 1), the path id, the distinct paths, the class-string id."""
-    n = len(paths)
-    weight = np.empty(n)
-    path_ids = np.empty(n, dtype=np.int64)
-    style_ids = np.empty(n, dtype=np.int64)
-    weights = weight  # typed views when compiled
-    path_view = path_ids
-    style_view = style_ids
-    distinct_paths: dict[str, int] = {}
-    distinct_styles: dict[str, int] = {}
-    for i in range(n):
-        count = chars[i]
-        weights[i] = count + 1.0
-        path = paths[i]
-        found = distinct_paths.get(path)
-        if found is None:
-            found = len(distinct_paths)
-            distinct_paths[path] = found
-        path_view[i] = found
-        style = styles[i]
-        found = distinct_styles.get(style)
-        if found is None:
-            found = len(distinct_styles)
-            distinct_styles[style] = found
-        style_view[i] = found
-    return weight, path_ids, list(distinct_paths), style_ids
+    """What `stack_features` needs of the blocks: the group-mean weight (characters + 1), the
+    path id, the distinct paths, the class-string id."""
+    path_ids, distinct_paths = _ids(paths)
+    style_ids, _ = _ids(styles)
+    weight = np.array(chars, dtype=np.float64) + 1.0
+    return weight, path_ids, distinct_paths, style_ids
 
 
 def stack_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
