@@ -7,9 +7,10 @@ rotates), so machine noise hits all of them alike: the default cleaner with lang
 (what a job runs), the default cleaner told the language (the cleaner's own cost, as extraction
 tools are usually quoted), and jusText with detection (the classic baseline). Then the default
 cleaner's path is re-run one stage at a time on the same pages: decoding, parsing, segmentation,
-language detection, block features, the model's first pass, the stacked features and second
-pass. Times are CPU time of this process (`time.process_time_ns`) per page, from raw bytes;
-gunzipping happens before timing. wcxb pages are English, so "language given" passes ``en``.
+language detection, block features, the model's first pass and, for a model with a second
+pass, the stacked features and second pass. Times are CPU time of this process
+(`time.process_time_ns`) per page, from raw bytes; gunzipping happens before timing. wcxb
+pages are English, so "language given" passes ``en``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ from pipeline.segment import parse, segment  # noqa: E402
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
 DEFAULT_OUT = REPO / "bench" / "results" / "default_cleaner.json"
 TARGET_MEDIAN_MS = 5.0  # issue 5's target for the default cleaner, per page
-STAGES = ("decode", "parse", "segment", "langid", "features", "pass 1", "stack", "pass 2")
+STAGES = ("decode", "parse", "segment", "langid", "features", "pass 1")
+STACKED_STAGES = ("stack", "pass 2")  # only a model with a second pass has these
 
 
 def load_pages(data: Path, ids_file: Path | None, limit: int | None) -> list[tuple[str, bytes]]:
@@ -80,10 +82,12 @@ def end_to_end(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
 
 def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
     cleaner = make_cleaner(DEFAULT_CLEANER)
-    if not isinstance(cleaner, NeighboursCleaner) or cleaner.model.stacked is None:
-        raise SystemExit("error: the stage breakdown is written for a stacked neighbours model")
+    if not isinstance(cleaner, NeighboursCleaner):
+        raise SystemExit("error: the stage breakdown is written for the neighbours model")
     model = cleaner.model
-    times: dict[str, list[int]] = {stage: [] for stage in STAGES}
+    stacked = model.stacked is not None
+    names = STAGES + STACKED_STAGES if stacked else STAGES
+    times: dict[str, list[int]] = {stage: [] for stage in names}
     clock = time.process_time_ns
     for _, html in pages:
         t0 = clock()
@@ -99,13 +103,14 @@ def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
         t5 = clock()
         first = model.scorer.raw(x) if blocks else np.zeros(0)
         t6 = clock()
-        extra = stack_features(blocks, sigmoid(first)) if blocks else None
-        t7 = clock()
-        if extra is not None:
-            model.stacked.raw(np.hstack((x, extra)))
-        t8 = clock()
-        marks = (t0, t1, t2, t3, t4, t5, t6, t7, t8)
-        for stage, start, end in zip(STAGES, marks, marks[1:], strict=False):
+        marks = [t0, t1, t2, t3, t4, t5, t6]
+        if stacked:
+            extra = stack_features(blocks, sigmoid(first)) if blocks else None
+            marks.append(clock())
+            if extra is not None:
+                model.stacked.raw(np.hstack((x, extra)))
+            marks.append(clock())
+        for stage, start, end in zip(names, marks[:-1], marks[1:], strict=True):
             times[stage].append(end - start)
     return times
 

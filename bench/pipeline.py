@@ -1,6 +1,7 @@
 """Throughput, memory and scaling of the Dask job on WCXB pages packed into WARCs.
 
-    python bench/pipeline.py [--pages 500] [--shards 8] [--workers 2] [--cleaner justext]
+    python bench/pipeline.py [--pages 500] [--shards 8] [--copies 1] [--workers 2]
+                             [--cleaner justext]
 
 Builds, in a temp dir, Common-Crawl-shaped WARCs (request, response, metadata per page; one gzip
 member per record) from /work/shared/data/wcxb-dev, then measures in one run:
@@ -233,6 +234,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=500, help="WCXB pages to use (max 1358)")
     ap.add_argument("--shards", type=int, default=8, help="WARC files the pages are split into")
+    ap.add_argument(
+        "--copies",
+        type=int,
+        default=1,
+        help="times each shard holds its pages (URLs made distinct): longer runs, so the job's "
+        "fixed start-up and the last straggling shard weigh less in the scaling",
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cleaner", default=CLEANER, help="cleaner the job runs")
     args = ap.parse_args()
@@ -244,14 +252,18 @@ def main() -> None:
         shards = []
         for s in range(args.shards):
             path = tmp_path / f"shard-{s:02d}.warc.gz"
-            write_warc(path, pages[s :: args.shards])
+            write_warc(path, pages[s :: args.shards], copies=args.copies)
             shards.append(str(path))
         one = tmp_path / "all-1x.warc.gz"
         four = tmp_path / "all-4x.warc.gz"
         write_warc(one, pages)
         write_warc(four, pages, copies=4)
         warc_mb = sum(os.path.getsize(p) for p in shards) / 1e6
-        print(f"{len(pages)} pages, {args.shards} shards, {warc_mb:.1f} MB of WARC", flush=True)
+        print(
+            f"{len(pages)} pages x {args.copies} copies, {args.shards} shards, "
+            f"{warc_mb:.1f} MB of WARC",
+            flush=True,
+        )
 
         job1 = run_job(shards, tmp_path / "out-1", 1, args.cleaner)
         print("job, 1 worker:", job1, flush=True)
@@ -273,6 +285,7 @@ def main() -> None:
         },
         "pages": len(pages),
         "shards": args.shards,
+        "copies": args.copies,
         "cleaner": args.cleaner,
         "job_1_worker": job1,
         f"job_{args.workers}_workers": jobn,
