@@ -17,7 +17,9 @@ first-pass errors as they are on unseen sites, not the optimism of training page
 come from aligning blocks with the reference main content (`pipeline.align`); snippet-only pages
 give labels only to blocks holding a snippet.
 
-Everything is seeded, and scikit-learn runs single-threaded, so a re-run writes the same model.
+Everything is seeded, and scikit-learn's histogram boosting splits its threaded work by feature,
+so a re-run writes the same model (two runs of the default, multi-threaded, wrote byte-identical
+files).
 The models are written as data (JSON / npz without pickle) and loaded by `pipeline.learned` /
 `pipeline.ngram` without scikit-learn.
 """
