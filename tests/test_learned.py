@@ -312,7 +312,7 @@ def test_features_of_empty_page_give_no_labels():
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["p", "li", "h1", "a", "td"]), st.text(max_size=30))))
 def test_shipped_model_labels_any_page(parts):
-    # The shipped (stacked) model on arbitrary small pages: one label per block, probabilities
+    # The shipped model on arbitrary small pages: one label per block, probabilities
     # in [0, 1], never an exception.
     html = "<body>" + "".join(
         f"<{tag} class='c{i % 3}'>{text}</{tag}>" for i, (tag, text) in enumerate(parts)
