@@ -11,8 +11,9 @@ segmented once (``record_runs=True``, as the default cleaner does) and its stopl
 the cleaner would use (language detected over the blocks). Then, page by page with the order
 alternating, each module computes ``page_features`` and ``stack_features`` (the latter on the
 shipped model's first-pass probabilities) once, as a job would; both must give identical
-matrices (`numpy.array_equal`) or the run stops with an error. Times are CPU time
-(`time.process_time_ns`) of one call.
+matrices (`numpy.array_equal`) or the run stops with an error. A job calls ``stack_features``
+only for a model with a stacked second pass; the shipped single-pass model has none. Times are
+CPU time (`time.process_time_ns`) of one call.
 """
 
 from __future__ import annotations
