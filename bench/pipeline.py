@@ -244,9 +244,14 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cleaner", default=CLEANER, help="cleaner the job runs")
     args = ap.parse_args()
+    for name in ("pages", "shards", "copies", "workers"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name} must be at least 1, got {getattr(args, name)}")
     if not WCXB.exists():
         sys.exit(f"{WCXB} is absent: the benchmark needs ../shared/data/wcxb-dev")
     pages = load_pages(args.pages)
+    if args.shards > len(pages):
+        ap.error(f"--shards ({args.shards}) exceeds the {len(pages)} pages: a shard would be empty")
     with tempfile.TemporaryDirectory(prefix="warcclean-bench-") as tmp:
         tmp_path = Path(tmp)
         shards = []
