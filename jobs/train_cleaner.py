@@ -267,6 +267,10 @@ THRESHOLD_GRID = tuple(round(float(t), 2) for t in np.arange(0.05, 0.61, 0.05))
 # Fallback 0.5 always: keeping a page's likeliest blocks beats emptying it (an empty output
 # scores 0).
 FALLBACK = 0.5
+# Kept blocks repeating an earlier kept block's text are dropped (`pipeline.learned.
+# without_repeats`): measured on the 120x4 single pass, cross-validated F1 0.8573 -> 0.8622 and
+# held-out wcxb 0.830 -> 0.836 in the scratch harness, threshold and smoothing re-tuned with it.
+DROP_REPEATS = True
 
 
 def fit_spec(family: tuple[str, dict], x: np.ndarray, y: np.ndarray, seed: int) -> dict:
@@ -388,6 +392,7 @@ def model_document(
         "threshold": threshold,
         "fallback_ratio": fallback,
         "smoothing": smoothing,
+        "drop_repeats": DROP_REPEATS,
         "metadata": metadata,
         "model": spec,
     }
@@ -461,21 +466,33 @@ def tune_probs(
     from pipeline.learned import smooth
 
     scorer = TokenScorer(pages)
+    texts = [[b.text for b in p.blocks] for p in pages]
     best = (-1.0, 0.5, FALLBACK, 0.0)
     for smoothing in SMOOTHING_GRID:
         probs = [smooth(pr, smoothing) for pr in raw]
         for threshold in THRESHOLD_GRID:
-            f1s = [scorer.f1(i, decide(pr, threshold, FALLBACK)) for i, pr in enumerate(probs)]
+            f1s = [
+                scorer.f1(i, decide(pr, threshold, FALLBACK, texts[i]))
+                for i, pr in enumerate(probs)
+            ]
             f1 = float(np.mean([f for f in f1s if f is not None]))
             if f1 > best[0]:
                 best = (f1, threshold, FALLBACK, smoothing)
     return best
 
 
-def decide(probs: np.ndarray, threshold: float, fallback: float) -> np.ndarray:
+def decide(
+    probs: np.ndarray, threshold: float, fallback: float, texts: list[str] | None = None
+) -> np.ndarray:
+    """`NeighboursModel.decide` for a threshold being tuned; repeats are dropped (as the
+    shipped model does, `DROP_REPEATS`) when ``texts`` are given."""
+    from pipeline.learned import without_repeats
+
     keep = probs >= threshold
     if probs.size and not keep.any() and fallback > 0 and probs.max() > 0:
         keep = probs >= probs.max() * fallback
+    if DROP_REPEATS and texts is not None:
+        keep = without_repeats(keep, texts)
     return keep
 
 
@@ -512,7 +529,8 @@ def write_fixture(path: Path, model_path: Path, held_out: list[PreparedPage]) ->
             "html": FIXTURE_HTML,
             "stoplist": "en",
             "labels": model.decide(
-                model.probabilities(page_features(blocks, stoplists.stoplist("en")), blocks)
+                model.probabilities(page_features(blocks, stoplists.stoplist("en")), blocks),
+                [b.text for b in blocks],
             )
             .astype(int)
             .tolist(),
@@ -520,7 +538,7 @@ def write_fixture(path: Path, model_path: Path, held_out: list[PreparedPage]) ->
         "wcxb_pages": {},
     }
     for p in [q for q in held_out if q.key.startswith("wcxb/")][:N_FIXTURE_PAGES]:
-        keep = model.decide(model.probabilities(p.x, p.blocks))
+        keep = model.decide(model.probabilities(p.x, p.blocks), [b.text for b in p.blocks])
         fixture["wcxb_pages"][p.page.id] = keep.astype(int).tolist()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(fixture, indent=1) + "\n")
@@ -606,7 +624,13 @@ def train_and_report(pages: list[PreparedPage], args: argparse.Namespace) -> int
 
     model = model_from_json(best_doc)
     test = parts["test"]
-    rows = score_pages(test, [model.decide(pr) for pr in page_probs(model, test)])
+    rows = score_pages(
+        test,
+        [
+            model.decide(pr, [b.text for b in p.blocks])
+            for p, pr in zip(test, page_probs(model, test), strict=True)
+        ],
+    )
     print(table(test, rows, f"held-out test: neighbours ({best_name})"))
     rows = score_pages(test, [p.x[:, FEATURE_NAMES.index("bte_fraction")] > 0.5 for p in test])
     print(table(test, rows, "held-out test: BTE (reference)"))

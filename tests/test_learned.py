@@ -22,6 +22,7 @@ from pipeline.learned import (
     NeighboursCleaner,
     load_model,
     model_from_json,
+    without_repeats,
 )
 from pipeline.segment import segment
 from pipeline.types import Block, Verdict
@@ -66,6 +67,34 @@ def test_fallback_keeps_the_most_likely_block():
     probs = np.array([0.1, 0.3, 0.2])
     assert model.decide(probs).tolist() == [False, True, True]  # >= 0.5 * 0.3
     assert model.decide(np.zeros(0)).tolist() == []
+
+
+def test_repeats_of_kept_blocks_are_dropped():
+    texts = [
+        "The river carved the valley over thousands of years.",
+        "Share",
+        "THE RIVER carved the valley, over thousands of years!",  # same words: a repeat
+        "Share",  # under REPEAT_MIN_CHARS: a label, kept
+        "A different paragraph about apples.",
+        "The river carved the valley over thousands of years.",  # repeat of a kept block
+    ]
+    keep = np.array([True, True, True, True, True, True])
+    assert without_repeats(keep, texts).tolist() == [True, True, False, True, True, False]
+    # A repeat counts against kept blocks only: when the first copy is dropped, the second stays.
+    keep = np.array([False, False, True, False, True, True])
+    assert without_repeats(keep, texts).tolist() == [False, False, True, False, True, False]
+    assert keep.tolist() == [False, False, True, False, True, True]  # input left alone
+
+
+def test_model_that_drops_repeats_needs_the_texts():
+    model = model_from_json({**stump(), "drop_repeats": True})
+    probs = np.array([0.9, 0.9, 0.2])
+    texts = ["Twelve words about the valley.", "twelve words about the valley", "Other text"]
+    assert model.decide(probs, texts).tolist() == [True, False, False]
+    with pytest.raises(ValueError, match="texts"):
+        model.decide(probs)
+    # Without the flag (older model files), repeats stay.
+    assert model_from_json(stump()).decide(probs, texts).tolist() == [True, True, False]
 
 
 def test_mlp_inference_by_hand():
