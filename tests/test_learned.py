@@ -73,7 +73,7 @@ def test_repeats_of_kept_blocks_are_dropped():
     texts = [
         "The river carved the valley over thousands of years.",
         "Share",
-        "THE RIVER carved the valley, over thousands of years!",  # same words: a repeat
+        "THE RIVER carved the valley over thousands of years.",  # the same but for case
         "Share",  # under REPEAT_MIN_CHARS: a label, kept
         "A different paragraph about apples.",
         "The river carved the valley over thousands of years.",  # repeat of a kept block
@@ -89,7 +89,7 @@ def test_repeats_of_kept_blocks_are_dropped():
 def test_model_that_drops_repeats_needs_the_texts():
     model = model_from_json({**stump(), "drop_repeats": True})
     probs = np.array([0.9, 0.9, 0.2])
-    texts = ["Twelve words about the valley.", "twelve words about the valley", "Other text"]
+    texts = ["Twelve words about the valley.", "twelve WORDS about the valley.", "Other text"]
     assert model.decide(probs, texts).tolist() == [True, False, False]
     with pytest.raises(ValueError, match="texts"):
         model.decide(probs)
