@@ -471,7 +471,7 @@ def tune_probs(
 ) -> tuple[float, float, float, float]:
     """(F1, threshold, fallback ratio, smoothing) maximising mean F1 of unsmoothed ``raw``
     probabilities over the grids; ties go to the first (lowest smoothing, lowest threshold)."""
-    from pipeline.learned import smooth
+    from pipeline.learned import decide, smooth
 
     scorer = TokenScorer(pages)
     texts = [[b.text for b in p.blocks] for p in pages]
@@ -480,28 +480,13 @@ def tune_probs(
         probs = [smooth(pr, smoothing) for pr in raw]
         for threshold in THRESHOLD_GRID:
             f1s = [
-                scorer.f1(i, decide(pr, threshold, FALLBACK, texts[i]))
+                scorer.f1(i, decide(pr, threshold, FALLBACK, texts[i], DROP_REPEATS))
                 for i, pr in enumerate(probs)
             ]
             f1 = float(np.mean([f for f in f1s if f is not None]))
             if f1 > best[0]:
                 best = (f1, threshold, FALLBACK, smoothing)
     return best
-
-
-def decide(
-    probs: np.ndarray, threshold: float, fallback: float, texts: list[str] | None = None
-) -> np.ndarray:
-    """`NeighboursModel.decide` for a threshold being tuned; repeats are dropped (as the
-    shipped model does, `DROP_REPEATS`) when ``texts`` are given."""
-    from pipeline.learned import without_repeats
-
-    keep = probs >= threshold
-    if probs.size and not keep.any() and fallback > 0 and probs.max() > 0:
-        keep = probs >= probs.max() * fallback
-    if DROP_REPEATS and texts is not None:
-        keep = without_repeats(keep, texts)
-    return keep
 
 
 FIXTURE_HTML = """<html><head><title>Fixture</title></head><body>

@@ -142,21 +142,33 @@ class NeighboursModel:
         return smooth(probs, self.smoothing)
 
     def decide(self, probs: np.ndarray, texts: Sequence[str] | None = None) -> np.ndarray:
-        """Keep blocks at or above the threshold. A page where none is falls back to its most
-        likely block(s), those within ``fallback_ratio`` of the best probability: the training
-        data's pages almost always have some main content, and an empty page is the worst
-        answer the metric knows. A model trained with repeat dropping then drops kept blocks
-        that repeat an earlier kept one (`without_repeats`); it needs the blocks' ``texts``."""
-        keep = probs >= self.threshold
-        if probs.size and not keep.any() and self.fallback_ratio > 0:
-            best = probs.max()
-            if best > 0:
-                keep = probs >= best * self.fallback_ratio
-        if self.drop_repeats:
-            if texts is None or len(texts) != probs.size:
-                raise ValueError("a model that drops repeats needs the texts of the page's blocks")
-            keep = without_repeats(keep, texts)
-        return keep
+        """`decide` with this model's threshold, fallback and repeat dropping."""
+        return decide(probs, self.threshold, self.fallback_ratio, texts, self.drop_repeats)
+
+
+def decide(
+    probs: np.ndarray,
+    threshold: float,
+    fallback_ratio: float = 0.0,
+    texts: Sequence[str] | None = None,
+    drop_repeats: bool = False,
+) -> np.ndarray:
+    """Which blocks to keep: those at or above ``threshold``. A page where none is falls back to
+    its most likely block(s), those within ``fallback_ratio`` of the best probability: the
+    training data's pages almost always have some main content, and an empty page is the worst
+    answer the metric knows. With ``drop_repeats``, kept blocks that repeat an earlier kept one
+    are then dropped (`without_repeats`), which needs the blocks' ``texts``. Training tunes the
+    threshold through this same function (jobs/train_cleaner.py)."""
+    keep = probs >= threshold
+    if probs.size and not keep.any() and fallback_ratio > 0:
+        best = probs.max()
+        if best > 0:
+            keep = probs >= best * fallback_ratio
+    if drop_repeats:
+        if texts is None or len(texts) != probs.size:
+            raise ValueError("a model that drops repeats needs the texts of the page's blocks")
+        keep = without_repeats(keep, texts)
+    return keep
 
 
 # Below this many characters a repeat is a label ("Share", "Read more", a price) that the
@@ -343,10 +355,8 @@ class NeighboursCleaner:
         texts = [b.text for b in blocks]
         if self.threshold is None:
             keep = self.model.decide(probs, texts)
-        else:
-            keep = probs >= self.threshold
-            if self.model.drop_repeats:
-                keep = without_repeats(keep, texts)
+        else:  # an explicit threshold is taken as it is, without the fallback
+            keep = decide(probs, self.threshold, 0.0, texts, self.model.drop_repeats)
         good, bad = Verdict.GOOD, Verdict.BAD
         return [
             LabeledBlock(b, good if k else bad, None, float(p))

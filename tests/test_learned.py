@@ -80,7 +80,8 @@ def test_repeats_of_kept_blocks_are_dropped():
     ]
     keep = np.array([True, True, True, True, True, True])
     assert without_repeats(keep, texts).tolist() == [True, True, False, True, True, False]
-    # A repeat counts against kept blocks only: when the first copy is dropped, the second stays.
+    # A repeat counts against kept blocks only: when the first copy is not kept, the next kept
+    # copy stays and only the one after it goes.
     keep = np.array([False, False, True, False, True, True])
     assert without_repeats(keep, texts).tolist() == [False, False, True, False, True, False]
     assert keep.tolist() == [False, False, True, False, True, True]  # input left alone
@@ -281,6 +282,15 @@ def test_regression_wcxb_pages_match_training_time(wcxb_dir):
         blocks = segment(train._decode(raw), record_runs=True)
         got = [int(lb.verdict is Verdict.GOOD) for lb in cleaner.label(blocks, stop)]
         assert got == expected, page_id
+
+
+def test_explicit_threshold_still_drops_repeats():
+    # threshold 0 keeps every block, so only the shipped model's repeat dropping removes any
+    paragraph = "The river carved the valley over thousands of years, leaving terraces."
+    html = f"<body><p>{paragraph}</p><p>Another paragraph entirely.</p><p>{paragraph}</p></body>"
+    labels = make_cleaner("neighbours", threshold=0.0).label(segment(html, record_runs=True), None)
+    assert load_model().drop_repeats
+    assert [lb.verdict for lb in labels] == [Verdict.GOOD, Verdict.GOOD, Verdict.BAD]
 
 
 def test_cleaner_is_registered_and_labels_a_page():
