@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.cleaners import make_cleaner
@@ -20,6 +20,7 @@ from pipeline.learned import (
     FORMAT,
     ModelError,
     NeighboursCleaner,
+    expected_f1_threshold,
     load_model,
     model_from_json,
     without_repeats,
@@ -87,15 +88,88 @@ def test_repeats_of_kept_blocks_are_dropped():
     assert keep.tolist() == [False, False, True, False, True, True]  # input left alone
 
 
+def blocks_of(texts: list[str]) -> list[Block]:
+    return [
+        Block(i, t, "p", "body.p", "", False, len(t), len(t.split()), 0, 1, 7)
+        for i, t in enumerate(texts)
+    ]
+
+
 def test_model_that_drops_repeats_needs_the_texts():
     model = model_from_json({**stump(), "drop_repeats": True})
     probs = np.array([0.9, 0.9, 0.2])
-    texts = ["Twelve words about the valley.", "twelve WORDS about the valley.", "Other text"]
-    assert model.decide(probs, texts).tolist() == [True, False, False]
+    blocks = blocks_of(
+        ["Twelve words about the valley.", "twelve WORDS about the valley.", "Other text"]
+    )
+    assert model.decide(probs, blocks).tolist() == [True, False, False]
     with pytest.raises(ValueError, match="texts"):
         model.decide(probs)
+    with pytest.raises(ValueError, match="one block per probability"):
+        model.decide(probs, blocks[:2])
     # Without the flag (older model files), repeats stay.
-    assert model_from_json(stump()).decide(probs, texts).tolist() == [True, True, False]
+    assert model_from_json(stump()).decide(probs, blocks).tolist() == [True, True, False]
+
+
+def expected_f1(probs: np.ndarray, sizes: np.ndarray, keep: np.ndarray) -> float:
+    """2 * kept(p * size) / (kept(size) + all(p * size)), written out for the tests (0 when
+    nothing is kept and nothing is expected)."""
+    denominator = sizes[keep].sum() + (probs * sizes).sum()
+    return 2 * (probs * sizes)[keep].sum() / denominator if denominator > 0 else 0.0
+
+
+def test_expected_f1_threshold_by_hand():
+    probs = np.array([0.9, 0.4])
+    # A sure 100-character block and a doubtful 1,000-character one: keeping both expects
+    # 2 * 490 / (1100 + 490) = 0.616, the sure one alone 2 * 90 / (100 + 490) = 0.305.
+    assert expected_f1_threshold(probs, np.array([100.0, 1000.0])) == 0.4
+    # The same probabilities with the sizes swapped: 0.928 alone beats 0.922 for both.
+    assert expected_f1_threshold(probs, np.array([1000.0, 100.0])) == 0.9
+    # Three equal blocks: 0.692, 0.833, 0.696 for the top one, two, three.
+    assert expected_f1_threshold(np.array([0.1, 0.9, 0.6]), np.full(3, 100.0)) == 0.6
+    assert expected_f1_threshold(np.zeros(0), np.zeros(0)) == 1.0
+    assert expected_f1_threshold(np.array([0.2, 0.7]), np.zeros(2)) == 0.7  # no text at all
+    # No block has any probability: nothing is kept, as under a fixed threshold.
+    assert expected_f1_threshold(np.zeros(3), np.full(3, 50.0)) == np.inf
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0.0, 1.0, allow_nan=False),
+            st.integers(0, 500),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+@example([(0.0, 5), (0.0, 0)])  # no probability anywhere: nothing kept
+@example([(0.5, 10), (0.5, 10), (0.2, 3)])  # ties
+def test_expected_f1_threshold_beats_every_subset(items):
+    # The threshold's top-k set is claimed optimal among ALL subsets, not just prefixes:
+    # checked by brute force over the 2**n subsets.
+    probs = np.array([p for p, _ in items])
+    sizes = np.array([float(n) for _, n in items])
+    if sizes.sum() == 0:
+        return
+    chosen = expected_f1(probs, sizes, probs >= expected_f1_threshold(probs, sizes))
+    best = max(
+        expected_f1(probs, sizes, np.array([(mask >> i) & 1 == 1 for i in range(len(items))]))
+        for mask in range(1, 2 ** len(items))
+    )
+    assert chosen >= best - 1e-9
+
+
+def test_expected_f1_model_decides_each_page_on_its_own():
+    doc = {**stump(), "decision": "expected-f1", "threshold": None, "drop_repeats": True}
+    model = model_from_json(doc)
+    assert model.threshold is None
+    probs = np.array([0.9, 0.4])
+    short, long = "Short sure text.", "A long doubtful paragraph " * 40
+    assert model.decide(probs, blocks_of([short, long])).tolist() == [True, True]
+    assert model.decide(probs, blocks_of([long, short])).tolist() == [True, False]
+    with pytest.raises(ValueError, match="sizes"):
+        model.decide(probs)
 
 
 def test_mlp_inference_by_hand():
@@ -194,6 +268,8 @@ def test_stacked_model_by_hand():
         ({"format": "other/1"}, "not a"),
         ({"features": ["a", "b"]}, "different features"),
         ({"model": {"kind": "forest"}}, "unknown model kind"),
+        ({"decision": "vote"}, "unknown decision"),
+        ({"threshold": None}, "'threshold' is missing or not a number"),
     ],
 )
 def test_bad_model_documents_are_refused(change, message):
