@@ -195,15 +195,16 @@ def expected_f1_threshold(probs: np.ndarray, sizes: np.ndarray) -> float:
     """The probability threshold that maximises the page's expected F1 if each block is content
     with its probability, every block weighted by its size.
 
-    Keeping the blocks at or above a threshold expects sum(p * size) of its kept size to be
-    content, out of sum(p * size) over the whole page, so expected F1 is about
-    2 * kept(p * size) / (kept(size) + all(p * size)); the best set is always a top-k by
-    probability (Jansche 2007; Nan et al. 2012 on F-measure decisions), found with one sort and
-    two cumulative sums. A page whose content is sure (a few very likely blocks) keeps only those;
-    one whose likely content is spread thin keeps more of its doubtful blocks, which a single
-    threshold for all pages cannot do. On site-grouped out-of-fold probabilities of the 1,185
-    scored training pages it beat the best global threshold by 0.003 to 0.006 page F1 (four fold
-    assignments; jobs/train_cleaner.py)."""
+    Of the characters a set of kept blocks holds, kept(p * size) are expected to be content, out
+    of all(p * size) on the page, so its expected F1 is about
+    2 * kept(p * size) / (kept(size) + all(p * size)). The best set is a top-k by probability
+    (the probability ranking principle for F-measure; Nan et al., ICML 2012), so one sort and two
+    cumulative sums find it; tests/test_learned.py checks it against every subset. A page whose
+    content is sure (a few very likely blocks) keeps only those; one whose likely content is
+    spread thin keeps more of its doubtful blocks, which a single threshold for all pages cannot
+    do. On site-grouped out-of-fold probabilities of the 1,185 scored training pages it beat the
+    best global threshold by 0.003 to 0.006 page F1 (four fold assignments;
+    jobs/train_cleaner.py)."""
     if probs.size == 0:
         return 1.0
     order = np.argsort(-probs, kind="stable")
