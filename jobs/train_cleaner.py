@@ -9,8 +9,9 @@ Data: WCXB dev (CC-BY-4.0) and multilingual-dev (see its LICENSE.md). Pages are 
 seeded hash rule, so no site contributes to both training and scoring. The model shape (`FINAL`)
 was chosen on model selection: ``--select`` fits every candidate on the train part, tunes each
 one's threshold on model selection and ships the best, which is how the shapes were compared.
-The default then refits that shape on train + selection and tunes the threshold and smoothing on
-site-grouped out-of-fold probabilities of those pages. Either way the test part is only scored,
+The default then refits that shape on train + selection and chooses the decision rule (a threshold
+from a grid, or each page's expected-F1 threshold) and the smoothing on site-grouped out-of-fold
+probabilities of those pages. Either way the test part is only scored,
 and the printed table is the held-out part. A stacked candidate's second pass learns from
 first-pass probabilities that are out-of-fold (3 folds of the training sites), so it sees
 first-pass errors as they are on unseen sites, not the optimism of training pages. Block labels

@@ -35,7 +35,7 @@ _REGISTRY: dict[str, Callable[..., Cleaner]] = {}
 
 def model_params(threshold: float | None, model_path: str | None) -> dict[str, Any]:
     """The parameters a model-backed cleaner reports: only those set, so that the defaults
-    (the shipped model and its tuned threshold) record as ``{}``."""
+    (the shipped model and its tuned decision rule) record as ``{}``."""
     out: dict[str, Any] = {}
     if threshold is not None:
         out["threshold"] = threshold

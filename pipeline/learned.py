@@ -386,7 +386,8 @@ def load_model(path: str | Path = DEFAULT_MODEL) -> NeighboursModel:
 
 @register("neighbours")
 class NeighboursCleaner:
-    """Labels blocks with the learned model; ``threshold`` overrides the tuned one,
+    """Labels blocks with the learned model; ``threshold`` replaces the model's decision rule
+    (one fixed threshold for every page, no fallback; repeats are still dropped),
     ``model`` names another model file."""
 
     name: ClassVar[str] = "neighbours"
