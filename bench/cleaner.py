@@ -37,6 +37,9 @@ REPO = Path(__file__).resolve().parents[1]
 # benchmark) would shadow the `pipeline` package; the package is what this script measures.
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]
+from pipeline.threads import single_threaded_blas  # noqa: E402
+
+single_threaded_blas()  # as in a Dask worker; before numpy is imported
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
 DEFAULT_OUT = REPO / "bench" / "results" / "cleaner.json"
 FLOOR = "parse floor"

@@ -1,6 +1,7 @@
 """What one page costs with the default cleaner, end to end and stage by stage.
 
 Usage: python bench/default_cleaner.py [--data DIR] [--pages IDS] [--limit N] [--out FILE]
+                                     [--compare-model MODEL.json]
 
 End to end, three contenders clean every page in one run, interleaved page by page (the order
 rotates), so machine noise hits all of them alike: the default cleaner with language detection
@@ -8,9 +9,9 @@ rotates), so machine noise hits all of them alike: the default cleaner with lang
 tools are usually quoted), and jusText with detection (the classic baseline). Then the default
 cleaner's path is re-run one stage at a time on the same pages: decoding, parsing, segmentation,
 language detection, block features, the model's first pass and, for a model with a second
-pass, the stacked features and second pass. Times are CPU time of this process
-(`time.process_time_ns`) per page, from raw bytes; gunzipping happens before timing. wcxb
-pages are English, so "language given" passes ``en``.
+pass, the stacked features and second pass, and for one with a sequence net, the net. Times
+are CPU time of this process (`time.process_time_ns`) per page, from raw bytes; gunzipping
+happens before timing. wcxb pages are English, so "language given" passes ``en``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 
+from pipeline.threads import single_threaded_blas  # noqa: E402
+
+single_threaded_blas()  # as in a Dask worker; before numpy is imported
+
 import numpy as np  # noqa: E402
 
 from pipeline import langid, stoplists  # noqa: E402
@@ -46,6 +51,7 @@ DEFAULT_OUT = REPO / "bench" / "results" / "default_cleaner.json"
 TARGET_MEDIAN_MS = 5.0  # issue 5's target for the default cleaner, per page
 STAGES = ("decode", "parse", "segment", "langid", "features", "pass 1")
 STACKED_STAGES = ("stack", "pass 2")  # only a model with a second pass has these
+SEQUENCE_STAGES = ("net",)  # only a model with a sequence net has this
 
 
 def load_pages(data: Path, ids_file: Path | None, limit: int | None) -> list[tuple[str, bytes]]:
@@ -61,12 +67,18 @@ def load_pages(data: Path, ids_file: Path | None, limit: int | None) -> list[tup
     return pages[:limit]
 
 
-def end_to_end(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
+def end_to_end(
+    pages: list[tuple[str, bytes]], other_model: Path | None = None
+) -> dict[str, list[int]]:
     contenders: dict[str, Callable[[bytes], object]] = {
         f"{DEFAULT_CLEANER} (detect language)": lambda html: clean_html(html),
         f"{DEFAULT_CLEANER} (language given)": lambda html: clean_html(html, language="en"),
         "justext (detect language)": lambda html: clean_html(html, cleaner="justext"),
     }
+    if other_model is not None:
+        contenders[f"neighbours ({other_model.name})"] = lambda html: clean_html(
+            html, cleaner="neighbours", model=str(other_model)
+        )
     names = list(contenders)
     for name in names:  # warm-up: model, stoplists and langdetect's profiles load on first use
         contenders[name](pages[0][1])
@@ -86,7 +98,8 @@ def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
         raise SystemExit("error: the stage breakdown is written for the neighbours model")
     model = cleaner.model
     stacked = model.stacked is not None
-    names = STAGES + STACKED_STAGES if stacked else STAGES
+    sequence = model.sequence is not None
+    names = STAGES + (STACKED_STAGES if stacked else ()) + (SEQUENCE_STAGES if sequence else ())
     times: dict[str, list[int]] = {stage: [] for stage in names}
     clock = time.process_time_ns
     for _, html in pages:
@@ -110,6 +123,9 @@ def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
             if extra is not None:
                 model.stacked.raw(np.hstack((x, extra)))
             marks.append(clock())
+        if sequence:
+            model.sequence.raw(x)
+            marks.append(clock())
         for stage, start, end in zip(names, marks[:-1], marks[1:], strict=True):
             times[stage].append(end - start)
     return times
@@ -130,6 +146,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=Path, default=None, help="file of page ids, one a line")
     parser.add_argument("--limit", type=int, default=None, help="only the first N pages")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON path")
+    parser.add_argument(
+        "--compare-model",
+        type=Path,
+        default=None,
+        help="another neighbours model file, timed end to end beside the others (an older "
+        "model, say, to measure what a change costs in the same run)",
+    )
     args = parser.parse_args(argv)
     pages = load_pages(args.data, args.pages, args.limit)
     if not pages:
@@ -137,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     started = dt.datetime.now(dt.timezone.utc)
     load_start = os.getloadavg()
     print(f"{len(pages)} pages; compiled: {compiled_modules()}", file=sys.stderr)
-    e2e = {name: _row(ns) for name, ns in end_to_end(pages).items()}
+    e2e = {name: _row(ns) for name, ns in end_to_end(pages, args.compare_model).items()}
     breakdown = {name: _row(ns) for name, ns in stages(pages).items()}
     total_median = sum(r["median_ms"] for r in breakdown.values())
     total_mean = sum(r["mean_ms"] for r in breakdown.values())

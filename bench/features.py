@@ -35,6 +35,10 @@ REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 
+from pipeline.threads import single_threaded_blas  # noqa: E402
+
+single_threaded_blas()  # as in a Dask worker; before numpy is imported
+
 import numpy as np  # noqa: E402
 
 import pipeline.features as installed  # noqa: E402

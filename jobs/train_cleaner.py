@@ -9,9 +9,11 @@ Data: WCXB dev (CC-BY-4.0) and multilingual-dev (see its LICENSE.md). Pages are 
 seeded hash rule, so no site contributes to both training and scoring. The model shape (`FINAL`)
 was chosen on model selection: ``--select`` fits every candidate on the train part, tunes each
 one's threshold on model selection and ships the best, which is how the shapes were compared.
-The default then refits that shape on train + selection and chooses the decision rule (a threshold
-from a grid, or each page's expected-F1 threshold) and the smoothing on site-grouped out-of-fold
-probabilities of those pages. Either way the test part is only scored,
+The default then refits that shape on train + selection, trains the sequence net
+(`train_sequence`, PyTorch) on the same pages, and chooses the net's share of the blend, the
+decision rule (a threshold from a grid, or each page's expected-F1 threshold) and the smoothing on
+site-grouped out-of-fold probabilities of those pages (the trees' and the net's from the same
+folds). Either way the test part is only scored,
 and the printed table is the held-out part. A stacked candidate's second pass learns from
 first-pass probabilities that are out-of-fold (3 folds of the training sites), so it sees
 first-pass errors as they are on unseen sites, not the optimism of training pages. Block labels
@@ -19,10 +21,11 @@ come from aligning blocks with the reference main content (`pipeline.align`); sn
 give labels only to blocks holding a snippet.
 
 Everything is seeded, and scikit-learn's histogram boosting splits its threaded work by feature,
-so a re-run writes the same model (two runs of the default, multi-threaded, wrote byte-identical
-files).
+so a re-run writes the same trees (two runs of the default, multi-threaded, wrote byte-identical
+files before the net came in); the net trains on one thread and, on the same machine and torch
+version, twice to the same weights (checked on a small sample).
 The models are written as data (JSON / npz without pickle) and loaded by `pipeline.learned` /
-`pipeline.ngram` without scikit-learn.
+`pipeline.ngram` without scikit-learn or PyTorch.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "jobs"))  # train_sequence, imported when a net is trained
 
 from pipeline import stoplists  # noqa: E402
 from pipeline.align import align_labels, snippet_labels  # noqa: E402
@@ -260,8 +264,13 @@ CANDIDATES: tuple[tuple[str, tuple[str, dict], tuple[str, dict] | None], ...] = 
     ("hgb-120x4", HGB_LONG, None),
     ("mlp-64-32", MLP_SMALL, None),
 )
-# The shipped shape (third round above), refitted on training + selection sites.
-FINAL = ("hgb-120x4", HGB_LONG, None)
+# Fourth round, with the sequence net (`BLEND_GRID`) beside the trees: in the scratch harness
+# (out-of-fold probabilities, expected-F1 decision, the same net), 120x4 + net 0.8712 at share
+# 0.5 and 0.8715 at 0.7; 60x4 + net 0.8705 and 0.8710 (alone 0.8663 and 0.8636); over the
+# held-out pages the same within 0.0005. The net's half of the vote makes the longer tree walk
+# redundant, and the 60 trees saved (about 0.3 ms a page) pay for half of the net.
+# The shipped shape, refitted on training + selection sites.
+FINAL = ("hgb-60x4", HGB_SMALL, None)
 STACK_FOLDS = 3
 SMOOTHING_GRID = (0.0, 0.15, 0.3)
 # None is each page's own threshold, the one maximising its expected F1 given the block
@@ -293,6 +302,16 @@ FALLBACK = 0.5
 # aligned token share as the weight of a content and a boilerplate row, sqrt(words) weights)
 # as well 0.8634 (0.844 / 0.907). Neither beat repeat dropping alone on cross-validation.
 DROP_REPEATS = True
+# The sequence net's share of a block's probability (`pipeline.convnet`, trained by
+# `train_sequence`), chosen on the same out-of-fold pages as the decision; 0 ships the trees
+# alone. This script: 60x4 trees alone 0.8661, shares 0.3 / 0.5 / 0.7 0.8712 / 0.8724 / 0.8718
+# (with 120x4: 0.8689 alone, 0.8732 / 0.8737 / 0.8735); held-out wcxb 0.845 -> 0.848,
+# multilingual 0.919 -> 0.928 (BENCHMARKS.md). In the scratch harness (one seed, no weight
+# averaging), the net alone scored as the trees alone (0.8665 vs 0.8663); a net that also read
+# the trees' logit did no better (0.8705 blended), nor one reading all 281 columns instead of the
+# 85 own ones (0.8695), nor 64 channels (0.8709, four times the multiply-adds), 16 channels did
+# worse (0.8696); averaging three seeds' nets added 0.002, at three times the cost.
+BLEND_GRID = (0.0, 0.3, 0.5, 0.7)
 # Measured with the expected-F1 decision and not shipped: training rows weighted by their
 # block's characters ** 0.5 (the metric counts words; the decision weighs probabilities by size).
 # Cross-validated F1 minus unweighted, over four orderings of the pages (GroupKFold's fold
@@ -340,6 +359,42 @@ def out_of_fold_probs(
         for i, pr in zip(score_idx, _scorer_probs(spec, len(FEATURE_NAMES), scored), strict=True):
             probs[i] = pr
     return probs
+
+
+def out_of_fold_net_probs(pages: list[PreparedPage], seed: int) -> list[np.ndarray]:
+    """Sequence-net probabilities of every training page from a net fitted without its site,
+    on the same folds as `out_of_fold_probs`."""
+    from sklearn.model_selection import GroupKFold
+    from train_sequence import net_probs
+
+    probs: list[np.ndarray] = [np.zeros(0)] * len(pages)
+    groups = [p.site for p in pages]
+    for fit_idx, score_idx in GroupKFold(STACK_FOLDS).split(pages, groups=groups):
+        spec = fit_pages_net([pages[i] for i in fit_idx], seed)
+        for i, pr in zip(score_idx, net_probs(spec, [pages[i].x for i in score_idx]), strict=True):
+            probs[i] = pr
+    return probs
+
+
+def fit_pages_net(pages: list[PreparedPage], seed: int) -> dict:
+    from train_sequence import fit_net
+
+    sizes = [np.array([b.n_chars for b in p.blocks], dtype=np.float64) for p in pages]
+    return fit_net([p.x for p in pages], [p.y for p in pages], sizes, seed)
+
+
+def tune_blend(
+    pages: list[PreparedPage], trees: list[np.ndarray], net: list[np.ndarray]
+) -> tuple[float, tuple[float, float | None, float, float]]:
+    """The net's share (`BLEND_GRID`) and decision maximising mean F1; ties to the lower share."""
+    best: tuple[float, tuple[float, float | None, float, float]] = (0.0, (-1.0, None, 0.0, 0.0))
+    for share in BLEND_GRID:
+        blended = [(1.0 - share) * a + share * b for a, b in zip(trees, net, strict=True)]
+        tuned = tune_probs(pages, blended)
+        print(f"  net share {share}: F1 {tuned[0]:.4f}", flush=True)
+        if tuned[0] > best[1][0]:
+            best = (share, tuned)
+    return best
 
 
 def _stacked_rows(
@@ -410,6 +465,8 @@ def model_document(
     metadata: dict,
     smoothing: float = 0.0,
     stacked: dict | None = None,
+    sequence: dict | None = None,
+    blend: float = 0.0,
 ) -> dict:
     from pipeline.learned import FORMAT
 
@@ -426,6 +483,8 @@ def model_document(
     }
     if stacked is not None:
         doc["stack"] = {"features": list(STACK_FEATURES), "model": stacked}
+    if sequence is not None and blend > 0:
+        doc["sequence"] = {"blend": blend, "model": sequence}
     return doc
 
 
@@ -718,16 +777,20 @@ def refit_final(
         first_probs = final_probs = out_of_fold_probs(first, pool, seed)
     else:
         first_probs, final_probs = cross_validated_probs(first, second, pool, seed)
-    f1, threshold, fallback, smoothing = tune_probs(pool, final_probs)
+    trees_f1 = tune_probs(pool, final_probs)[0]
+    print(f"{name}: cross-validated F1 {trees_f1:.4f} (trees alone)", flush=True)
+    net_oof = out_of_fold_net_probs(pool, seed)
+    blend, (f1, threshold, fallback, smoothing) = tune_blend(pool, final_probs, net_oof)
     print(
-        f"{name}: cross-validated F1 {f1:.4f} (train + select) at threshold {threshold}, "
-        f"smoothing {smoothing}; {time.time() - t:.0f}s",
+        f"{name} + net: cross-validated F1 {f1:.4f} (train + select) with net share {blend}, "
+        f"threshold {threshold}, smoothing {smoothing}; {time.time() - t:.0f}s",
         flush=True,
     )
     spec = fit_spec(first, *_training_rows(pool), seed)
     stacked = None
     if second is not None:
         stacked = fit_spec(second, *_stacked_rows(pool, first_probs), seed)
+    sequence = fit_pages_net(pool, seed) if blend > 0 else None
     _, y = _training_rows(pool)
     meta = {
         **metadata,
@@ -737,12 +800,24 @@ def refit_final(
         "first_pass": first[1],
         "second_pass": second[1] if second is not None else None,
         "cv_f1": round(f1, 4),
-        "tuning": f"threshold (grid or per-page expected F1) and smoothing maximise mean page "
+        "cv_f1_trees_alone": round(trees_f1, 4),
+        "sequence_net": _net_shape() if blend > 0 else None,
+        "tuning": f"net share, threshold (grid or per-page expected F1) and smoothing maximise "
+        "mean page "
         f"F1 of {STACK_FOLDS}-fold "
         "site-grouped out-of-fold probabilities over train + select",
     }
     print(f"fitted {name} on train + select in {time.time() - t:.0f}s", flush=True)
-    return name, model_document(spec, threshold, fallback, meta, smoothing, stacked)
+    doc = model_document(spec, threshold, fallback, meta, smoothing, stacked, sequence, blend)
+    return name, doc
+
+
+def _net_shape() -> dict:
+    from dataclasses import asdict
+
+    from train_sequence import SHAPE
+
+    return {**asdict(SHAPE), "dilations": list(SHAPE.dilations)}
 
 
 if __name__ == "__main__":

@@ -9,10 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import click
+from pipeline.threads import single_threaded_blas
 
-from pipeline.cleaners import DEFAULT_CLEANER
-from pipeline.types import CleanResult
+single_threaded_blas()  # before anything imports numpy; see pipeline.threads
+
+import click  # noqa: E402
+
+from pipeline.cleaners import DEFAULT_CLEANER  # noqa: E402
+from pipeline.types import CleanResult  # noqa: E402
 
 
 @click.group()

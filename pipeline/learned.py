@@ -1,9 +1,14 @@
 """The `neighbours` cleaner: a learned block classifier over `pipeline.features`, run in numpy.
 
-The model is trained offline with scikit-learn (`jobs/train_cleaner.py`) and shipped as JSON
-(`pipeline/models/neighbours.json`): the trees of a gradient-boosted ensemble as flat arrays, or
-the weights of a small MLP. Loading it reads data only, never pickle, so a model file cannot run
-code, and inference needs numpy alone.
+The model is trained offline with scikit-learn and PyTorch (`jobs/train_cleaner.py`) and shipped
+as JSON (`pipeline/models/neighbours.json`): the trees of a gradient-boosted ensemble as flat
+arrays, or the weights of a small MLP, and the sequence net's arrays. Loading it reads data only,
+never pickle, so a model file cannot run code, and inference needs numpy alone.
+
+The shipped model blends the trees' probability with that of a small convolutional net that reads
+the whole page as a sequence of blocks (`pipeline.convnet`): the trees judge a block from its own
+and nearby features, the net from the page's layout as a whole, and their average is better than
+either.
 
 A model may have a second, "stacked" pass: the first pass scores every block from its features;
 the second sees the same features plus the first pass's probabilities of the block's neighbours
@@ -36,6 +41,7 @@ import numpy as np
 from pipeline import treewalk
 from pipeline.cleaners import model_params, register
 from pipeline.compiled import is_compiled_file
+from pipeline.convnet import ConvNet, NetError, net_from_spec
 from pipeline.features import FEATURE_NAMES, STACK_FEATURES, page_features, stack_features
 from pipeline.types import Block, LabeledBlock, Verdict
 
@@ -132,6 +138,8 @@ class NeighboursModel:
     smoothing: float = 0.0
     stacked: Scorer | None = None  # second pass over features + `STACK_FEATURES`
     drop_repeats: bool = False  # see `without_repeats`
+    sequence: ConvNet | None = None  # a net over the whole page, see `pipeline.convnet`
+    blend: float = 0.0  # the sequence net's share of a block's probability
 
     def probabilities(self, x: np.ndarray, blocks: Sequence[Block] | None = None) -> np.ndarray:
         """Per-block content probability, smoothed with the neighbours' (see `smooth`).
@@ -145,6 +153,8 @@ class NeighboursModel:
             if blocks is None or len(blocks) != x.shape[0]:
                 raise ValueError("a stacked model needs the page's blocks with its features")
             probs = sigmoid(self.stacked.raw(np.hstack((x, stack_features(blocks, probs)))))
+        if self.sequence is not None:
+            probs = (1.0 - self.blend) * probs + self.blend * sigmoid(self.sequence.raw(x))
         return smooth(probs, self.smoothing)
 
     def decide(self, probs: np.ndarray, blocks: Sequence[Block] | None = None) -> np.ndarray:
@@ -351,6 +361,7 @@ def model_from_json(data: dict[str, Any]) -> NeighboursModel:
                 "jobs/train_cleaner.py"
             )
         stacked = _scorer(stack.get("model"), len(FEATURE_NAMES) + len(STACK_FEATURES))
+    sequence, blend = _sequence(data.get("sequence"))
     decision = data.get("decision", "threshold")
     if decision == "expected-f1":
         threshold = None
@@ -369,7 +380,25 @@ def model_from_json(data: dict[str, Any]) -> NeighboursModel:
         metadata=dict(data.get("metadata", {})),
         smoothing=float(data.get("smoothing", 0.0)),
         drop_repeats=bool(data.get("drop_repeats", False)),
+        sequence=sequence,
+        blend=blend,
     )
+
+
+def _sequence(section: Any) -> tuple[ConvNet | None, float]:
+    """The optional ``"sequence": {"blend": w, "model": {...}}`` section: the net and its share."""
+    if section is None:
+        return None, 0.0
+    if not isinstance(section, dict):
+        raise ModelError("model field 'sequence' must be an object")
+    blend = section.get("blend")
+    if isinstance(blend, bool) or not isinstance(blend, int | float) or not 0.0 < blend <= 1.0:
+        raise ModelError(f"model field 'sequence.blend' must be in (0, 1], got {blend!r}")
+    try:
+        net = net_from_spec(section.get("model"), len(FEATURE_NAMES))
+    except NetError as exc:
+        raise ModelError(f"model's sequence net: {exc}") from None
+    return net, float(blend)
 
 
 @lru_cache(maxsize=8)

@@ -36,6 +36,10 @@ def test_dockerfile_shape() -> None:
     assert "not compiled" in text
     assert all(m in text for m in ("segment", "features", "treewalk"))
     assert re.search(r'^RUN pip install "\$\(ls /wheels/warcclean-\*\.whl\)\[s3\]"', text, re.M)
+    # One BLAS thread everywhere in the image, workers without a nanny included.
+    from pipeline.threads import BLAS_THREAD_VARIABLES
+
+    assert all(re.search(rf"\b{name}=1\b", text) for name in BLAS_THREAD_VARIABLES)
     users = re.findall(r"^USER (\S+)$", text, re.M)
     assert users and users[-1] not in {"root", "0"}
     for line in re.findall(r"^COPY (?!--from)(.+)$", text, re.M):

@@ -306,21 +306,24 @@ def test_missing_and_broken_files(tmp_path):
 
 
 def test_shipped_model_loads_without_sklearn_or_pickle():
-    # A fresh interpreter where importing scikit-learn fails and pickle loading is refused:
-    # the model file is plain JSON, read by numpy code.
+    # A fresh interpreter where importing scikit-learn or PyTorch fails and pickle loading is
+    # refused: the model file is plain JSON, read by numpy code, net included.
     code = (
         "import sys, pickle\n"
         "sys.modules['sklearn'] = None\n"
+        "sys.modules['torch'] = None\n"
         "def refuse(*a, **k):\n    raise AssertionError('pickle used')\n"
         "pickle.load = pickle.loads = refuse\n"
+        "import numpy as np\n"
+        "from pipeline.features import N_FEATURES\n"
         "from pipeline.learned import load_model\n"
         "m = load_model()\n"
-        "print(m.metadata['model'])\n"
+        "print(m.metadata['model'], m.probabilities(np.ones((3, N_FEATURES))).shape)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
-    assert out.stdout.strip()
+    assert out.stdout.strip().endswith("(3,)")
     json.loads(DEFAULT_MODEL.read_text())  # data, not code
 
 
