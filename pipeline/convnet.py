@@ -1,14 +1,15 @@
 """A small dilated convolutional net over a page's sequence of blocks, run in numpy.
 
-The tree ensemble sees a block, its two neighbours on each side and two window averages; what
-lies further away, and what the page looks like as a whole, it cannot weigh. This net reads the
-page as one sequence: every block's own features, then residual 1-D
-convolutions of width 3 whose dilations double (1, 2, 4, 8: a block sees 15 blocks either side),
-then the mean and maximum of every channel over the page, fed back to every block. Its content
-probability is blended with the trees' (`pipeline.learned.NeighboursModel`).
+The tree ensemble sees a block with its neighbours up to two blocks away, two window averages
+and a few page-level shares; how the blocks further away are laid out, it cannot weigh. This net
+reads the page as one sequence: every block's own features, then residual 1-D convolutions of
+width 3 whose dilations double (1, 2, 4, 8: a block sees 15 blocks either side), then the mean and
+maximum of every channel over the page, fed back to every block. Its content probability is
+blended with the trees' (`pipeline.learned.NeighboursModel`).
 
-It is trained with PyTorch (`jobs/train_cleaner.py`) and shipped as plain arrays in the model's
-JSON; inference is five matrix products per page, in float32. Padding is zeros at both ends of the
+It is trained with PyTorch (`jobs/train_sequence.py`, run by `jobs/train_cleaner.py`) and shipped
+as plain arrays in the model's JSON; inference is five matrix products per page (the input layer
+and one per convolution) and a few small ones, in float32. Padding is zeros at both ends of the
 page, as in training, so a page's output does not depend on what it was batched with.
 """
 
@@ -27,7 +28,7 @@ class NetError(ValueError):
 @dataclass(frozen=True)
 class ConvNet:
     """The net as inference runs it, in float32 (the precision it was trained in; float64
-    products cost twice as much). Each convolution's three taps are one (hidden, 3 * hidden)
+    products measured 1.4x slower). Each convolution's three taps are one (hidden, 3 * hidden)
     matrix: one product per layer, then the t - d and t + d thirds are added in shifted.
     (Folding the standardisation into the first layer would save two passes, but in float32 it
     cancels large terms against each other where a feature's spread is small.)"""
