@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.convnet import net_from_spec
-from pipeline.features import OWN_FEATURES
+from pipeline.features import N_FEATURES, OWN_FEATURES
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,9 @@ def _rows(
     return out
 
 
-def _batches(pages: list[PageRows], shape: NetShape, rng: np.random.Generator | None):
+def _batches(
+    pages: list[PageRows], shape: NetShape, rng: np.random.Generator | None
+) -> list[list[int]]:
     """Lists of page indices, pages of similar length together, at most ``batch_blocks`` padded
     blocks each; shuffled when ``rng`` is given."""
     order = np.argsort([len(p.x) for p in pages], kind="stable")
@@ -212,7 +214,7 @@ def _check_export(
 ) -> None:
     """The numpy net from the exported spec must give torch's logits (float32 rounding aside)
     on a sample of the training pages, each scored alone."""
-    numpy_net = net_from_spec(spec, xs[0].shape[1] if len(xs) else COLUMNS)
+    numpy_net = net_from_spec(spec, N_FEATURES)
     with torch.no_grad():
         for i in range(0, len(pages), max(1, len(pages) // 25)):
             if not len(pages[i].x):
@@ -231,6 +233,5 @@ def net_probs(spec: dict, xs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Content probabilities of every page's blocks from an exported spec, in numpy."""
     from pipeline.learned import sigmoid
 
-    width = xs[0].shape[1] if len(xs) else COLUMNS
-    net = net_from_spec(spec, width)
+    net = net_from_spec(spec, N_FEATURES)
     return [sigmoid(net.raw(x)) if len(x) else np.zeros(0) for x in xs]
