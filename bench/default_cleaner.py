@@ -9,7 +9,7 @@ rotates), so machine noise hits all of them alike: the default cleaner with lang
 tools are usually quoted), and jusText with detection (the classic baseline). Then the default
 cleaner's path is re-run one stage at a time on the same pages: decoding, parsing, segmentation,
 language detection, block features, the model's first pass and, for a model with a second
-pass, the stacked features and second pass, and for one with a sequence net, the net. Times
+pass, the stacked features and second pass, and for one with sequence nets, the nets. Times
 are CPU time of this process (`time.process_time_ns`) per page, from raw bytes; gunzipping
 happens before timing. wcxb pages are English, so "language given" passes ``en``.
 """
@@ -51,7 +51,7 @@ DEFAULT_OUT = REPO / "bench" / "results" / "default_cleaner.json"
 TARGET_MEDIAN_MS = 5.0  # issue 5's target for the default cleaner, per page
 STAGES = ("decode", "parse", "segment", "langid", "features", "pass 1")
 STACKED_STAGES = ("stack", "pass 2")  # only a model with a second pass has these
-SEQUENCE_STAGES = ("net",)  # only a model with a sequence net has this
+SEQUENCE_STAGES = ("nets",)  # only a model with sequence nets has this (all of them)
 
 
 def load_pages(data: Path, ids_file: Path | None, limit: int | None) -> list[tuple[str, bytes]]:
@@ -98,7 +98,7 @@ def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
         raise SystemExit("error: the stage breakdown is written for the neighbours model")
     model = cleaner.model
     stacked = model.stacked is not None
-    sequence = model.sequence is not None
+    sequence = bool(model.nets)
     names = STAGES + (STACKED_STAGES if stacked else ()) + (SEQUENCE_STAGES if sequence else ())
     times: dict[str, list[int]] = {stage: [] for stage in names}
     clock = time.process_time_ns
@@ -124,7 +124,7 @@ def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
                 model.stacked.raw(np.hstack((x, extra)))
             marks.append(clock())
         if sequence:
-            model.sequence.raw(x)
+            model.net_probabilities(x)
             marks.append(clock())
         for stage, start, end in zip(names, marks[:-1], marks[1:], strict=True):
             times[stage].append(end - start)

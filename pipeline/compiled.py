@@ -20,7 +20,13 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 BUILD_INFO = PACKAGE_DIR / "_build_info.json"
 # Modules the build may compile (kept in step with pyproject.toml's hook configuration).
 # `pipeline.lexbor_walk` has no Python source (a .pyx): it exists only where the build compiled.
-COMPILABLE = ("pipeline.segment", "pipeline.lexbor_walk", "pipeline.treewalk", "pipeline.features")
+COMPILABLE = (
+    "pipeline.segment",
+    "pipeline.lexbor_walk",
+    "pipeline.treewalk",
+    "pipeline.features",
+    "pipeline.netwalk",
+)
 
 
 class StaleBuildError(ImportError):

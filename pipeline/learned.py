@@ -5,10 +5,10 @@ as JSON (`pipeline/models/neighbours.json`): the trees of a gradient-boosted ens
 arrays, or the weights of a small MLP, and the sequence net's arrays. Loading it reads data only,
 never pickle, so a model file cannot run code, and inference needs numpy alone.
 
-The shipped model blends the trees' probability with that of a small convolutional net that reads
-the whole page as a sequence of blocks (`pipeline.convnet`): the trees judge a block from its own
-and nearby features, the net from the page's layout as a whole, and their average is better than
-either.
+The shipped model blends the trees' probability with that of small convolutional nets that read
+the whole page as a sequence of blocks (`pipeline.convnet`; three nets alike but for their
+training seeds, their probabilities averaged): the trees judge a block from its own and nearby
+features, the nets from the page's layout as a whole, and the blend is better than either.
 
 A model may have a second, "stacked" pass: the first pass scores every block from its features;
 the second sees the same features plus the first pass's probabilities of the block's neighbours
@@ -138,8 +138,10 @@ class NeighboursModel:
     smoothing: float = 0.0
     stacked: Scorer | None = None  # second pass over features + `STACK_FEATURES`
     drop_repeats: bool = False  # see `without_repeats`
-    sequence: ConvNet | None = None  # a net over the whole page, see `pipeline.convnet`
-    blend: float = 0.0  # the sequence net's share of a block's probability
+    # Nets over the whole page (`pipeline.convnet`), trained alike from different seeds; their
+    # probabilities are averaged, and the average has `blend` of a block's probability.
+    nets: tuple[ConvNet, ...] = ()
+    blend: float = 0.0
 
     def probabilities(self, x: np.ndarray, blocks: Sequence[Block] | None = None) -> np.ndarray:
         """Per-block content probability, smoothed with the neighbours' (see `smooth`).
@@ -153,9 +155,16 @@ class NeighboursModel:
             if blocks is None or len(blocks) != x.shape[0]:
                 raise ValueError("a stacked model needs the page's blocks with its features")
             probs = sigmoid(self.stacked.raw(np.hstack((x, stack_features(blocks, probs)))))
-        if self.sequence is not None:
-            probs = (1.0 - self.blend) * probs + self.blend * sigmoid(self.sequence.raw(x))
+        if self.nets:
+            probs = (1.0 - self.blend) * probs + self.blend * self.net_probabilities(x)
         return smooth(probs, self.smoothing)
+
+    def net_probabilities(self, x: np.ndarray) -> np.ndarray:
+        """The mean of the nets' content probabilities for every block of the page."""
+        probs = sigmoid(self.nets[0].raw(x))
+        for net in self.nets[1:]:
+            probs += sigmoid(net.raw(x))
+        return probs / len(self.nets) if len(self.nets) > 1 else probs
 
     def decide(self, probs: np.ndarray, blocks: Sequence[Block] | None = None) -> np.ndarray:
         """`decide` with this model's threshold (fixed or each page's expected-F1 one), fallback
@@ -361,7 +370,7 @@ def model_from_json(data: dict[str, Any]) -> NeighboursModel:
                 "jobs/train_cleaner.py"
             )
         stacked = _scorer(stack.get("model"), len(FEATURE_NAMES) + len(STACK_FEATURES))
-    sequence, blend = _sequence(data.get("sequence"))
+    nets, blend = _sequence(data.get("sequence"))
     decision = data.get("decision", "threshold")
     if decision == "expected-f1":
         threshold = None
@@ -380,25 +389,34 @@ def model_from_json(data: dict[str, Any]) -> NeighboursModel:
         metadata=dict(data.get("metadata", {})),
         smoothing=float(data.get("smoothing", 0.0)),
         drop_repeats=bool(data.get("drop_repeats", False)),
-        sequence=sequence,
+        nets=nets,
         blend=blend,
     )
 
 
-def _sequence(section: Any) -> tuple[ConvNet | None, float]:
-    """The optional ``"sequence": {"blend": w, "model": {...}}`` section: the net and its share."""
+def _sequence(section: Any) -> tuple[tuple[ConvNet, ...], float]:
+    """The optional ``"sequence": {"blend": w, "models": [{...}, ...]}`` section: the nets and
+    their share. ``"model": {...}`` (one net, as files before averaging had) reads as a list of
+    one."""
     if section is None:
-        return None, 0.0
+        return (), 0.0
     if not isinstance(section, dict):
         raise ModelError("model field 'sequence' must be an object")
     blend = section.get("blend")
     if isinstance(blend, bool) or not isinstance(blend, int | float) or not 0.0 < blend <= 1.0:
         raise ModelError(f"model field 'sequence.blend' must be in (0, 1], got {blend!r}")
-    try:
-        net = net_from_spec(section.get("model"), len(FEATURE_NAMES))
-    except NetError as exc:
-        raise ModelError(f"model's sequence net: {exc}") from None
-    return net, float(blend)
+    if ("model" in section) == ("models" in section):
+        raise ModelError("model field 'sequence' needs exactly one of 'model' and 'models'")
+    specs = section["models"] if "models" in section else [section["model"]]
+    if not isinstance(specs, list) or not specs:
+        raise ModelError("model field 'sequence.models' must be a non-empty list")
+    nets = []
+    for i, spec in enumerate(specs):
+        try:
+            nets.append(net_from_spec(spec, len(FEATURE_NAMES)))
+        except NetError as exc:
+            raise ModelError(f"model's sequence net #{i}: {exc}") from None
+    return tuple(nets), float(blend)
 
 
 @lru_cache(maxsize=8)

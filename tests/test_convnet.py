@@ -253,21 +253,72 @@ def test_bad_blends_are_refused(blend):
         model_from_json(stump_with_net(blend))
 
 
+def test_several_nets_are_averaged_as_probabilities():
+    x = np.zeros((4, N_FEATURES))
+    x[:, 0] = [-8.0, -2.0, 0.0, 1.0]
+    doubled = by_hand_spec()
+    doubled["w_out"] = [2.0, 2.0]  # twice the logits of `by_hand_spec`
+    doc = stump_with_net(0.5)
+    doc["sequence"] = {"blend": 0.5, "models": [by_hand_spec(), doubled]}
+    model = model_from_json(doc)
+    assert len(model.nets) == 2
+    logits = np.array([0.25, 0.25, 0.25, 1.25])
+    # The mean of the two nets' probabilities, not the probability of their mean logit.
+    nets_p = (sigmoid(logits) + sigmoid(2 * logits)) / 2
+    assert model.net_probabilities(x) == pytest.approx(nets_p)
+    assert not np.allclose(nets_p, sigmoid(1.5 * logits))
+    assert model.probabilities(x) == pytest.approx(0.5 * sigmoid(np.ones(4)) + 0.5 * nets_p)
+
+
+def test_one_net_under_model_reads_as_a_list_of_one():
+    one = model_from_json(stump_with_net(0.5))
+    doc = stump_with_net(0.5)
+    doc["sequence"] = {"blend": 0.5, "models": [by_hand_spec()]}
+    listed = model_from_json(doc)
+    x = np.zeros((3, N_FEATURES))
+    x[:, 0] = [0.5, -1.0, 2.0]
+    assert len(one.nets) == len(listed.nets) == 1
+    assert one.probabilities(x) == pytest.approx(listed.probabilities(x))
+
+
+@pytest.mark.parametrize(
+    "section, message",
+    [
+        ({"blend": 0.5}, "exactly one of 'model' and 'models'"),
+        ({"blend": 0.5, "model": {}, "models": []}, "exactly one of 'model' and 'models'"),
+        ({"blend": 0.5, "models": []}, "non-empty list"),
+        ({"blend": 0.5, "models": {"kind": "dilated-conv"}}, "non-empty list"),
+    ],
+)
+def test_bad_net_lists_are_refused(section, message):
+    doc = stump_with_net(0.5)
+    doc["sequence"] = section
+    with pytest.raises(ModelError, match=message):
+        model_from_json(doc)
+
+
 def test_net_errors_reach_the_model_loader_as_model_errors():
     doc = stump_with_net(0.5)
     doc["sequence"]["model"]["w_out"] = [1.0]
-    with pytest.raises(ModelError, match=r"sequence net: .*'w_out' has shape"):
+    with pytest.raises(ModelError, match=r"sequence net #0: .*'w_out' has shape"):
+        model_from_json(doc)
+    broken = by_hand_spec()
+    broken["convs"][0]["dilation"] = 0
+    doc["sequence"] = {"blend": 0.5, "models": [by_hand_spec(), broken]}
+    with pytest.raises(ModelError, match=r"sequence net #1: .*'dilation'"):
         model_from_json(doc)
     doc["sequence"] = [1, 2]
     with pytest.raises(ModelError, match="'sequence' must be an object"):
         model_from_json(doc)
 
 
-def test_shipped_model_uses_a_sequence_net():
+def test_shipped_model_uses_sequence_nets():
     model = load_model()
-    assert model.sequence is not None
+    assert model.nets
     assert 0.0 < model.blend <= 1.0
-    assert model.metadata["sequence_net"]["hidden"] == model.sequence.b_in.shape[0]
+    shape = model.metadata["sequence_net"]
+    assert shape["nets"] == len(model.nets)
+    assert all(net.b_in.shape[0] == shape["hidden"] for net in model.nets)
 
 
 def _blas_threads_after_cli_import(env: dict[str, str]) -> str:

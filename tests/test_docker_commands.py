@@ -34,7 +34,7 @@ def test_dockerfile_shape() -> None:
     assert re.search(r"^RUN pip wheel .*--wheel-dir /wheels \.", text, re.M)
     # The build stage refuses a wheel without every compiled module.
     assert "not compiled" in text
-    assert all(m in text for m in ("segment", "features", "treewalk"))
+    assert all(m in text for m in ("segment", "features", "treewalk", "netwalk"))
     assert re.search(r'^RUN pip install "\$\(ls /wheels/warcclean-\*\.whl\)\[s3\]"', text, re.M)
     # One BLAS thread everywhere in the image, workers without a nanny included.
     from pipeline.threads import BLAS_THREAD_VARIABLES
