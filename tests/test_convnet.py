@@ -111,25 +111,21 @@ def reference_logits(spec: dict, x: np.ndarray) -> np.ndarray:
     )
 
 
-@st.composite
-def nets_and_pages(draw):
-    columns = draw(st.integers(1, 4))
-    hidden = draw(st.integers(1, 3))
-    dilations = draw(st.lists(st.sampled_from([1, 2, 3, 4, 8]), min_size=0, max_size=3))
-    n = draw(st.integers(1, 12))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
+def random_spec(
+    rng: np.random.Generator, columns: int, hidden: int, dilations: list[int], clip: float
+) -> dict:
+    """A net of the given shape with normal random weights, as a JSON-like spec."""
 
-    def r(*shape):
+    def r(*shape: int) -> list:
         return rng.normal(size=shape).tolist()
 
-    spec = {
+    return {
         "kind": "dilated-conv",
         "columns": columns,
         "hidden": hidden,
-        "clip": float(draw(st.sampled_from([0.5, 2.0, 5.0]))),
+        "clip": clip,
         "mean": r(columns),
-        "scale": (rng.uniform(0.5, 2.0, size=columns)).tolist(),
+        "scale": rng.uniform(0.5, 2.0, size=columns).tolist(),
         "w_in": r(columns, hidden),
         "b_in": r(hidden),
         "convs": [
@@ -140,6 +136,17 @@ def nets_and_pages(draw):
         "w_out": r(2 * hidden),
         "b_out": float(rng.normal()),
     }
+
+
+@st.composite
+def nets_and_pages(draw):
+    columns = draw(st.integers(1, 4))
+    hidden = draw(st.integers(1, 3))
+    dilations = draw(st.lists(st.sampled_from([1, 2, 3, 4, 8]), min_size=0, max_size=3))
+    n = draw(st.integers(1, 12))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    clip = float(draw(st.sampled_from([0.5, 2.0, 5.0])))
+    spec = random_spec(rng, columns, hidden, dilations, clip)
     x = rng.normal(scale=3.0, size=(n, columns + draw(st.integers(0, 3))))
     return spec, x
 

@@ -20,7 +20,7 @@ from pipeline.convnet import ConvNet, net_from_spec
 from pipeline.features import page_features
 from pipeline.learned import load_model
 from pipeline.segment import parse, segment
-from tests.test_convnet import nets_and_pages, reference_logits
+from tests.test_convnet import nets_and_pages, random_spec, reference_logits
 
 FIXTURE = Path(__file__).parent / "data" / "neighbours_expected.json"
 
@@ -40,29 +40,6 @@ def assert_same_logits(got: np.ndarray, want: np.ndarray) -> None:
     assert got.dtype == np.float64 and got.shape == want.shape
     scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * scale)
-
-
-def random_spec(rng: np.random.Generator, columns: int, hidden: int, dilations: list[int]) -> dict:
-    def r(*shape: int) -> list:
-        return rng.normal(size=shape).tolist()
-
-    return {
-        "kind": "dilated-conv",
-        "columns": columns,
-        "hidden": hidden,
-        "clip": float(rng.choice([0.5, 2.0, 5.0])),
-        "mean": r(columns),
-        "scale": rng.uniform(0.5, 2.0, size=columns).tolist(),
-        "w_in": r(columns, hidden),
-        "b_in": r(hidden),
-        "convs": [
-            {"weight": r(3 * hidden, hidden), "bias": r(hidden), "dilation": d} for d in dilations
-        ],
-        "w_page": r(2 * hidden, hidden),
-        "b_page": r(hidden),
-        "w_out": r(2 * hidden),
-        "b_out": float(rng.normal()),
-    }
 
 
 @settings(max_examples=60, deadline=None)
@@ -88,7 +65,10 @@ def test_kernel_matches_numpy_on_random_nets(
     extra: int,
 ) -> None:
     rng = np.random.default_rng(seed)
-    net = net_from_spec(random_spec(rng, columns, hidden, dilations), columns + extra)
+    net = net_from_spec(
+        random_spec(rng, columns, hidden, dilations, float(rng.choice([0.5, 2.0, 5.0]))),
+        columns + extra,
+    )
     assert net.compiled
     x = rng.normal(scale=3.0, size=(n, columns + extra))
     # Some values far outside the clip, some exactly at the mean (a zero input).
@@ -188,7 +168,7 @@ def test_the_kernels_python_source_computes_the_same_logits() -> None:
     # floats stand in for the C floats) it must still compute the net.
     source = load_source("pipeline.netwalk")
     rng = np.random.default_rng(11)
-    net = net_from_spec(random_spec(rng, 4, 3, [1, 2, 2, 9]), 6)
+    net = net_from_spec(random_spec(rng, 4, 3, [1, 2, 2, 9], 5.0), 6)
     for n in (0, 1, 2, 13):
         x = rng.normal(scale=3.0, size=(n, 6))
         got = source.net_raw(
