@@ -311,7 +311,7 @@ DROP_REPEATS = True
 # averaging), the net alone scored as the trees alone (0.8665 vs 0.8663); a net that also read
 # the trees' logit did no better (0.8705 blended), nor one reading all 281 columns instead of the
 # 85 own ones (0.8695), nor 64 channels (0.8709, four times the multiply-adds), 16 channels did
-# worse (0.8696); averaging three seeds' nets added 0.002, at three times the cost.
+# worse (0.8696); averaging three seeds' nets added 0.002 (shipped since, see `NETS`).
 BLEND_GRID = (0.0, 0.3, 0.5, 0.7, 0.85)  # ascending, from the trees alone
 # How many nets are averaged (seeds seed, seed + 1, ...): their mean probability is the net's
 # part of the blend. This script: one net 0.8724 (share 0.5), three 0.8738 (share 0.7; 0.85 tied);
