@@ -8,10 +8,12 @@ rotates), so machine noise hits all of them alike: the default cleaner with lang
 (what a job runs), the default cleaner told the language (the cleaner's own cost, as extraction
 tools are usually quoted), and jusText with detection (the classic baseline). Then the default
 cleaner's path is re-run one stage at a time on the same pages: decoding, parsing, segmentation,
-language detection, block features, the model's first pass and, for a model with a second
-pass, the stacked features and second pass, and for one with sequence nets, the nets. Times
-are CPU time of this process (`time.process_time_ns`) per page, from raw bytes; gunzipping
-happens before timing. wcxb pages are English, so "language given" passes ``en``.
+language detection, page cues (the head's declarations and the URL), block features, the
+model's first pass and, for a model with a second pass, the stacked features and second pass,
+and for one with sequence nets, the nets. Times are CPU time of this process
+(`time.process_time_ns`) per page, from raw bytes; gunzipping happens before timing. wcxb pages
+are English, so "language given" passes ``en``. Every contender gets the page's URL from the
+dataset, as a job passes each record's target URI.
 """
 
 from __future__ import annotations
@@ -42,19 +44,24 @@ from pipeline.clean import clean_html  # noqa: E402
 from pipeline.cleaners import DEFAULT_CLEANER, make_cleaner  # noqa: E402
 from pipeline.compiled import compiled_modules  # noqa: E402
 from pipeline.decode import decode_html  # noqa: E402
+from pipeline.evaluate import load_dataset  # noqa: E402
 from pipeline.features import page_features, stack_features  # noqa: E402
 from pipeline.learned import NeighboursCleaner, sigmoid  # noqa: E402
+from pipeline.page_cues import page_cues  # noqa: E402
 from pipeline.segment import parse, segment  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
 DEFAULT_OUT = REPO / "bench" / "results" / "default_cleaner.json"
 TARGET_MEDIAN_MS = 5.0  # issue 5's target for the default cleaner, per page
-STAGES = ("decode", "parse", "segment", "langid", "features", "pass 1")
+STAGES = ("decode", "parse", "segment", "langid", "cues", "features", "pass 1")
 STACKED_STAGES = ("stack", "pass 2")  # only a model with a second pass has these
 SEQUENCE_STAGES = ("nets",)  # only a model with sequence nets has this (all of them)
 
 
-def load_pages(data: Path, ids_file: Path | None, limit: int | None) -> list[tuple[str, bytes]]:
+Pages = list[tuple[str, bytes, str | None]]  # id, raw bytes, URL
+
+
+def load_pages(data: Path, ids_file: Path | None, limit: int | None) -> Pages:
     html_dir = data / "html"
     if not html_dir.is_dir():
         raise SystemExit(f"error: {html_dir} not found (give --data the wcxb-dev folder)")
@@ -63,36 +70,40 @@ def load_pages(data: Path, ids_file: Path | None, limit: int | None) -> list[tup
         paths = [html_dir / f"{page_id}.html.gz" for page_id in ids]
     else:
         paths = sorted(html_dir.glob("*.html.gz"))
-    pages = [(p.name.removesuffix(".html.gz"), gzip.decompress(p.read_bytes())) for p in paths]
-    return pages[:limit]
+    urls = {page.id: page.url for page in load_dataset(data)}
+    pages = []
+    for path in paths[:limit]:
+        page_id = path.name.removesuffix(".html.gz")
+        pages.append((page_id, gzip.decompress(path.read_bytes()), urls.get(page_id)))
+    return pages
 
 
-def end_to_end(
-    pages: list[tuple[str, bytes]], other_model: Path | None = None
-) -> dict[str, list[int]]:
-    contenders: dict[str, Callable[[bytes], object]] = {
-        f"{DEFAULT_CLEANER} (detect language)": lambda html: clean_html(html),
-        f"{DEFAULT_CLEANER} (language given)": lambda html: clean_html(html, language="en"),
-        "justext (detect language)": lambda html: clean_html(html, cleaner="justext"),
+def end_to_end(pages: Pages, other_model: Path | None = None) -> dict[str, list[int]]:
+    contenders: dict[str, Callable[[bytes, str | None], object]] = {
+        f"{DEFAULT_CLEANER} (detect language)": lambda html, url: clean_html(html, url=url),
+        f"{DEFAULT_CLEANER} (language given)": lambda html, url: clean_html(
+            html, url=url, language="en"
+        ),
+        "justext (detect language)": lambda html, url: clean_html(html, url=url, cleaner="justext"),
     }
     if other_model is not None:
-        contenders[f"neighbours ({other_model.name})"] = lambda html: clean_html(
-            html, cleaner="neighbours", model=str(other_model)
+        contenders[f"neighbours ({other_model.name})"] = lambda html, url: clean_html(
+            html, url=url, cleaner="neighbours", model=str(other_model)
         )
     names = list(contenders)
     for name in names:  # warm-up: model, stoplists and langdetect's profiles load on first use
-        contenders[name](pages[0][1])
+        contenders[name](pages[0][1], pages[0][2])
     times: dict[str, list[int]] = {name: [] for name in names}
     clock = time.process_time_ns
-    for i, (_, html) in enumerate(pages):
+    for i, (_, html, url) in enumerate(pages):
         for name in names[i % len(names) :] + names[: i % len(names)]:
             start = clock()
-            contenders[name](html)
+            contenders[name](html, url)
             times[name].append(clock() - start)
     return times
 
 
-def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
+def stages(pages: Pages) -> dict[str, list[int]]:
     cleaner = make_cleaner(DEFAULT_CLEANER)
     if not isinstance(cleaner, NeighboursCleaner):
         raise SystemExit("error: the stage breakdown is written for the neighbours model")
@@ -102,7 +113,7 @@ def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
     names = STAGES + (STACKED_STAGES if stacked else ()) + (SEQUENCE_STAGES if sequence else ())
     times: dict[str, list[int]] = {stage: [] for stage in names}
     clock = time.process_time_ns
-    for _, html in pages:
+    for _, html, url in pages:
         t0 = clock()
         decoded = decode_html(html, None)
         t1 = clock()
@@ -112,11 +123,13 @@ def stages(pages: list[tuple[str, bytes]]) -> dict[str, list[int]]:
         t3 = clock()
         stoplist = stoplists.stoplist(langid.detect_blocks(blocks).code)
         t4 = clock()
-        x = page_features(blocks, stoplist)
+        cues = page_cues(tree, url)
         t5 = clock()
-        first = model.scorer.raw(x) if blocks else np.zeros(0)
+        x = page_features(blocks, stoplist, cues)
         t6 = clock()
-        marks = [t0, t1, t2, t3, t4, t5, t6]
+        first = model.scorer.raw(x) if blocks else np.zeros(0)
+        t7 = clock()
+        marks = [t0, t1, t2, t3, t4, t5, t6, t7]
         if stacked:
             extra = stack_features(blocks, sigmoid(first)) if blocks else None
             marks.append(clock())

@@ -55,6 +55,7 @@ from pipeline.features import (  # noqa: E402
     page_features,
     stack_features,
 )
+from pipeline.page_cues import page_cues  # noqa: E402
 from pipeline.segment import parse, segment  # noqa: E402
 from pipeline.types import Block  # noqa: E402
 
@@ -118,9 +119,10 @@ def prepare(data_dir: Path, seed: int) -> list[PreparedPage]:
     for prefix, folder in (("wcxb", "wcxb-dev"), ("ml", "multilingual-dev")):
         for page in load_dataset(data_dir / folder):
             key = f"{prefix}/{page.id}"
-            blocks = segment(parse(_decode(page.read_html())), record_runs=True)
+            tree = parse(_decode(page.read_html()))
+            blocks = segment(tree, record_runs=True)
             stop = stoplists.stoplist(page.language)
-            x = page_features(blocks, stop)
+            x = page_features(blocks, stop, page_cues(tree, page.url))
             texts = [b.text for b in blocks]
             if page.main_content is not None:
                 y = np.array(align_labels(texts, page.main_content, page.language), dtype=np.int8)
@@ -580,7 +582,10 @@ def tune_probs(
     return best
 
 
-FIXTURE_HTML = """<html><head><title>Fixture</title></head><body>
+FIXTURE_URL = "https://valley-news.example/news/2024/how-the-river-changed-the-valley"
+FIXTURE_HTML = """<html><head><title>Fixture</title><meta property="og:type" content="article">
+<script type="application/ld+json">{"@context": "https://schema.org", "@type": "NewsArticle",
+"headline": "How the river changed the valley"}</script></head><body>
 <div class="site-header"><ul class="menu"><li><a href="/">Home</a></li><li><a href="/news">News</a>
 </li><li><a href="/about">About us</a></li></ul></div>
 <div class="breadcrumb"><a href="/">Home</a> &gt; <a href="/news">News</a></div>
@@ -605,25 +610,25 @@ def write_fixture(path: Path, model_path: Path, held_out: list[PreparedPage]) ->
 
     load_model.cache_clear()
     model = load_model(model_path)
-    blocks = segment(parse(FIXTURE_HTML), record_runs=True)
+    tree = parse(FIXTURE_HTML)
+    blocks = segment(tree, record_runs=True)
+    x = page_features(blocks, stoplists.stoplist("en"), page_cues(tree, FIXTURE_URL))
     fixture = {
         "note": "Regression fixture written by jobs/train_cleaner.py: labels the shipped "
         "neighbours model gave at training time. Regenerate with the model.",
         "built_page": {
             "html": FIXTURE_HTML,
+            "url": FIXTURE_URL,
             "stoplist": "en",
-            "labels": model.decide(
-                model.probabilities(page_features(blocks, stoplists.stoplist("en")), blocks),
-                blocks,
-            )
-            .astype(int)
-            .tolist(),
+            "labels": model.decide(model.probabilities(x, blocks), blocks).astype(int).tolist(),
         },
         "wcxb_pages": {},
+        "wcxb_urls": {},
     }
     for p in [q for q in held_out if q.key.startswith("wcxb/")][:N_FIXTURE_PAGES]:
         keep = model.decide(model.probabilities(p.x, p.blocks), p.blocks)
         fixture["wcxb_pages"][p.page.id] = keep.astype(int).tolist()
+        fixture["wcxb_urls"][p.page.id] = p.page.url
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(fixture, indent=1) + "\n")
 

@@ -12,6 +12,7 @@ from pipeline.cleaners import DEFAULT_CLEANER, Cleaner, make_cleaner
 from pipeline.config import Limits
 from pipeline.decode import decode_html
 from pipeline.guard import Deadline
+from pipeline.page_cues import page_cues
 from pipeline.segment import PageTooComplex, parse, segment
 from pipeline.types import CleanResult, Decoded, LangGuess, Verdict
 
@@ -64,9 +65,9 @@ def clean_html(
     ``language`` is an ISO 639 code that skips detection; ``params`` go to the cleaner (see
     `pipeline.cleaners.available`). Raises `PageTooComplex` when a size cap in ``limits`` is
     exceeded and `PageTimeout` when ``limits.max_seconds`` is (see `pipeline.config.Limits`).
-    ``url`` is accepted for callers that have it; no cleaner uses it yet.
+    ``url`` is the page's address, when known: the learned cleaner reads its shape
+    (`pipeline.page_cues`).
     """
-    del url
     limits = limits or _DEFAULT_LIMITS
     deadline = Deadline(limits.max_seconds)
     utf8: bytes | None = None
@@ -84,6 +85,7 @@ def clean_html(
         params=params,
         deadline=deadline,
         utf8=utf8,
+        url=url,
     )
 
 
@@ -113,6 +115,7 @@ def clean_decoded(
     params: Mapping[str, Any] | None = None,
     deadline: Deadline | None = None,
     utf8: bytes | None = None,
+    url: str | None = None,
 ) -> CleanResult:
     """`clean_html` from decoded text on: guards, parse, segment, detect, label.
 
@@ -139,6 +142,7 @@ def clean_decoded(
             limits=limits,
             params=params,
             timeout=deadline.remaining(),
+            url=url,
         )
     deadline.check("decode")
     tree = parse(decoded.html if utf8 is None else utf8)
@@ -157,7 +161,10 @@ def clean_decoded(
     else:
         guess = langid.detect_blocks(blocks)
     stoplist = stoplists.stoplist(guess.code)
-    labeled = impl.label(blocks, stoplist)
+    if getattr(impl, "needs_page_cues", False):
+        labeled = impl.label(blocks, stoplist, cues=page_cues(tree, url))
+    else:
+        labeled = impl.label(blocks, stoplist)
     deadline.check("labelling")
     text = "\n\n".join(lb.block.text for lb in labeled if lb.verdict is Verdict.GOOD)
     return CleanResult(

@@ -13,7 +13,11 @@ from pipeline.types import Block, LabeledBlock
 
 
 class Cleaner(Protocol):
-    """Labels blocks. ``stoplist`` is None in language-independent mode."""
+    """Labels blocks. ``stoplist`` is None in language-independent mode.
+
+    A cleaner may also declare ``needs_runs`` (BTE's token/tag runs in `Block.runs`) and
+    ``needs_page_cues``: then `pipeline.clean_html` passes ``cues=`` to `label`, what the page
+    declares about itself and its URL's shape (`pipeline.page_cues`)."""
 
     name: str
 

@@ -171,6 +171,9 @@ def _print_result(result: CleanResult, path: Path) -> None:
     help="Registered cleaner name.",
 )
 @click.option("--language", help="ISO 639 code to use instead of detecting the language.")
+@click.option(
+    "--url", help="The page's address: the default cleaner reads its shape (/products/, /t/, ...)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 @click.option(
     "--param", "param_items", multiple=True, metavar="K=V", help="Cleaner parameter (repeatable)."
@@ -179,6 +182,7 @@ def clean_command(
     page: Path,
     cleaner_name: str,
     language: str | None,
+    url: str | None,
     as_json: bool,
     param_items: tuple[str, ...],
 ) -> None:
@@ -203,7 +207,7 @@ def clean_command(
         raise click.BadParameter(f"{language!r} is not an ISO 639 code", param_hint="--language")
     html = _read_page(page)
     try:
-        result = clean_html(html, cleaner=cleaner_name, language=language, **params)
+        result = clean_html(html, url=url, cleaner=cleaner_name, language=language, **params)
     except PageTooComplex as exc:
         raise click.ClickException(f"{page}: {exc}") from None
     if as_json:

@@ -328,7 +328,11 @@ def _clean_text(
     from pipeline.clean import clean_html  # the parser/langid stack loads only when evaluating
 
     result = clean_html(
-        html, cleaner=cleaner, language=page.language if use_truth else None, **params
+        html,
+        url=page.url,
+        cleaner=cleaner,
+        language=page.language if use_truth else None,
+        **params,
     )
     return result.text, result.language.code
 

@@ -7,6 +7,8 @@ what surrounds them. So every row holds the block's features, its neighbours' fe
 two blocks away), averages over a narrow and a wide window, and page-level context: how the block
 compares with the page's median block, and how much of the page's text sits under the same DOM
 path, parent path and class string (main content is usually the one path holding most text).
+Last come the page's cues (`pipeline.page_cues`): what its head declares it to be (Open Graph
+and schema.org types) and its URL's shape, the same in every row.
 
 A second set, `stack_features`, turns a first model's block probabilities into context for a
 second ("stacked") model: the neighbours' probabilities and the mean over blocks that share a
@@ -54,6 +56,7 @@ import numpy as np
 
 from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.justext import DEFAULT_PARAMS, stopword_densities
+from pipeline.page_cues import PAGE_CUE_NAMES, page_cues
 from pipeline.types import Block, CfClass
 from pipeline.words import UNSPACED_CHAR, count_words
 
@@ -186,6 +189,9 @@ OWN_FEATURES: tuple[str, ...] = (
     "page_longest_share",
     "log_page_blocks",
     "log_page_chars",
+    # What the page declares itself to be, and its URL's shape (`pipeline.page_cues`): last, so
+    # that every column before them is computed from the blocks alone.
+    *PAGE_CUE_NAMES,
 )
 # Page-level columns, the same for every block of a page: the neighbour copies would only repeat
 # them.
@@ -197,6 +203,7 @@ _PAGE_COLUMNS = frozenset(
         "page_longest_share",
         "log_page_blocks",
         "log_page_chars",
+        *PAGE_CUE_NAMES,
     }
 )
 _NEIGHBOUR_COLUMNS = tuple(i for i, f in enumerate(OWN_FEATURES) if f not in _PAGE_COLUMNS)
@@ -705,11 +712,15 @@ def _group_ratio(ids: np.ndarray, num: np.ndarray, den: np.ndarray) -> np.ndarra
     return (top / np.maximum(bottom, 1.0))[ids]
 
 
-def own_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np.ndarray:
-    """One row per block of `OWN_FEATURES`: the block on its own, plus its place in the page."""
+def own_features(
+    blocks: Sequence[Block], stoplist: frozenset[str] | None, cues: np.ndarray | None = None
+) -> np.ndarray:
+    """One row per block of `OWN_FEATURES`: the block on its own, plus its place in the page.
+    ``cues`` are the page's `pipeline.page_cues.page_cues`; None stands for a page that declares
+    nothing and has no known URL."""
     x = np.empty((len(blocks), len(OWN_FEATURES)))
     if blocks:
-        _fill_own(blocks, stoplist, x)
+        _fill_own(blocks, stoplist, x, cues)
     return x
 
 
@@ -720,10 +731,23 @@ _CF_FIRST = _O["cf_good"]
 _CONTEXT_FIRST = _O["path_share"]
 _H1_FIRST = _O["after_h1"]
 _PAGE_FIRST = _O["page_link_density"]
+_CUES_FIRST = _O[PAGE_CUE_NAMES[0]]
 
 
-def _fill_own(blocks: Sequence[Block], stoplist: frozenset[str] | None, x: np.ndarray) -> None:
+_NO_CUES = page_cues()
+
+
+def _fill_own(
+    blocks: Sequence[Block],
+    stoplist: frozenset[str] | None,
+    x: np.ndarray,
+    cues: np.ndarray | None,
+) -> None:
     """Write `own_features` into ``x`` (``n`` rows, at least ``len(OWN_FEATURES)`` columns)."""
+    cues = _NO_CUES if cues is None else np.asarray(cues, dtype=np.float64)
+    if cues.shape != _NO_CUES.shape:
+        raise ValueError(f"page cues have shape {cues.shape}, expected {_NO_CUES.shape}")
+    x[:, _CUES_FIRST:_N_OWN] = cues
     n = len(blocks)
     o = _O
     # One C-level transpose of the NamedTuples instead of a Python loop per field.
@@ -1025,8 +1049,8 @@ def _fill_own_loop(
         x[i, c + 3] = log_blocks
         x[i, c + 4] = log_total
         c += 5
-        if c != _N_OWN:
-            raise AssertionError(f"own feature columns {c} != {_N_OWN} names")
+        if c != _CUES_FIRST:
+            raise AssertionError(f"own feature columns {c} != {_CUES_FIRST} names")
 
 
 def _first_max(sums: np.ndarray, row: int) -> int:
@@ -1250,8 +1274,12 @@ def _fill_neighbours_loop(
                 x[i, first + k] = (prefix[high, k] - prefix[low, k]) / size
 
 
-def page_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np.ndarray:
-    """The full matrix, ``(len(blocks), N_FEATURES)``: own, neighbour and window features.
+def page_features(
+    blocks: Sequence[Block], stoplist: frozenset[str] | None, cues: np.ndarray | None = None
+) -> np.ndarray:
+    """The full matrix, ``(len(blocks), N_FEATURES)``: own, neighbour and window features, with
+    the page's ``cues`` (`pipeline.page_cues.page_cues`; None: a page that declares nothing and
+    has no known URL) in every row.
 
     The first block's "previous" and the last block's "next" are all zeros, which no real block
     produces (every real block has ``log_chars > 0`` or is empty), so the model can tell edges.
@@ -1260,7 +1288,7 @@ def page_features(blocks: Sequence[Block], stoplist: frozenset[str] | None) -> n
     x = np.empty((n, N_FEATURES))
     if n == 0:
         return x
-    _fill_own(blocks, stoplist, x)
+    _fill_own(blocks, stoplist, x, cues)
     if _COMPILED:
         _fill_neighbours_loop(x, _NEIGHBOUR_INDEX, _FAR_INDEX, _WINDOW_INDEX, _WINDOW_SPANS)
         return x

@@ -439,6 +439,7 @@ class NeighboursCleaner:
 
     name: ClassVar[str] = "neighbours"
     needs_runs: ClassVar[bool] = True
+    needs_page_cues: ClassVar[bool] = True
 
     def __init__(self, threshold: float | None = None, model: str | None = None) -> None:
         self._model_path = str(model) if model is not None else None
@@ -452,18 +453,34 @@ class NeighboursCleaner:
     def params(self) -> dict[str, Any]:
         return model_params(self.threshold, self._model_path)
 
-    def probabilities(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> np.ndarray:
-        return self.model.probabilities(page_features(blocks, stoplist), blocks)
+    def probabilities(
+        self,
+        blocks: Sequence[Block],
+        stoplist: frozenset[str] | None,
+        cues: np.ndarray | None = None,
+    ) -> np.ndarray:
+        return self.model.probabilities(page_features(blocks, stoplist, cues), blocks)
 
-    def label(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> list[LabeledBlock]:
-        probs = self.probabilities(blocks, stoplist)
+    def label(
+        self,
+        blocks: Sequence[Block],
+        stoplist: frozenset[str] | None,
+        cues: np.ndarray | None = None,
+    ) -> list[LabeledBlock]:
+        """``cues``: the page's `pipeline.page_cues.page_cues`, which `pipeline.clean_html`
+        computes from the parsed page and its URL; None labels the page as one that declares
+        nothing and has no known URL."""
+        probs = self.probabilities(blocks, stoplist, cues)
         if self.threshold is None:
             keep = self.model.decide(probs, blocks)
         else:  # an explicit threshold is taken as it is, without the fallback
             texts = [b.text for b in blocks]
             keep = decide(probs, self.threshold, 0.0, texts, self.model.drop_repeats)
         good, bad = Verdict.GOOD, Verdict.BAD
+        # tuple.__new__ builds each LabeledBlock without the NamedTuple's Python-level __new__:
+        # 0.13 instead of 0.23 ms on a page of 250 blocks, and this runs for every page.
+        make = tuple.__new__
         return [
-            LabeledBlock(b, good if k else bad, None, float(p))
+            make(LabeledBlock, (b, good if k else bad, None, p, None))
             for b, k, p in zip(blocks, keep.tolist(), probs.tolist(), strict=True)
         ]

@@ -48,6 +48,7 @@ def clean_isolated(
     limits: Limits,
     params: dict[str, Any],
     timeout: float | None,
+    url: str | None = None,
 ) -> CleanResult:
     """`pipeline.clean.clean_decoded` in a child process, killed after ``timeout`` seconds.
 
@@ -59,6 +60,7 @@ def clean_isolated(
     header = {
         "cleaner": cleaner,
         "language": language,
+        "url": url,
         "params": params,
         "limits": asdict(child_limits),
         "encoding": decoded.encoding,
@@ -193,6 +195,7 @@ def _child_main() -> int:
             language=header["language"],
             limits=limits,
             params=header["params"],
+            url=header.get("url"),
         )
         reply: dict[str, Any] = {"ok": True, "result": result_to_json(result)}
     except Exception as exc:  # reported to the parent, which decides what it means

@@ -22,6 +22,7 @@ from pipeline.features import (
     stack_features,
 )
 from pipeline.justext import classify_context_free, stopword_densities
+from pipeline.page_cues import N_PAGE_CUES, PAGE_CUE_NAMES, page_cues
 from pipeline.segment import segment
 from pipeline.types import Block
 
@@ -78,6 +79,33 @@ def test_cues_land_on_the_right_blocks(blocks):
     assert x[body + 1, col("prev_log_chars")] == x[body, col("log_chars")]
     assert x[body - 1, col("next_log_chars")] == x[body, col("log_chars")]
     assert x[0, col("prev_log_chars")] == 0.0
+
+
+def test_page_cues_fill_their_columns_in_every_row(source_features, blocks):
+    cues = np.arange(1.0, N_PAGE_CUES + 1.0)
+    cue_cols = [col(name) for name in PAGE_CUE_NAMES]
+    rest = np.ones(N_FEATURES, dtype=bool)
+    rest[cue_cols] = False
+    x = page_features(blocks, STOP, cues)
+    unknown = page_features(blocks, STOP)
+    assert (x[:, cue_cols] == cues).all()
+    # nothing else depends on the cues, and None is the page that declares nothing
+    assert np.array_equal(x[:, rest], unknown[:, rest])
+    assert (unknown[:, cue_cols] == page_cues()).all()
+    assert np.array_equal(own_features(blocks, STOP, cues), x[:, : len(OWN_FEATURES)])
+    # page-level: never copied to the neighbours' columns
+    assert not [n for n in FEATURE_NAMES if "cue_" in n and not n.startswith("cue_")]
+    for loops in (False, True):
+        source_features._COMPILED = loops
+        try:
+            assert np.array_equal(source_features.page_features(blocks, STOP, cues), x)
+        finally:
+            source_features._COMPILED = False
+
+
+def test_page_cues_of_the_wrong_shape_are_refused(blocks):
+    with pytest.raises(ValueError, match="page cues"):
+        page_features(blocks, STOP, np.zeros(N_PAGE_CUES + 1))
 
 
 def test_digits_counted(blocks):

@@ -157,6 +157,18 @@ def test_deep_page_is_cleaned_in_the_sandbox_with_the_same_result() -> None:
 
 
 @pytest.mark.timeout(60)
+def test_sandbox_cleans_with_the_pages_url() -> None:
+    html = deep(DEPTH_SCAN_MIN_TAGS // 2 + 500, inner=ARTICLE.split("<body>")[1])
+    url = "https://shop.example.com/products/river-socks"
+    in_process = clean_html(html, url=url, limits=Limits(isolate_depth=None))
+    isolated = clean_html(html, url=url, limits=Limits(isolate_depth=100))
+    assert isolated == in_process
+    # the default cleaner reads the URL, so dropping it on the way would show in the scores
+    without = clean_html(html, limits=Limits(isolate_depth=None))
+    assert [lb.score for lb in without.blocks] != [lb.score for lb in in_process.blocks]
+
+
+@pytest.mark.timeout(60)
 def test_sandbox_is_killed_at_the_deadline() -> None:
     html = deep(100_000)
     started = time.monotonic()

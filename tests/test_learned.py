@@ -13,6 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from pipeline.clean import clean_html
 from pipeline.cleaners import make_cleaner
 from pipeline.features import FEATURE_NAMES, N_FEATURES, STACK_FEATURES, page_features
 from pipeline.learned import (
@@ -25,7 +26,8 @@ from pipeline.learned import (
     model_from_json,
     without_repeats,
 )
-from pipeline.segment import segment
+from pipeline.page_cues import page_cues
+from pipeline.segment import parse, segment
 from pipeline.types import Block, Verdict
 
 REPO = Path(__file__).resolve().parents[1]
@@ -340,9 +342,15 @@ def test_regression_built_page_labels_match_training_time():
 
     fixture = json.loads(FIXTURE.read_text())
     built = fixture["built_page"]
-    blocks = segment(built["html"], record_runs=True)
-    labels = NeighboursCleaner().label(blocks, stoplists.stoplist(built["stoplist"]))
+    tree = parse(built["html"])
+    blocks = segment(tree, record_runs=True)
+    labels = NeighboursCleaner().label(
+        blocks, stoplists.stoplist(built["stoplist"]), cues=page_cues(tree, built["url"])
+    )
     assert [int(lb.verdict is Verdict.GOOD) for lb in labels] == built["labels"]
+    # the same through the public entry point, which computes the cues itself
+    result = clean_html(built["html"], url=built["url"], language=built["stoplist"])
+    assert [int(lb.verdict is Verdict.GOOD) for lb in result.blocks] == built["labels"]
 
 
 def test_regression_wcxb_pages_match_training_time(wcxb_dir):
@@ -352,15 +360,38 @@ def test_regression_wcxb_pages_match_training_time(wcxb_dir):
     from pipeline import stoplists
 
     train = _train_module()
-    fixture = json.loads(FIXTURE.read_text())["wcxb_pages"]
+    data = json.loads(FIXTURE.read_text())
+    fixture, urls = data["wcxb_pages"], data["wcxb_urls"]
     assert fixture
     stop = stoplists.stoplist("en")
     cleaner = NeighboursCleaner()
     for page_id, expected in fixture.items():
         raw = gzip.decompress((wcxb_dir / "html" / f"{page_id}.html.gz").read_bytes())
-        blocks = segment(train._decode(raw), record_runs=True)
-        got = [int(lb.verdict is Verdict.GOOD) for lb in cleaner.label(blocks, stop)]
+        tree = parse(train._decode(raw))
+        blocks = segment(tree, record_runs=True)
+        labels = cleaner.label(blocks, stop, cues=page_cues(tree, urls[page_id]))
+        got = [int(lb.verdict is Verdict.GOOD) for lb in labels]
         assert got == expected, page_id
+
+
+def test_clean_html_reads_the_url_and_the_head():
+    """The default cleaner's probabilities see the page's cues through `clean_html`: equal to
+    the cleaner's own with the cues of that tree and URL, and not to those without them."""
+    from pipeline import stoplists
+
+    html = json.loads(FIXTURE.read_text())["built_page"]["html"]
+    url = "https://shop.example.com/products/valley-apples"
+    tree = parse(html)
+    blocks = segment(tree, record_runs=True)
+    stop = stoplists.stoplist("en")
+    cleaner = NeighboursCleaner()
+    want = cleaner.probabilities(blocks, stop, page_cues(tree, url))
+    got = np.array([lb.score for lb in clean_html(html, url=url, language="en").blocks])
+    assert np.allclose(got, want, rtol=0, atol=1e-12)
+    assert not np.allclose(got, cleaner.probabilities(blocks, stop), rtol=0, atol=1e-6)
+    assert not np.allclose(
+        got, cleaner.probabilities(blocks, stop, page_cues(tree, None)), rtol=0, atol=1e-6
+    )
 
 
 def test_explicit_threshold_still_drops_repeats():
