@@ -30,8 +30,8 @@ class Cleaner(Protocol):
 
 # The cleaner used when none is named: by `pipeline.clean_html`, the job and the CLI. Chosen by
 # measurement on the pages no model was trained on (BENCHMARKS.md): the learned `neighbours`
-# cleaner has the best word F1 on both dev sets (wcxb 0.830, multilingual 0.894; jusText 0.677 /
-# 0.832) and empties the fewest pages, at about twice jusText's CPU time per page.
+# cleaner has the best word F1 on both dev sets (wcxb 0.848, multilingual 0.945; jusText 0.677 /
+# 0.832) and empties the fewest pages, at about 1.5 times jusText's CPU time per page.
 DEFAULT_CLEANER = "neighbours"
 
 _REGISTRY: dict[str, Callable[..., Cleaner]] = {}
