@@ -324,7 +324,7 @@ BLEND_GRID = (0.0, 0.3, 0.5, 0.7, 0.85)  # ascending, from the trees alone
 # Since then the features end with the page cues (`pipeline.page_cues`: the head's og:type and
 # JSON-LD types, the URL's shape): this script 0.8738 -> 0.8756 (trees alone 0.8661 -> 0.8672),
 # held-out wcxb 0.847 -> 0.848, multilingual 0.938 -> 0.945. The URL cues alone had not paid
-# (the 23 page-hint columns above); the declared types are what the trees and nets use.
+# (the 23 page-hint columns above, without the declared types).
 NETS = 3
 # Measured with the expected-F1 decision and not shipped: training rows weighted by their
 # block's characters ** 0.5 (the metric counts words; the decision weighs probabilities by size).
