@@ -1,5 +1,5 @@
-"""What kind of page this is, from what the page says about itself: its Open Graph type, the
-schema.org types in its JSON-LD and microdata, and the shape of its URL.
+"""What kind of page this is, from what the page says about itself: the Open Graph type and the
+schema.org JSON-LD types its head declares, and the shape of its URL.
 
 The learned cleaner's hardest pages are the ones whose main content follows a convention of
 their kind rather than of the text: a product page's content is its title, price and a few
