@@ -87,6 +87,20 @@ def test_default_cleaner_detects_language(page: Path) -> None:
     assert {b["verdict"] for b in data["blocks"]} == {"good", "bad"}
 
 
+def test_url_reaches_the_default_cleaner(page: Path) -> None:
+    """The same scores as `clean_html` with that URL, and other scores than without one."""
+    from pipeline.clean import clean_html
+
+    url = "https://news.example.org/2024/05/council-approves-bridge"
+    code, out = invoke(str(page), "--json", "--url", url)
+    assert code == 0, out
+    scores = [b["score"] for b in json.loads(out)["blocks"]]
+    assert scores == [lb.score for lb in clean_html(PAGE, url=url).blocks]
+    code, out = invoke(str(page), "--json")
+    assert code == 0, out
+    assert scores != [b["score"] for b in json.loads(out)["blocks"]]
+
+
 def test_justext_detects_language(page: Path) -> None:
     code, out = invoke(str(page), "--cleaner", "justext", "--json")
     assert code == 0, out
