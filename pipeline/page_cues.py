@@ -177,7 +177,10 @@ def _url_cues(url: str | None) -> tuple[float, ...]:
 def page_cues(tree: LexborHTMLParser | None = None, url: str | None = None) -> np.ndarray:
     """The `PAGE_CUE_NAMES` values of one page, a float64 vector, from its parsed tree and its
     URL. ``tree`` None reads as a page that declares nothing, ``url`` None as a page whose
-    address is unknown."""
+    address is unknown; a ``url`` that is not a str is a TypeError (bytes would otherwise fail
+    deep inside `urllib.parse` with a message about separators)."""
+    if url is not None and not isinstance(url, str):
+        raise TypeError(f"url must be a str or None, not {type(url).__name__}")
     og, types = declared_types(tree) if tree is not None else (None, frozenset())
     values = [
         *(1.0 if og == t else 0.0 for t in _OG_TYPES),
