@@ -30,7 +30,7 @@ class Cleaner(Protocol):
 
 # The cleaner used when none is named: by `pipeline.clean_html`, the job and the CLI. Chosen by
 # measurement on the pages no model was trained on (BENCHMARKS.md): the learned `neighbours`
-# cleaner has the best word F1 on both dev sets (wcxb 0.848, multilingual 0.945; jusText 0.677 /
+# cleaner has the best word F1 on both dev sets (wcxb 0.855, multilingual 0.945; jusText 0.677 /
 # 0.832) and empties the fewest pages, at about 1.5 times jusText's CPU time per page.
 DEFAULT_CLEANER = "neighbours"
 

@@ -15,6 +15,7 @@ single_threaded_blas()  # before anything imports numpy; see pipeline.threads
 
 import click  # noqa: E402
 
+from pipeline.class_cues import ancestor_cue_names  # noqa: E402
 from pipeline.cleaners import DEFAULT_CLEANER  # noqa: E402
 from pipeline.types import CleanResult  # noqa: E402
 
@@ -80,6 +81,7 @@ def _result_json(result: CleanResult, path: Path) -> dict[str, Any]:
     for lb, stop in zip(result.blocks, densities, strict=True):
         features = lb.block._asdict()
         features["runs"] = list(features["runs"]) if features["runs"] is not None else None
+        features["ancestor_cues"] = ancestor_cue_names(lb.block.ancestor_cues)
         blocks.append(
             {
                 **features,

@@ -45,7 +45,7 @@ cpdef object _block_runs(object runs, object words)
 
 # The page-level loops (`_fill_own_loop`, `_fill_neighbours_loop`, `_fill_stack_loop`): typed
 # views over the preallocated float64 output and the int64 group ids, column numbers as C ints.
-cdef int _N_PATH_BITS, _N_STYLE_BITS, _N_OWN, _CUES_FIRST
+cdef int _N_PATH_BITS, _N_STYLE_BITS, _N_OWN, _CUES_FIRST, _N_ANCESTOR_BITS
 cdef int _PREV, _NEXT, _PREV2, _NEXT2, _WINDOWS_FIRST
 cdef int _LOG_CHARS, _LOG_WORDS, _LOG_LINKS, _LOG_TAGS, _LOG_MARKUP
 cdef int _LOG_PATH_BLOCKS, _LOG_STYLE_BLOCKS, _LOG_REPEATS

@@ -29,6 +29,7 @@ from pipeline.segment cimport _add_run, _next_checkpoint, _path_string
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline import segment as _segment
+from pipeline.class_cues import ANCESTOR_WORDS, ancestor_cue_bits
 from pipeline.compiled import check_fresh
 from pipeline.types import Block
 from pipeline.words import count_words
@@ -94,11 +95,12 @@ cdef enum:
     _BR = 32
     _LINK = 64
     _SKIPPED = _KILLED | _UNWRAPPED
+    _CUE_SHIFT = 8
 
 # For the test that checks them against segment.py's.
 FLAGS = {
     "_BLOCK": _BLOCK, "_KILLED": _KILLED, "_UNWRAPPED": _UNWRAPPED, "_VOID": _VOID,
-    "_HEADING": _HEADING, "_BR": _BR, "_LINK": _LINK,
+    "_HEADING": _HEADING, "_BR": _BR, "_LINK": _LINK, "_CUE_SHIFT": _CUE_SHIFT,
 }
 
 # Same per-page cache split as the Python walk: predefined ids by list index, others by dict.
@@ -156,6 +158,7 @@ valuetype version vlink vspace width wrap xmlns
 cdef list _tag_names = [None] * WC_TAG_LAST_ENTRY
 cdef Py_ssize_t _attr_name_length[256]
 cdef uintptr_t _class_attr_id = 0
+cdef uintptr_t _id_attr_id = 0
 # Why pages went to the Python walk, for the bench and the tests.
 cdef dict _fallbacks = {}
 
@@ -163,7 +166,7 @@ cdef dict _fallbacks = {}
 def _learn_names() -> None:
     """Predefined ids from selectolax's public API: `create_node` gives a known name's tag id;
     an element parsed with known attributes gives their ids, read off its attribute list."""
-    global _class_attr_id
+    global _class_attr_id, _id_attr_id
     parser = LexborHTMLParser("<p></p>")
     for name in _ELEMENT_NAMES:
         node = parser.create_node(name)
@@ -189,10 +192,92 @@ def _learn_names() -> None:
             _attr_name_length[attr_id] = len(name)
             if name == "class":
                 _class_attr_id = attr_id
+            elif name == "id":
+                _id_attr_id = attr_id
         attr = attr.next
 
 
 _learn_names()
+
+
+# `pipeline.class_cues.ANCESTOR_WORDS` as an open-addressing table of byte strings, so that an
+# ASCII class or id value is split and looked up without a Python object (most elements carry
+# one: a str per value made the walk a tenth slower).
+cdef enum:
+    CUE_SLOTS = 1024  # a power of two, several times the number of words
+    CUE_MAX_WORD = 16
+cdef unsigned char _cue_words[CUE_SLOTS][CUE_MAX_WORD]
+cdef Py_ssize_t _cue_lengths[CUE_SLOTS]  # 0: an empty slot
+cdef int _cue_values[CUE_SLOTS]
+
+
+cdef inline unsigned int _cue_hash(const unsigned char *p, Py_ssize_t n) noexcept:
+    cdef unsigned int h = 2166136261u  # FNV-1a
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ p[i]) * 16777619u
+    return h
+
+
+def _learn_cues() -> None:
+    cdef Py_ssize_t slot, n
+    cdef bytes word
+    for i in range(CUE_SLOTS):
+        _cue_lengths[i] = 0
+    for text, bit in ANCESTOR_WORDS.items():
+        word = text.encode("ascii")
+        n = len(word)
+        if not 0 < n <= CUE_MAX_WORD:
+            raise ValueError(f"class cue word {text!r} must have 1 to {CUE_MAX_WORD} characters")
+        slot = _cue_hash(word, n) & (CUE_SLOTS - 1)
+        while _cue_lengths[slot]:
+            slot = (slot + 1) & (CUE_SLOTS - 1)
+        memcpy(_cue_words[slot], <const unsigned char *> word, n)
+        _cue_lengths[slot] = n
+        _cue_values[slot] = 1 << bit
+
+
+_learn_cues()
+
+
+cdef inline bint _is_named(
+    uintptr_t attr_id, wc_hash_entry *entry, uintptr_t known, const char *name, size_t length
+) noexcept:
+    """Whether an attribute (its id, and its hash entry when the id is not predefined) has this
+    name, whose predefined id is ``known``."""
+    if attr_id < WC_ATTR_LAST_ENTRY:
+        return attr_id == known
+    return entry.length == length and memcmp(wc_hash_entry_str(entry), name, length) == 0
+
+
+cdef int _cue_bits(const unsigned char *data, Py_ssize_t length) except -1:
+    """`pipeline.class_cues.ancestor_cue_bits` of an attribute value's UTF-8 bytes."""
+    cdef unsigned char piece[CUE_MAX_WORD]
+    cdef Py_ssize_t i, n = 0, slot
+    cdef int bits = 0
+    cdef unsigned char c
+    for i in range(length):
+        if data[i] >= 0x80:
+            # str.lower() maps a few non-ASCII letters to ASCII ones: the Python rules decide.
+            return ancestor_cue_bits(_decode(data, length))
+    for i in range(length + 1):
+        c = data[i] if i < length else 0
+        if 65 <= c <= 90:  # A-Z
+            c += 32
+        if 97 <= c <= 122 or 48 <= c <= 57:  # a-z, 0-9
+            if n < CUE_MAX_WORD:
+                piece[n] = c
+            n += 1
+        else:
+            if 0 < n <= CUE_MAX_WORD:
+                slot = _cue_hash(piece, n) & (CUE_SLOTS - 1)
+                while _cue_lengths[slot]:
+                    if _cue_lengths[slot] == n and memcmp(_cue_words[slot], piece, n) == 0:
+                        bits |= _cue_values[slot]
+                        break
+                    slot = (slot + 1) & (CUE_SLOTS - 1)
+            n = 0
+    return bits
 
 
 def learned_ids() -> tuple[int, int]:
@@ -477,7 +562,7 @@ cdef object _block(
     Py_ssize_t index, Text *raw, str tag, str dom_path, object style_tag, object style_class,
     bint heading,
     Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, object runs, Py_ssize_t run,
-    dict style_texts,
+    dict style_texts, int ancestor_cues,
 ):
     # segment._block, with the text already normalised; empties ``raw`` for the next block.
     text = PyUnicode_DecodeUTF8(raw.data, raw.length, NULL)
@@ -513,6 +598,7 @@ cdef object _block(
             tags,
             markup,
             None if runs is None else tuple(runs) if not run else (*runs, run),
+            ancestor_cues,
         ),
     )
 
@@ -592,7 +678,12 @@ cdef object _walk(
     cdef dict tags_seen = {}
     cdef dict style_texts = {}
     cdef list path = []
-    cdef list style_tags = [], style_classes = []
+    cdef list style_tags = [], style_classes = [], style_cues = []
+    # See segment._walk_python: the enclosing elements' class cues, and the open block's.
+    cdef int inherited, cues, ancestor_cues = 0
+    cdef const unsigned char *class_data
+    cdef const unsigned char *id_data
+    cdef Py_ssize_t class_length = 0, id_length = 0
     cdef Py_ssize_t headings_open = 0, link_depth = 0
     cdef bint br = False
     cdef Py_ssize_t link_chars = 0, tags = 0, markup = 0
@@ -694,11 +785,11 @@ cdef object _walk(
                         tags_seen[tag_id] = (tag, kind, size)
                 else:
                     tag, kind, size = known
-            if not kind & _SKIPPED:
-                path.append(tag)
-                if kind & _HEADING:
-                    headings_open += 1
-                class_value = None
+            inherited = stack.kinds[depth - 1] >> _CUE_SHIFT if depth else 0
+            cues = inherited
+            class_value = None
+            if not kind & _KILLED:
+                class_data = id_data = NULL
                 if node.type == WC_NODE_ELEMENT:
                     attr = (<wc_element *> node).first_attr
                     while attr != NULL:
@@ -725,22 +816,31 @@ cdef object _walk(
                         # selectolax reports a value only where lexbor has data (else None).
                         if value != NULL and value.data != NULL:
                             size += _text_length(value.data, value.length) + 3
-                        if kind & _BLOCK and (
-                            attr_id == _class_attr_id
-                            if attr_id < WC_ATTR_LAST_ENTRY
-                            else entry.length == 5
-                            and memcmp(wc_hash_entry_str(entry), b"class", 5) == 0
-                        ):
-                            # The dict selectolax builds keeps the last value of a name.
-                            if value != NULL and value.data != NULL:
-                                class_value = _decode(value.data, value.length)
-                            else:
-                                class_value = None
+                        # The dict selectolax builds keeps the last value of a name.
+                        if _is_named(attr_id, entry, _class_attr_id, b"class", 5):
+                            class_data = value.data if value != NULL else NULL
+                            class_length = value.length if value != NULL else 0
+                        elif _is_named(attr_id, entry, _id_attr_id, b"id", 2):
+                            id_data = value.data if value != NULL else NULL
+                            id_length = value.length if value != NULL else 0
                         attr = attr.next
+                    # See segment._walk_python: unwrapped elements count, the root does not.
+                    if class_data != NULL:
+                        if depth:
+                            cues |= _cue_bits(class_data, class_length)
+                        if kind & _BLOCK:
+                            class_value = _decode(class_data, class_length)
+                    if id_data != NULL and depth:
+                        cues |= _cue_bits(id_data, id_length)
+            if not kind & _SKIPPED:
+                path.append(tag)
+                if kind & _HEADING:
+                    headings_open += 1
                 if kind & _BLOCK or (br and kind & _BR):
                     if kind & _BLOCK:
                         style_tags.append(tag)
                         style_classes.append(class_value)
+                        style_cues.append(inherited)
                     else:
                         tags -= 1
                     if raw.length:
@@ -748,6 +848,7 @@ cdef object _walk(
                             _block(
                                 len(blocks), raw, block_tag, dom_path or "", style_tag,
                                 style_class, heading, link_chars, tags, markup, runs, run, style_texts,
+                                ancestor_cues,
                             )
                         )
                         runs = [] if record_runs else None
@@ -760,8 +861,10 @@ cdef object _walk(
                     if style_tags:
                         style_tag = style_tags[len(style_tags) - 1]
                         style_class = style_classes[len(style_classes) - 1]
+                        ancestor_cues = style_cues[len(style_cues) - 1]
                     else:
                         style_tag = style_class = None
+                        ancestor_cues = 0
                     heading = headings_open > 0
                 else:
                     br = kind & _BR != 0
@@ -780,7 +883,7 @@ cdef object _walk(
                     # Cheap evidence that the declared layout matches this lexbor.
                     _fallback("layout check")
                     return None
-                _push(stack, depth, node, kind)
+                _push(stack, depth, node, kind | cues << _CUE_SHIFT)
                 depth += 1
                 node = child
                 continue
@@ -794,11 +897,13 @@ cdef object _walk(
                     path.pop()
                     style_tags.pop()
                     style_classes.pop()
+                    style_cues.pop()
                     if raw.length:
                         blocks.append(
                             _block(
                                 len(blocks), raw, block_tag, dom_path or "", style_tag,
                                 style_class, heading, link_chars, tags, markup, runs, run, style_texts,
+                                ancestor_cues,
                             )
                         )
                         runs = [] if record_runs else None
@@ -810,8 +915,10 @@ cdef object _walk(
                     if style_tags:
                         style_tag = style_tags[len(style_tags) - 1]
                         style_class = style_classes[len(style_classes) - 1]
+                        ancestor_cues = style_cues[len(style_cues) - 1]
                     else:
                         style_tag = style_class = None
+                        ancestor_cues = 0
                     heading = headings_open > 0
                 else:
                     if dom_path is None and len(path) <= block_depth:
@@ -832,7 +939,7 @@ cdef object _walk(
         blocks.append(
             _block(
                 len(blocks), raw, block_tag, dom_path or "", style_tag, style_class,
-                heading, link_chars, tags, markup, runs, run, style_texts,
+                heading, link_chars, tags, markup, runs, run, style_texts, ancestor_cues,
             )
         )
     return blocks

@@ -132,9 +132,12 @@ def result_to_json(result: CleanResult) -> dict[str, Any]:
     }
 
 
+_RUNS = Block._fields.index("runs")
+
+
 def _block(fields: list[Any]) -> Block:
-    *head, runs = fields
-    return Block(*head, tuple(runs) if runs is not None else None)
+    runs = fields[_RUNS]
+    return Block(*fields[:_RUNS], tuple(runs) if runs is not None else None, *fields[_RUNS + 1 :])
 
 
 def _param_value(value: Any) -> Any:

@@ -5,7 +5,7 @@
 import cython
 
 # The walk's tag flags, as C constants so that each flag test is one machine instruction.
-cdef int _BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK, _SKIPPED
+cdef int _BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK, _SKIPPED, _CUE_SHIFT
 cdef bint _COMPILED
 cdef bytes _UNSPACED_BMP
 cdef Py_ssize_t _UNSPACED_FROM, _IDS_LISTED
@@ -16,7 +16,8 @@ cdef Py_ssize_t _UNSPACED_FROM, _IDS_LISTED
     markup=Py_ssize_t, block_depth=Py_ssize_t, heading=cython.bint, record_runs=cython.bint,
     pieces=list, path=list, styles=list, entered=list, blocks=list, tags_seen=dict, kinds=dict,
     style_texts=dict, run=Py_ssize_t, n=Py_ssize_t, attrs=dict, name=str, entered_kinds=list,
-    tag_id=Py_ssize_t, text_id=Py_ssize_t, by_id=list, content=str,
+    tag_id=Py_ssize_t, text_id=Py_ssize_t, by_id=list, content=str, style_cues=list,
+    inherited=cython.int, cues=cython.int, ancestor_cues=cython.int,
 )
 cpdef list _walk_python(object root, object max_nodes, bint record_runs, object deadline)
 
@@ -28,7 +29,7 @@ cdef object _c_walk_state
 cdef object _block(
     Py_ssize_t index, list pieces, str tag, str dom_path, object style, bint heading,
     Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, object runs, Py_ssize_t run,
-    dict style_texts,
+    dict style_texts, int ancestor_cues,
 )
 
 @cython.locals(n_words=Py_ssize_t, lines=list)

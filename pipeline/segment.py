@@ -3,7 +3,9 @@
 The page is walked iteratively (first_child / next / parent), producing the start, end and text
 events jusText's SAX handler reacts to, so nesting depth never reaches Python's recursion limit.
 What jusText's lxml preprocessor removes is skipped during the walk instead of being deleted from
-the tree first: one pass over the DOM instead of two.
+the tree first: one pass over the DOM instead of two. The same pass gathers what the classes and
+ids of a block's enclosing elements name (`Block.ancestor_cues`, `pipeline.class_cues`): each
+entered element's cues ride in the high bits of its flags on the walk's stack.
 
 Speed notes (per-node Python work is the whole cost; the walk runs at about twice the lexbor
 parse time on wcxb-dev): text is kept raw and whitespace-normalised once per block with
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING
 import selectolax.lexbor
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from pipeline.class_cues import ancestor_cue_bits
 from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.types import Block
 from pipeline.words import UNSPACED_CHAR, count_words
@@ -77,6 +80,9 @@ MAX_PATH_ELEMENTS = 48
 # walk asks about it. Tags not listed are ordinary inline elements.
 _BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK = 1, 2, 4, 8, 16, 32, 64
 _SKIPPED = _KILLED | _UNWRAPPED  # no open/close events of their own
+# The walk's stacks of entered elements keep each element's flags in the low bits and, from this
+# bit on, the class cues of the element and its ancestors (`Block.ancestor_cues`): one int each.
+_CUE_SHIFT = 8
 _KINDS: dict[str | None, int] = {}
 for _tags, _flag in (
     (BLOCK_TAGS, _BLOCK),
@@ -229,6 +235,7 @@ def _block(
     runs: list[int] | None,
     run: int,
     style_texts: dict[tuple[str, str | None], str],
+    ancestor_cues: int,
 ) -> Block:
     # Pieces are raw text; normalising once per block equals jusText's per-node normalisation
     # followed by its per-paragraph one (a run split across nodes has a line break iff a part has).
@@ -258,6 +265,7 @@ def _block(
             tags,
             markup,
             None if runs is None else tuple(runs) if not run else (*runs, run),
+            ancestor_cues,
         ),
     )
 
@@ -425,6 +433,8 @@ def _walk_python(
     path: list[str] = []
     # Open block elements as (tag, class attribute); formatted only for blocks that are emitted.
     styles: list[tuple[str, str | None]] = []
+    # The class cues of each open block element's ancestors (`Block.ancestor_cues`).
+    style_cues: list[int] = []
     headings_open = 0
     link_depth = 0
     br = False
@@ -440,6 +450,7 @@ def _walk_python(
     block_depth = 0
     block_tag = ""
     style: tuple[str, str | None] | None = None
+    ancestor_cues = 0
     heading = False
     # BTE's runs, merged as they come: `runs` holds the finished runs of the block being built,
     # `run` the current one (words > 0, tags < 0); equal signs add up, zeros are never recorded.
@@ -528,17 +539,33 @@ def _walk_python(
                 else:
                     tags_seen[tag_id] = known
             tag, kind, size = known
+            # What the enclosing elements' classes and ids say; this element's own are added
+            # for its descendants.
+            inherited = entered_kinds[-1] >> _CUE_SHIFT if entered_kinds else 0
+            cues = inherited
+            attrs = None
+            if not kind & _KILLED:
+                attrs = node.attributes
+                # An unwrapped <form class="comment-form"> names its content too; the root's
+                # (<html>'s) classes describe the document (no-js, theme and feature flags).
+                if attrs and entered:
+                    value = attrs.get("class")
+                    if value:
+                        cues |= ancestor_cue_bits(value)
+                    value = attrs.get("id")
+                    if value:
+                        cues |= ancestor_cue_bits(value)
             if not kind & _SKIPPED:
                 path.append(tag)
                 if kind & _HEADING:
                     headings_open += 1
-                attrs = node.attributes
                 if attrs:
                     for name, value in attrs.items():
                         size += len(name) + 1 + (len(value) + 3 if value is not None else 0)
                 if kind & _BLOCK or (br and kind & _BR):
                     if kind & _BLOCK:
                         styles.append((tag, attrs.get("class")))
+                        style_cues.append(inherited)
                     else:
                         # <br><br> separates blocks and is not counted as a tag of either.
                         tags -= 1
@@ -557,6 +584,7 @@ def _walk_python(
                                 runs,
                                 run,
                                 style_texts,
+                                ancestor_cues,
                             )
                         )
                         pieces = []
@@ -569,6 +597,7 @@ def _walk_python(
                     block_depth = len(path)
                     block_tag = tag
                     style = styles[-1] if styles else None
+                    ancestor_cues = style_cues[-1] if style_cues else 0
                     heading = headings_open > 0
                 else:
                     br = kind & _BR != 0
@@ -585,7 +614,7 @@ def _walk_python(
             child = node.first_child
             if child is not None:
                 entered.append(node)
-                entered_kinds.append(kind)
+                entered_kinds.append(kind | cues << _CUE_SHIFT)
                 node = child
                 continue
         # Leaving `node`: close it, then climb while there is no next sibling. Every ancestor
@@ -599,6 +628,7 @@ def _walk_python(
                 if kind & _BLOCK:
                     path.pop()
                     styles.pop()
+                    style_cues.pop()
                     if pieces:
                         blocks.append(
                             _block(
@@ -614,6 +644,7 @@ def _walk_python(
                                 runs,
                                 run,
                                 style_texts,
+                                ancestor_cues,
                             )
                         )
                         pieces = []
@@ -624,6 +655,7 @@ def _walk_python(
                     block_depth = len(path)
                     block_tag = path[-1] if path else ""
                     style = styles[-1] if styles else None
+                    ancestor_cues = style_cues[-1] if style_cues else 0
                     heading = headings_open > 0
                 else:
                     if dom_path is None and len(path) <= block_depth:
@@ -658,6 +690,7 @@ def _walk_python(
                 runs,
                 run,
                 style_texts,
+                ancestor_cues,
             )
         )
     return blocks

@@ -42,6 +42,8 @@ class Block(NamedTuple):
     Densities are derived on demand (properties), never stored, so they cannot disagree with the
     counts they come from. ``runs`` is BTE's view of the block (see `pipeline.bte`): runs of tokens
     (positive) and tags (negative) in document order, recorded only when asked for.
+    ``ancestor_cues`` is what the classes and ids of the elements enclosing the block's element
+    say they hold: bit i for `pipeline.class_cues.ANCESTOR_CUES`'s cue i.
     """
 
     index: int
@@ -56,6 +58,7 @@ class Block(NamedTuple):
     n_tags: int
     n_markup_chars: int
     runs: tuple[int, ...] | None = None
+    ancestor_cues: int = 0
 
     @property
     def link_density(self) -> float:

@@ -64,6 +64,9 @@ def test_json_has_every_block_with_its_features(page: Path) -> None:
     for key in ("index", "tag", "dom_path", "n_chars", "n_words", "link_density", "runs"):
         assert key in first
     assert first["link_density"] == 1.0
+    # The enclosing elements' class cues by name: the paragraphs sit in div.article.
+    assert first["ancestor_cues"] == []
+    assert {tuple(b["ancestor_cues"]) for b in good} == {("content",)}
     assert 0.0 <= good[0]["stopword_density"] <= 1.0
     assert data["text"].count("Paragraph") == 5
 

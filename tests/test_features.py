@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pipeline import compiled
 from pipeline.bte import BteCleaner
 from pipeline.features import (
+    ANCESTOR_NAMES,
     FEATURE_NAMES,
     N_FEATURES,
     OWN_FEATURES,
@@ -101,6 +102,31 @@ def test_page_cues_fill_their_columns_in_every_row(source_features, blocks):
             assert np.array_equal(source_features.page_features(blocks, STOP, cues), x)
         finally:
             source_features._COMPILED = False
+
+
+def test_ancestor_cues_fill_their_columns_and_are_not_copied(source_features, blocks):
+    # The fixture page: the menu items sit in div.main-nav ("main" names content too), the
+    # footer's <p> in footer.site-footer; the article's paragraphs in no element with a cue.
+    x = page_features(blocks, STOP)
+    texts = [b.text for b in blocks]
+    nav, foot = texts.index("Home"), next(i for i, t in enumerate(texts) if "VALLEY" in t)
+    body = next(i for i, t in enumerate(texts) if t.startswith("For thousands"))
+    anc = [col(name) for name in ANCESTOR_NAMES]
+    assert [ANCESTOR_NAMES[k] for k in np.flatnonzero(x[nav, anc])] == ["anc_nav", "anc_content"]
+    assert [ANCESTOR_NAMES[k] for k in np.flatnonzero(x[foot, anc])] == ["anc_footer"]
+    assert not x[body, anc].any()
+    # Bit i of Block.ancestor_cues is column i, in both feature paths.
+    shifted = [b._replace(ancestor_cues=(1 << len(ANCESTOR_NAMES)) - 1 - b.index) for b in blocks]
+    want = np.array([[b.ancestor_cues >> k & 1 for k in range(len(anc))] for b in shifted])
+    for loops in (False, True):
+        source_features._COMPILED = loops
+        try:
+            assert np.array_equal(source_features.page_features(shifted, STOP)[:, anc], want)
+        finally:
+            source_features._COMPILED = False
+    assert np.array_equal(page_features(shifted, STOP)[:, anc], want)
+    # Own columns only: no neighbour, window or far copies.
+    assert [n for n in FEATURE_NAMES if "anc_" in n] == list(ANCESTOR_NAMES)
 
 
 def test_page_cues_of_the_wrong_shape_are_refused(blocks):
@@ -522,6 +548,7 @@ _random_blocks = st.lists(
         st.sampled_from(["", "div.nav", "p.content", "li.menu-item", "DIV.Footer x"]),
         st.integers(0, 300),
         st.one_of(st.none(), st.lists(st.integers(-5, 20), max_size=4).map(tuple)),
+        st.integers(0, 2 ** len(ANCESTOR_NAMES) - 1),
     ),
     min_size=1,
     max_size=24,
@@ -545,8 +572,9 @@ def test_loops_match_numpy_on_random_pages(source_features, rows, stoplist, seed
             3,
             11,
             runs,
+            ancestors,
         )
-        for i, (text, tag, path, style, links, runs) in enumerate(rows)
+        for i, (text, tag, path, style, links, runs, ancestors) in enumerate(rows)
     ]
     probs = np.random.default_rng(seed).random(len(blocks))
     _three_ways(source_features, blocks, stoplist, probs)

@@ -111,6 +111,14 @@ BUILT_PAGES = [
     "<b>" * 300 + "<p>inline nesting</p>" + "</b>" * 300,
     "",
     "plain text, no markup at all",
+    # Class cues of the enclosing elements (Block.ancestor_cues): the root's are not read, an
+    # unwrapped form's are, the last of duplicate attributes wins, non-ASCII values go by
+    # Python's str.lower() (U+212A KELVIN SIGN lower-cases to "k").
+    "<html class=nav><body class='post-body'><div id=Sidebar><form class=search-form><p>in</p>"
+    "</form><div class='Reviews-list'><p class=footer>r</p>tail<br><br>more</div></div></body>",
+    "<div class='a' class='footer'><p>dup</p></div><div id='' class><p>empty</p></div>",
+    "<div class='\u212aomment-\u0130tem caf\u00e9-menu'><p>non-ASCII</p></div>"
+    "<div class='x-tooltip_popover tipster veryveryverylongwordpiece-ad'><p>t</p></div>",
 ]
 
 
@@ -153,6 +161,10 @@ _ATTRIBUTES = st.sampled_from(
         " a b c=d",
         " xlink:href=x",
         " \u00e9",
+        " class='site-Footer__links'",
+        " id=main-NAV",
+        " class='review\u0130tem \u212aomment'",
+        " class='TOOLTIP x' id=comments",
     ]
 )
 _TEXT = st.lists(
