@@ -201,8 +201,8 @@ _learn_names()
 
 
 # `pipeline.class_cues.ANCESTOR_WORDS` as an open-addressing table of byte strings, so that an
-# ASCII class or id value is split and looked up without a Python object (most elements carry
-# one: a str per value made the walk a tenth slower).
+# ASCII class or id value, which most elements carry, is split and looked up without creating a
+# Python object (the C walk exists to avoid one per node).
 cdef enum:
     CUE_SLOTS = 1024  # a power of two, several times the number of words
     CUE_MAX_WORD = 16
