@@ -11,6 +11,7 @@ segmentation walk gathers).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 STYLE_CUES: tuple[tuple[str, str], ...] = (
@@ -44,8 +45,27 @@ ANCESTOR_WORDS: dict[str, int] = {
 }
 _SPLIT = re.compile(r"[^a-z0-9]+")
 
+# Class strings repeat within a page and across a site's pages, so their cues are cached, but
+# only short ones: a worker runs for days, and pages of long generated class strings, all
+# distinct, must not grow a cache of whole strings (at most 16,384 of 256 characters: a few MB).
+_CACHED_CHARS = 256
 
-@lru_cache(maxsize=65536)
+
+def cached_when_short(fn: Callable[[str], int]) -> Callable[[str], int]:
+    """``fn`` with an LRU cache for arguments of up to `_CACHED_CHARS` characters; longer ones
+    are computed every time. ``__wrapped__`` is ``fn``, ``cache`` the cached function."""
+    cache = lru_cache(maxsize=16384)(fn)
+
+    def call(value: str) -> int:
+        return cache(value) if len(value) <= _CACHED_CHARS else fn(value)
+
+    call.__wrapped__ = fn  # type: ignore[attr-defined]
+    call.cache = cache  # type: ignore[attr-defined]
+    call.__doc__ = fn.__doc__
+    return call
+
+
+@cached_when_short
 def ancestor_cue_bits(value: str) -> int:
     """The `ANCESTOR_CUES` named in one class or id attribute value, bit i for cue i."""
     bits = 0

@@ -56,7 +56,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from pipeline.class_cues import ANCESTOR_CUES, STYLE_CUES
+from pipeline.class_cues import ANCESTOR_CUES, STYLE_CUES, cached_when_short
 from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.justext import DEFAULT_PARAMS, stopword_densities
 from pipeline.page_cues import PAGE_CUE_NAMES, page_cues
@@ -247,7 +247,7 @@ _STYLE_SEPARATORS = str.maketrans(
 )
 
 
-@lru_cache(maxsize=65536)
+@cached_when_short
 def _style_bits(style: str) -> int:
     """The `_STYLE_CUES` present in a class string, bit i for cue i."""
     lowered = style.lower()
@@ -753,11 +753,8 @@ def _fill_own(
     stats = _block_stats(blocks, fields, stoplist)
     heading, chars, _, links, _, markup = stats[:_DIGITS]
     runs = fields[11] if len(fields) > 11 else (None,) * n
-    if len(fields) > 12:
-        ancestors = np.fromiter(fields[12], np.int64, n)
-        x[:, _ANCESTOR_COLUMNS] = (ancestors[:, None] >> _ANCESTOR_SHIFTS) & 1
-    else:
-        x[:, _ANCESTOR_COLUMNS] = 0.0
+    ancestors = np.fromiter(fields[12], np.int64, n)
+    x[:, _ANCESTOR_COLUMNS] = (ancestors[:, None] >> _ANCESTOR_SHIFTS) & 1
     bte = _bte_fractions(runs, fields[7])
     longest = int(np.argmax(chars))
     path_ids, distinct_paths = _ids(paths)

@@ -61,6 +61,17 @@ def test_names_of_the_bits_in_table_order() -> None:
     assert ancestor_cue_names(2 ** len(ANCESTOR_CUES) - 1) == [n for n, _ in ANCESTOR_CUES]
 
 
+def test_long_values_are_read_but_not_cached() -> None:
+    # Distinct long class strings (generated CSS names) must not pile up in a worker's cache.
+    cache = ancestor_cue_bits.cache
+    short, long = "site-footer uncached-probe-7f3", "site-footer " + "x" * 300
+    before = cache.cache_info().currsize
+    assert names(ancestor_cue_bits(long)) == {"footer"}
+    assert cache.cache_info().currsize == before
+    assert names(ancestor_cue_bits(short)) == {"footer"}
+    assert cache.cache_info().currsize == before + 1
+
+
 _VALUE = st.lists(
     st.one_of(st.sampled_from(sorted(ANCESTOR_WORDS)), st.text(max_size=6)), max_size=6
 ).map(lambda parts: "-".join(parts))
