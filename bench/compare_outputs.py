@@ -32,9 +32,15 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-import pipeline
+REPO = Path(__file__).resolve().parent.parent
+# `python bench/compare_outputs.py` puts bench/ first on sys.path, where bench/pipeline.py (the
+# pipeline benchmark) would shadow the package.
+if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
+    del sys.path[0]
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+import pipeline  # noqa: E402
+
+SHARED = REPO.parent / "shared"
 DATASETS = ("wcxb-dev", "multilingual-dev")
 # Timings and host facts vary run to run; everything else in a marker must not.
 _VOLATILE = {"seconds", "timings", "started", "finished", "host", "pid", "worker", "elapsed"}
