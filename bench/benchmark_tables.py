@@ -2,14 +2,13 @@
 
 Usage: python bench/benchmark_tables.py [--run] [--dir /tmp/bm] [--write BENCHMARKS.md]
 
-``--run`` first runs, one at a time, every command listed in BENCHMARKS.md's "Commands" section
-(all registered cleaners on the full dev sets and on the held-out test pages of the learned
-models' split, plus jusText with the ground-truth language), writing the ``--json`` reports into
-``--dir``. Then the tables are built from those reports and printed; ``--write`` also replaces the
-generated part of BENCHMARKS.md (between its ``<!-- tables -->`` markers), so the published tables
-are exactly this script's output. Aggregation is `pipeline.evaluate.aggregate`, the same as the
-eval command's own summary.
-"""
+``--run`` first runs, one at a time, every command listed in BENCHMARKS.md's "Commands" section (all
+registered cleaners on the full dev sets and on the held-out test pages of the learned models'
+split, plus jusText with the ground-truth language), writing the ``--json`` reports into ``--dir``.
+Then the tables are built from those reports and printed; ``--write`` also replaces the generated
+part of BENCHMARKS.md (between its ``<!-- tables -->`` markers), so the published tables are exactly
+this script's output. Aggregation is `pipeline.evaluate.scoring.aggregate`, the same as the eval
+command's own summary."""
 
 from __future__ import annotations
 
@@ -26,8 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 
-from pipeline.cleaners import available  # noqa: E402
-from pipeline.evaluate import PageScore, aggregate  # noqa: E402
+from pipeline.cleaners.registry import available  # noqa: E402
+from pipeline.evaluate.scoring import PageScore, aggregate  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data"
 WCXB = DATA / "wcxb-dev"

@@ -121,7 +121,7 @@ def contenders(with_langid: bool) -> dict[str, Contender]:
 
 
 def run(pages: list[Page], funcs: dict[str, Contender]) -> dict[str, Tally]:
-    from pipeline.metrics import text_f1
+    from pipeline.evaluate.metrics import text_f1
 
     names = list(funcs)
     tallies = {name: Tally() for name in names}

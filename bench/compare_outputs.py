@@ -119,11 +119,14 @@ def _table_rows(path: Path, partition: str | None) -> list[dict[str, Any]]:
     return rows
 
 
-def _strip_volatile(value: Any) -> Any:
+def _strip_volatile(value: Any, out_dir: str) -> Any:
+    """The marker without timings, its output paths relative to the (temporary) output root."""
     if isinstance(value, dict):
-        return {k: _strip_volatile(v) for k, v in value.items() if k not in _VOLATILE}
+        return {k: _strip_volatile(v, out_dir) for k, v in value.items() if k not in _VOLATILE}
     if isinstance(value, list):
-        return [_strip_volatile(v) for v in value]
+        return [_strip_volatile(v, out_dir) for v in value]
+    if isinstance(value, str) and value.startswith(out_dir):
+        return "<out>" + value[len(out_dir) :]
     return value
 
 
@@ -150,7 +153,7 @@ def _snapshot_job(cleaner: str | None) -> dict[str, Any]:
             per_input[stem] = {
                 "docs": [_digest(r) for r in sorted(docs, key=key)],
                 "rejects": [_digest(r) for r in sorted(rejects, key=key)],
-                "marker": _digest(_strip_volatile(json.loads(marker.read_text("utf-8")))),
+                "marker": _digest(_strip_volatile(json.loads(marker.read_text("utf-8")), tmp)),
                 "n_docs": len(docs),
                 "n_rejects": len(rejects),
             }

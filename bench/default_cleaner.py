@@ -39,16 +39,17 @@ single_threaded_blas()  # as in a Dask worker; before numpy is imported
 
 import numpy as np  # noqa: E402
 
-from pipeline import langid, stoplists  # noqa: E402
 from pipeline.clean import clean_html  # noqa: E402
-from pipeline.cleaners import DEFAULT_CLEANER, make_cleaner  # noqa: E402
+from pipeline.cleaners.registry import DEFAULT_CLEANER, make_cleaner  # noqa: E402
 from pipeline.compiled import compiled_modules  # noqa: E402
-from pipeline.decode import decode_html  # noqa: E402
-from pipeline.evaluate import load_dataset  # noqa: E402
-from pipeline.features import page_features, stack_features  # noqa: E402
-from pipeline.learned import NeighboursCleaner, sigmoid  # noqa: E402
-from pipeline.page_cues import page_cues  # noqa: E402
-from pipeline.segment import parse, segment  # noqa: E402
+from pipeline.evaluate.datasets import load_dataset  # noqa: E402
+from pipeline.html.decode import decode_html  # noqa: E402
+from pipeline.html.page_cues import page_cues  # noqa: E402
+from pipeline.html.segment import parse, segment  # noqa: E402
+from pipeline.lang import langid, stoplists  # noqa: E402
+from pipeline.learned.features import page_features, stack_features  # noqa: E402
+from pipeline.learned.model import sigmoid  # noqa: E402
+from pipeline.learned.neighbours import NeighboursCleaner  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
 DEFAULT_OUT = REPO / "bench" / "results" / "default_cleaner.json"

@@ -3,18 +3,16 @@
 Usage: python bench/features.py [--old PATH] [--data DIR] [--limit N] [--out FILE]
 
 "old" is a features module loaded from a file (``--old``: another checkout's
-``pipeline/features.py``, run uncompiled, or an extension compiled from one as a top-level
+``pipeline/learned/features.py``, run uncompiled, or an extension compiled from one as a top-level
 ``features`` module; default: this checkout's own source through `pipeline.compiled.load_source`,
-i.e. the numpy implementation); "new" is the installed
-`pipeline.features`, compiled when the build could. Every wcxb-dev page is decoded, parsed and
-segmented once (``record_runs=True``, as the default cleaner does) and its stoplist is the one
-the cleaner would use (language detected over the blocks). Then, page by page with the order
-alternating, each module computes ``page_features`` and ``stack_features`` (the latter on the
-shipped model's first-pass probabilities) once, as a job would; both must give identical
-matrices (`numpy.array_equal`) or the run stops with an error. A job calls ``stack_features``
-only for a model with a stacked second pass; the shipped single-pass model has none. Times are
-CPU time (`time.process_time_ns`) of one call.
-"""
+i.e. the numpy implementation); "new" is the installed `pipeline.learned.features`, compiled when
+the build could. Every wcxb-dev page is decoded, parsed and segmented once (``record_runs=True``, as
+the default cleaner does) and its stoplist is the one the cleaner would use (language detected over
+the blocks). Then, page by page with the order alternating, each module computes ``page_features``
+and ``stack_features`` (the latter on the shipped model's first-pass probabilities) once, as a job
+would; both must give identical matrices (`numpy.array_equal`) or the run stops with an error. A job
+calls ``stack_features`` only for a model with a stacked second pass; the shipped single-pass model
+has none. Times are CPU time (`time.process_time_ns`) of one call."""
 
 from __future__ import annotations
 
@@ -41,12 +39,12 @@ single_threaded_blas()  # as in a Dask worker; before numpy is imported
 
 import numpy as np  # noqa: E402
 
-import pipeline.features as installed  # noqa: E402
-from pipeline import langid, stoplists  # noqa: E402
+import pipeline.learned.features as installed  # noqa: E402
 from pipeline.compiled import compiled_modules, load_source  # noqa: E402
-from pipeline.decode import decode_html  # noqa: E402
-from pipeline.learned import load_model, sigmoid  # noqa: E402
-from pipeline.segment import parse, segment  # noqa: E402
+from pipeline.html.decode import decode_html  # noqa: E402
+from pipeline.html.segment import parse, segment  # noqa: E402
+from pipeline.lang import langid, stoplists  # noqa: E402
+from pipeline.learned.model import load_model, sigmoid  # noqa: E402
 from pipeline.types import Block  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
@@ -57,7 +55,7 @@ FUNCTIONS = ("page_features", "stack_features", "both")
 
 def load_old(path: Path | None) -> ModuleType:
     if path is None:
-        return load_source("pipeline.features")
+        return load_source("pipeline.learned.features")
     # A compiled module must be loaded under the name it was built as ("features").
     name = path.name.partition(".")[0] if path.suffix != ".py" else "_bench_old_features"
     spec = importlib.util.spec_from_file_location(name, path)
@@ -107,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON path")
     args = parser.parse_args(argv)
     old = load_old(args.old)
-    compiled = compiled_modules()["pipeline.features"]
+    compiled = compiled_modules()["pipeline.learned.features"]
     pages = load_pages(args.data, args.limit)
     # A job holds one page's blocks at a time, not every page's: keep the loaded pages out of the
     # collector's way, or a full collection of them lands in some timed call.

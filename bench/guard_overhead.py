@@ -2,7 +2,7 @@
 
     python bench/guard_overhead.py [--limit N] [--out bench/results/guard_overhead.json]
 
-For every page, interleaved in one process: the guards' own work (`pipeline.guard.estimate`,
+For every page, interleaved in one process: the guards' own work (`pipeline.html.guard.estimate`,
 the tag count and, on pages with >= 10,000 tags, the nesting scan) and the whole
 `clean_html(page_bytes, language="en")` with default `Limits`. Reports the guards' share of the
 cleaning time (total and median per page) and the pages that would run in the sandbox child.
@@ -23,8 +23,8 @@ sys.path.insert(0, str(REPO))
 
 from pipeline.clean import clean_html  # noqa: E402
 from pipeline.config import Limits  # noqa: E402
-from pipeline.decode import decode_html  # noqa: E402
-from pipeline.guard import estimate, needs_isolation  # noqa: E402
+from pipeline.html.decode import decode_html  # noqa: E402
+from pipeline.html.guard import estimate, needs_isolation  # noqa: E402
 
 
 def main() -> None:

@@ -1,16 +1,16 @@
-"""Language ID side by side: langdetect's own detector (the old path) against pipeline.langid.
+"""Language ID side by side: langdetect's own detector (the old path) against pipeline.lang.langid.
 
     python bench/langid.py [--shared ../shared] [--wcxb-step 1] [--reps 3] [--calibrate]
                            [--in-pipeline [--pipeline-reps 2]] [--sample-chars 200 450 600]
                            [--smoothing 1e-5 1e-4 2e-4] [--out bench/results/langid.json]
 
-The old path is pipeline.langid's `detect_blocks` before it scored the profiles itself: the same
-page sample (300 characters; built as it was then, `old_sample_text`), the same rule for scripts
-langdetect has no profile for, then langdetect 1.0.9's Detector with 1 seeded trial. Prints, per
-data set: accuracy over all pages and over pages with any text block, accuracy per language,
-the pages each detector gets wrong, CPU time per page of `detect_blocks` (time.process_time,
-best of ``--reps`` per page, old and new interleaved so that load from other processes hits both
-alike), and how the new probability behaves (range, mean on right and wrong guesses).
+The old path is pipeline.lang.langid's `detect_blocks` before it scored the profiles itself: the
+same page sample (300 characters; built as it was then, `old_sample_text`), the same rule for
+scripts langdetect has no profile for, then langdetect 1.0.9's Detector with 1 seeded trial. Prints,
+per data set: accuracy over all pages and over pages with any text block, accuracy per language, the
+pages each detector gets wrong, CPU time per page of `detect_blocks` (time.process_time, best of
+``--reps`` per page, old and new interleaved so that load from other processes hits both alike), and
+how the new probability behaves (range, mean on right and wrong guesses).
 
 ``--in-pipeline`` also times whole pages through `pipeline.clean.clean_html` (default cleaner,
 from raw bytes) three ways, interleaved with the order rotating per page: with the language given
@@ -54,11 +54,12 @@ REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 
-from pipeline import langid, langprofiles  # noqa: E402
 from pipeline.clean import clean_html  # noqa: E402
-from pipeline.decode import decode_html  # noqa: E402
-from pipeline.evaluate import Page, load_dataset  # noqa: E402
-from pipeline.segment import parse, segment  # noqa: E402
+from pipeline.evaluate.datasets import Page, load_dataset  # noqa: E402
+from pipeline.html.decode import decode_html  # noqa: E402
+from pipeline.html.segment import parse, segment  # noqa: E402
+from pipeline.lang import langid  # noqa: E402
+from pipeline.lang import profiles as langprofiles  # noqa: E402
 from pipeline.types import UND, Block, LangGuess  # noqa: E402
 
 Detector = Callable[[Sequence[Block]], LangGuess]

@@ -1,5 +1,5 @@
 """Segmentation speed: the C walk over lexbor's structs, the compiled walk through selectolax's
-Python API, and the Python source of `pipeline.segment`, side by side.
+Python API, and the Python source of that walk (`pipeline.html.walk`), side by side.
 
 Usage: python bench/segment.py [--data DIR] [--limit N] [--out FILE]
 
@@ -28,7 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 
-import pipeline.segment as installed  # noqa: E402
+import pipeline.html.segment as installed  # noqa: E402
+import pipeline.html.walk as installed_walk  # noqa: E402
 from pipeline.compiled import compiled_modules, load_source  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
@@ -41,21 +42,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N pages")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON path")
     args = parser.parse_args(argv)
-    if not compiled_modules()["pipeline.segment"]:
-        raise SystemExit("error: pipeline.segment is not compiled here; nothing to compare")
+    if not compiled_modules()["pipeline.html.walk"]:
+        raise SystemExit("error: pipeline.html.walk is not compiled here; nothing to compare")
     status = installed.c_walk_status()
     if status != "active":
         raise SystemExit(f"error: the C walk is not in use ({status})")
-    from pipeline import lexbor_walk
+    from pipeline.html import lexbor_walk
 
-    source = load_source("pipeline.segment")
+    source = load_source("pipeline.html.walk")
     paths = sorted((args.data / "html").glob("*.html.gz"))[: args.limit]
     if not paths:
         raise SystemExit(f"error: no *.html.gz pages under {args.data / 'html'}")
     walks: dict[str, Callable[..., list]] = {
         "c walk": lambda tree, runs: installed.segment(tree, record_runs=runs),
-        "python api walk": lambda tree, runs: installed._walk_python(tree.root, None, runs, None),
-        "python source": lambda tree, runs: source.segment(tree, record_runs=runs),
+        "python api walk": lambda tree, runs: installed_walk.walk(tree.root, None, runs, None),
+        "python source": lambda tree, runs: source.walk(tree.root, None, runs, None),
     }
     clock = time.process_time_ns
     times: dict[str, list[int]] = {"parse": []}

@@ -24,15 +24,15 @@ REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 
-from pipeline import langid  # noqa: E402
-from pipeline.align import align_labels, snippet_labels  # noqa: E402
-from pipeline.cleaners import make_cleaner  # noqa: E402
-from pipeline.decode import decode_html  # noqa: E402
-from pipeline.evaluate import Page, load_dataset  # noqa: E402
-from pipeline.segment import parse, segment  # noqa: E402
-from pipeline.stoplists import stoplist  # noqa: E402
+from pipeline.cleaners.registry import make_cleaner  # noqa: E402
+from pipeline.evaluate.align import align_labels, snippet_labels  # noqa: E402
+from pipeline.evaluate.datasets import Page, load_dataset  # noqa: E402
+from pipeline.html.decode import decode_html  # noqa: E402
+from pipeline.html.segment import parse, segment  # noqa: E402
+from pipeline.lang import langid  # noqa: E402
+from pipeline.lang.stoplists import stoplist  # noqa: E402
+from pipeline.lang.words import count_words  # noqa: E402
 from pipeline.types import Block  # noqa: E402
-from pipeline.words import count_words  # noqa: E402
 
 UNSPACED = {"zh", "ja", "th", "my"}
 DENSITY_LANGS = ("de", "es", "fr", "pl", "ko", "zh", "ja", "th", "my")

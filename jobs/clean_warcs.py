@@ -29,12 +29,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline.cleaners import DEFAULT_CLEANER, make_cleaner
+from pipeline.cleaners.registry import DEFAULT_CLEANER, make_cleaner
 from pipeline.config import Limits
-from pipeline.inputs import input_stem, list_inputs
 from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_memory, parse_pairs
+from pipeline.output.stats import Stats, WarcReport
 from pipeline.run import process_warc
-from pipeline.stats import Stats, WarcReport
+from pipeline.warc.inputs import input_stem, list_inputs
 
 INPROC = "inproc"
 

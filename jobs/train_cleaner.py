@@ -4,29 +4,27 @@
                                  [--ngram-out pipeline/models/ngram-lm.npz] [--no-ngram] [--seed 13]
                                  [--select]
 
-Data: WCXB dev (CC-BY-4.0) and multilingual-dev (see its LICENSE.md). Pages are split by SITE
-(WCXB ``domain``, multilingual ``site``) into train / model-selection / held-out test with a
-seeded hash rule, so no site contributes to both training and scoring. The model shape (`FINAL`)
-was chosen on model selection: ``--select`` fits every candidate on the train part, tunes each
-one's threshold on model selection and ships the best, which is how the shapes were compared.
-The default then refits that shape on train + selection, trains the sequence nets
-(`train_sequence`, PyTorch; `NETS` of them, seeds apart) on the same pages, and chooses the
-nets' share of the blend, the
-decision rule (a threshold from a grid, or each page's expected-F1 threshold) and the smoothing on
-site-grouped out-of-fold probabilities of those pages (the trees' and the nets' from the same
-folds). Either way the test part is only scored,
-and the printed table is the held-out part. A stacked candidate's second pass learns from
-first-pass probabilities that are out-of-fold (3 folds of the training sites), so it sees
-first-pass errors as they are on unseen sites, not the optimism of training pages. Block labels
-come from aligning blocks with the reference main content (`pipeline.align`); snippet-only pages
-give labels only to blocks holding a snippet.
+Data: WCXB dev (CC-BY-4.0) and multilingual-dev (see its LICENSE.md). Pages are split by SITE (WCXB
+``domain``, multilingual ``site``) into train / model-selection / held-out test with a seeded hash
+rule, so no site contributes to both training and scoring. The model shape (`FINAL`) was chosen on
+model selection: ``--select`` fits every candidate on the train part, tunes each one's threshold on
+model selection and ships the best, which is how the shapes were compared. The default then refits
+that shape on train + selection, trains the sequence nets (`train_sequence`, PyTorch; `NETS` of
+them, seeds apart) on the same pages, and chooses the nets' share of the blend, the decision rule (a
+threshold from a grid, or each page's expected-F1 threshold) and the smoothing on site-grouped
+out-of-fold probabilities of those pages (the trees' and the nets' from the same folds). Either way
+the test part is only scored, and the printed table is the held-out part. A stacked candidate's
+second pass learns from first-pass probabilities that are out-of-fold (3 folds of the training
+sites), so it sees first-pass errors as they are on unseen sites, not the optimism of training
+pages. Block labels come from aligning blocks with the reference main content
+(`pipeline.evaluate.align`); snippet-only pages give labels only to blocks holding a snippet.
 
 Everything is seeded, and scikit-learn's histogram boosting splits its threaded work by feature,
 so a re-run writes the same trees (two runs of the default, multi-threaded, wrote byte-identical
 files before the nets came in); each net trains on one thread and, on the same machine and torch
 version, twice to the same weights (checked on a small sample).
 The models are written as data (JSON / npz without pickle) and loaded by `pipeline.learned` /
-`pipeline.ngram` without scikit-learn or PyTorch.
+`pipeline.cleaners.ngram` without scikit-learn or PyTorch.
 """
 
 from __future__ import annotations
@@ -46,17 +44,18 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "jobs"))  # train_sequence, imported when a net is trained
 
-from pipeline import stoplists  # noqa: E402
-from pipeline.align import align_labels, snippet_labels  # noqa: E402
-from pipeline.evaluate import Page, load_dataset, score_text  # noqa: E402
-from pipeline.features import (  # noqa: E402
+from pipeline.evaluate.align import align_labels, snippet_labels  # noqa: E402
+from pipeline.evaluate.datasets import Page, load_dataset  # noqa: E402
+from pipeline.evaluate.scoring import score_text  # noqa: E402
+from pipeline.html.page_cues import page_cues  # noqa: E402
+from pipeline.html.segment import parse, segment  # noqa: E402
+from pipeline.lang import stoplists  # noqa: E402
+from pipeline.learned.features import (  # noqa: E402
     FEATURE_NAMES,
     STACK_FEATURES,
     page_features,
     stack_features,
 )
-from pipeline.page_cues import page_cues  # noqa: E402
-from pipeline.segment import parse, segment  # noqa: E402
 from pipeline.types import Block  # noqa: E402
 
 SPLIT_FRACTIONS = (0.6, 0.2)  # train, model selection; the rest is the held-out test
@@ -95,7 +94,7 @@ def _sites(data_dir: Path) -> dict[str, str]:
 
 def _decode(raw: bytes) -> str:
     try:
-        from pipeline.decode import decode_html
+        from pipeline.html.decode import decode_html
     except ImportError:  # the decoding stage is not in this checkout yet
         return raw.decode("utf-8", "replace")
     return decode_html(raw, None).html
@@ -277,15 +276,15 @@ FINAL = ("hgb-60x4", HGB_SMALL, None)
 STACK_FOLDS = 3
 SMOOTHING_GRID = (0.0, 0.15, 0.3)
 # None is each page's own threshold, the one maximising its expected F1 given the block
-# probabilities (`pipeline.learned.expected_f1_threshold`). With repeat dropping, the shipped
-# shape's cross-validated F1 went 0.8656 (global threshold 0.35) -> 0.8689 (expected F1,
+# probabilities (`pipeline.learned.decision.expected_f1_threshold`). With repeat dropping, the
+# shipped shape's cross-validated F1 went 0.8656 (global threshold 0.35) -> 0.8689 (expected F1,
 # smoothing 0.3). Over the best global threshold on the same out-of-fold probabilities, for four
-# orderings of the pages (fold assignments): +0.003, +0.004, +0.006, +0.005; the scratch
-# harness's paired difference over the 1,185 scored pages +0.004 (95% interval +0.002..+0.007).
-# Held-out: see BENCHMARKS.md. Clipping the per-page thresholds to [0.2, 0.5], a bias on the
-# logits before the expectation, powers of the probabilities, words or tokens instead of
-# characters as sizes, zero size for repeats, and a constant for reference text outside every
-# block all moved cross-validated F1 by less than 0.001.
+# orderings of the pages (fold assignments): +0.003, +0.004, +0.006, +0.005; the scratch harness's
+# paired difference over the 1,185 scored pages +0.004 (95% interval +0.002..+0.007). Held-out: see
+# BENCHMARKS.md. Clipping the per-page thresholds to [0.2, 0.5], a bias on the logits before the
+# expectation, powers of the probabilities, words or tokens instead of characters as sizes, zero
+# size for repeats, and a constant for reference text outside every block all moved cross-validated
+# F1 by less than 0.001.
 THRESHOLD_GRID: tuple[float | None, ...] = (
     *(round(float(t), 2) for t in np.arange(0.05, 0.61, 0.05)),
     None,
@@ -305,7 +304,7 @@ FALLBACK = 0.5
 # aligned token share as the weight of a content and a boilerplate row, sqrt(words) weights)
 # as well 0.8634 (0.844 / 0.907). Neither beat repeat dropping alone on cross-validation.
 DROP_REPEATS = True
-# The sequence net's share of a block's probability (`pipeline.convnet`, trained by
+# The sequence net's share of a block's probability (`pipeline.learned.convnet`, trained by
 # `train_sequence`), chosen on the same out-of-fold pages as the decision; 0 ships the trees
 # alone. This script: 60x4 trees alone 0.8661, shares 0.3 / 0.5 / 0.7 0.8712 / 0.8724 / 0.8718
 # (with 120x4: 0.8689 alone, 0.8732 / 0.8737 / 0.8735); held-out wcxb 0.845 -> 0.848,
@@ -315,26 +314,26 @@ DROP_REPEATS = True
 # 85 own ones (0.8695), nor 64 channels (0.8709, four times the multiply-adds), 16 channels did
 # worse (0.8696); averaging three seeds' nets added 0.002 (shipped since, see `NETS`).
 BLEND_GRID = (0.0, 0.3, 0.5, 0.7, 0.85)  # ascending, from the trees alone
-# How many nets are averaged (seeds seed, seed + 1, ...): their mean probability is the net's
-# part of the blend. This script: one net 0.8724 (share 0.5), three 0.8738 (share 0.7; 0.85 tied);
-# held-out wcxb 0.848 -> 0.847 (paired -0.0007, 95% -0.0044..+0.0026), multilingual 0.928 ->
-# 0.938 (+0.010, +0.001..+0.026). In the scratch harness (same folds for all): one, two and three
-# nets 0.8715 / 0.8726 / 0.8740 blended at 0.7. A net costs about 0.15 ms a page compiled
-# (`pipeline.netwalk`; bench/default_cleaner.py: 4.83 ms end to end against 4.51 with one net).
-# Since then the features end with the page cues (`pipeline.page_cues`: the head's og:type and
-# JSON-LD types, the URL's shape): this script 0.8738 -> 0.8756 (trees alone 0.8661 -> 0.8672),
-# held-out wcxb 0.847 -> 0.848, multilingual 0.938 -> 0.945. The URL cues alone had not paid
-# (the 23 page-hint columns above, without the declared types).
-# Then the own features gained the enclosing elements' class and id cues (`anc_*`,
-# `pipeline.class_cues`, gathered by the segmentation walk): this script 0.8756 -> 0.8800 (trees
-# alone 0.8672 -> 0.8681; smoothing now 0), held-out wcxb 0.848 -> 0.855 (`warcclean eval`, paired
-# +0.0066, 95% +0.0024..+0.0114), multilingual 0.945 -> 0.945 (this script's table: 0.948). In
-# the scratch harness first (trees alone, the same columns, three fold assignments): +0.0021
-# (+0.0001..+0.0041); on one assignment +0.0023, and +0.0019 with their neighbours' copies.
-# Hidden elements (a hidden attribute or display:none, a hide / sr-only class, aria-hidden) as
-# three more columns on top: +0.0011, no better; dropping such blocks outright (after the
-# shipped model of the time) moved held-out wcxb by -0.008 to +0.004 by kind and cost 0.003 to
-# 0.011 on the training pages (product tabs hide their descriptions until clicked).
+# How many nets are averaged (seeds seed, seed + 1, ...): their mean probability is the net's part
+# of the blend. This script: one net 0.8724 (share 0.5), three 0.8738 (share 0.7; 0.85 tied);
+# held-out wcxb 0.848 -> 0.847 (paired -0.0007, 95% -0.0044..+0.0026), multilingual 0.928 -> 0.938
+# (+0.010, +0.001..+0.026). In the scratch harness (same folds for all): one, two and three nets
+# 0.8715 / 0.8726 / 0.8740 blended at 0.7. A net costs about 0.15 ms a page compiled
+# (`pipeline.learned.netwalk`; bench/default_cleaner.py: 4.83 ms end to end against 4.51 with one
+# net). Since then the features end with the page cues (`pipeline.html.page_cues`: the head's
+# og:type and JSON-LD types, the URL's shape): this script 0.8738 -> 0.8756 (trees alone 0.8661 ->
+# 0.8672), held-out wcxb 0.847 -> 0.848, multilingual 0.938 -> 0.945. The URL cues alone had not
+# paid (the 23 page-hint columns above, without the declared types). Then the own features gained
+# the enclosing elements' class and id cues (`anc_*`, `pipeline.html.class_cues`, gathered by the
+# segmentation walk): this script 0.8756 -> 0.8800 (trees alone 0.8672 -> 0.8681; smoothing now 0),
+# held-out wcxb 0.848 -> 0.855 (`warcclean eval`, paired +0.0066, 95% +0.0024..+0.0114),
+# multilingual 0.945 -> 0.945 (this script's table: 0.948). In the scratch harness first (trees
+# alone, the same columns, three fold assignments): +0.0021 (+0.0001..+0.0041); on one assignment
+# +0.0023, and +0.0019 with their neighbours' copies. Hidden elements (a hidden attribute or
+# display:none, a hide / sr-only class, aria-hidden) as three more columns on top: +0.0011, no
+# better; dropping such blocks outright (after the shipped model of the time) moved held-out wcxb by
+# -0.008 to +0.004 by kind and cost 0.003 to 0.011 on the training pages (product tabs hide their
+# descriptions until clicked).
 NETS = 3
 # Measured with the expected-F1 decision and not shipped: training rows weighted by their
 # block's characters ** 0.5 (the metric counts words; the decision weighs probabilities by size).
@@ -363,7 +362,7 @@ def fit_spec(family: tuple[str, dict], x: np.ndarray, y: np.ndarray, seed: int) 
 
 
 def _scorer_probs(spec: dict, width_features: int, pages: list[PreparedPage]) -> list[np.ndarray]:
-    from pipeline.learned import _scorer, sigmoid
+    from pipeline.learned.model import _scorer, sigmoid
 
     scorer = _scorer(spec, width_features)
     return [sigmoid(scorer.raw(p.x)) if len(p.x) else np.zeros(0) for p in pages]
@@ -467,7 +466,7 @@ def cross_validated_probs(
     had seen this fold: a second-order leak, small beside a threshold grid step.)"""
     from sklearn.model_selection import GroupKFold
 
-    from pipeline.learned import _scorer, sigmoid
+    from pipeline.learned.model import _scorer, sigmoid
 
     first_probs = out_of_fold_probs(first, pages, seed)
     final: list[np.ndarray] = [np.zeros(0)] * len(pages)
@@ -494,7 +493,7 @@ def model_document(
     nets: list[dict] | None = None,
     blend: float = 0.0,
 ) -> dict:
-    from pipeline.learned import FORMAT
+    from pipeline.learned.model import FORMAT
 
     doc = {
         "format": FORMAT,
@@ -525,14 +524,14 @@ def tune(model: object, pages: list[PreparedPage]) -> tuple[float, float | None,
 
 
 class TokenScorer:
-    """Page F1 of any block selection without re-tokenising: each page's blocks are tokenised
-    once into integer ids, so a selection's output is a `numpy.bincount` over the kept blocks'
-    ids. Gives exactly `pipeline.evaluate.score_text`'s F1 (the output joins blocks with blank
-    lines, and both token kinds never span a blank line), at a fraction of the cost, which makes a
+    """Page F1 of any block selection without re-tokenising: each page's blocks are tokenised once
+    into integer ids, so a selection's output is a `numpy.bincount` over the kept blocks' ids. Gives
+    exactly `pipeline.evaluate.scoring.score_text`'s F1 (the output joins blocks with blank lines,
+    and both token kinds never span a blank line), at a fraction of the cost, which makes a
     threshold grid over a thousand cross-validated pages affordable."""
 
     def __init__(self, pages: list[PreparedPage]) -> None:
-        from pipeline.metrics import tokens_for
+        from pipeline.evaluate.metrics import tokens_for
 
         self._pages: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = []
         for p in pages:
@@ -577,7 +576,7 @@ def tune_probs(
     """(F1, threshold, fallback ratio, smoothing) maximising mean F1 of unsmoothed ``raw``
     probabilities over the grids; ties go to the first (lowest smoothing, lowest threshold, then
     the per-page expected-F1 threshold, None)."""
-    from pipeline.learned import decide, smooth
+    from pipeline.learned.decision import decide, smooth
 
     scorer = TokenScorer(pages)
     texts = [[b.text for b in p.blocks] for p in pages]
@@ -620,7 +619,7 @@ growers sell the harvest and visitors can taste the different varieties.</p></ar
 def write_fixture(path: Path, model_path: Path, held_out: list[PreparedPage]) -> None:
     """Expected labels of the shipped model, derived now, for the regression test: a built page
     (no data needed) and a few held-out WCXB pages (the test reads them from ../shared)."""
-    from pipeline.learned import load_model
+    from pipeline.learned.model import load_model
 
     load_model.cache_clear()
     model = load_model(model_path)
@@ -648,7 +647,7 @@ def write_fixture(path: Path, model_path: Path, held_out: list[PreparedPage]) ->
 
 
 def train_ngram(pages: list[PreparedPage], select: list[PreparedPage], out: Path, meta: dict):
-    from pipeline.ngram import CharLm, NgramModel, save_model, train_lm
+    from pipeline.cleaners.ngram import CharLm, NgramModel, save_model, train_lm
 
     pairs = [(b.text, y) for p in pages for b, y in zip(p.blocks, p.y, strict=True) if b.text]
     content = [text for text, y in pairs if y == 1]
@@ -700,7 +699,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def train_and_report(pages: list[PreparedPage], args: argparse.Namespace) -> int:
     """Fit, export and score; ``pages`` come from `prepare`."""
-    from pipeline.learned import model_from_json
+    from pipeline.learned.model import model_from_json
 
     parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
     print("pages: " + ", ".join(f"{k} {len(v)}" for k, v in parts.items()), flush=True)
@@ -713,8 +712,8 @@ def train_and_report(pages: list[PreparedPage], args: argparse.Namespace) -> int
             "test_ids": sorted(p.key for p in parts["test"]),
             "select_ids": sorted(p.key for p in parts["select"]),
         },
-        "labels": "pipeline.align: block content when >= 50% of its tokens align (difflib LCS) "
-        "with main_content; snippet pages: blocks holding a with/without snippet",
+        "labels": "pipeline.evaluate.align: block content when >= 50% of its tokens align "
+        "(difflib LCS) with main_content; snippet pages: blocks holding a with/without snippet",
     }
     if args.select:
         best_name, best_doc = select_candidate(parts, metadata, args.seed)
@@ -758,7 +757,7 @@ def select_candidate(
     parts: dict[str, list[PreparedPage]], metadata: dict, seed: int
 ) -> tuple[str, dict]:
     """Every candidate fitted on the training sites and tuned on model selection; the best."""
-    from pipeline.learned import model_from_json
+    from pipeline.learned.model import model_from_json
 
     _, y = _training_rows(parts["train"])
     metadata = {

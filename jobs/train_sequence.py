@@ -1,4 +1,4 @@
-"""Training of the `neighbours` model's sequence net (`pipeline.convnet`) with PyTorch.
+"""Training of the `neighbours` model's sequence net (`pipeline.learned.convnet`) with PyTorch.
 
 Imported by `jobs/train_cleaner.py`; needs the ``train`` extra (torch). The net sees each page
 whole: its blocks' own feature rows as a sequence (padded with zeros to the longest page of a
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.convnet import net_from_spec
-from pipeline.features import N_FEATURES, OWN_FEATURES
+from pipeline.learned.convnet import net_from_spec
+from pipeline.learned.features import N_FEATURES, OWN_FEATURES
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def fit_net(
     shape: NetShape = SHAPE,
 ) -> dict:
     """Train on pages (feature matrices, block labels, block sizes); the JSON spec
-    `pipeline.convnet.net_from_spec` reads."""
+    `pipeline.learned.convnet.net_from_spec` reads."""
     import torch
 
     torch.set_num_threads(1)
@@ -231,7 +231,7 @@ def _check_export(
 
 def net_probs(spec: dict, xs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Content probabilities of every page's blocks from an exported spec, in numpy."""
-    from pipeline.learned import sigmoid
+    from pipeline.learned.model import sigmoid
 
     net = net_from_spec(spec, N_FEATURES)
     return [sigmoid(net.raw(x)) if len(x) else np.zeros(0) for x in xs]

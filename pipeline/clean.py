@@ -7,13 +7,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pipeline import guard, langid, stoplists
-from pipeline.cleaners import DEFAULT_CLEANER, Cleaner, make_cleaner
+from pipeline.cleaners.registry import DEFAULT_CLEANER, Cleaner, make_cleaner
 from pipeline.config import Limits
-from pipeline.decode import decode_html
-from pipeline.guard import Deadline
-from pipeline.page_cues import page_cues
-from pipeline.segment import PageTooComplex, parse, segment
+from pipeline.errors import PageTooComplex
+from pipeline.html import guard
+from pipeline.html.decode import decode_html
+from pipeline.html.guard import Deadline
+from pipeline.html.page_cues import page_cues
+from pipeline.html.segment import parse, segment
+from pipeline.lang import langid, stoplists
 from pipeline.types import CleanResult, Decoded, LangGuess, Verdict
 
 # Limits is frozen, so one default instance serves every call (its validation costs per build).
@@ -63,11 +65,10 @@ def clean_html(
 
     ``html`` is decoded as a browser would when it is bytes (BOM, HTTP charset, meta, detection).
     ``language`` is an ISO 639 code that skips detection; ``params`` go to the cleaner (see
-    `pipeline.cleaners.available`). Raises `PageTooComplex` when a size cap in ``limits`` is
-    exceeded and `PageTimeout` when ``limits.max_seconds`` is (see `pipeline.config.Limits`).
+    `pipeline.cleaners.registry.available`). Raises `PageTooComplex` when a size cap in ``limits``
+    is exceeded and `PageTimeout` when ``limits.max_seconds`` is (see `pipeline.config.Limits`).
     ``url`` is the page's address, when known: the learned cleaner reads its shape
-    (`pipeline.page_cues`).
-    """
+    (`pipeline.html.page_cues`)."""
     limits = limits or _DEFAULT_LIMITS
     deadline = Deadline(limits.max_seconds)
     utf8: bytes | None = None

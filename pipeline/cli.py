@@ -15,8 +15,8 @@ single_threaded_blas()  # before anything imports numpy; see pipeline.threads
 
 import click  # noqa: E402
 
-from pipeline.class_cues import ancestor_cue_names  # noqa: E402
-from pipeline.cleaners import DEFAULT_CLEANER  # noqa: E402
+from pipeline.cleaners.registry import DEFAULT_CLEANER  # noqa: E402
+from pipeline.html.class_cues import ancestor_cue_names  # noqa: E402
 from pipeline.types import CleanResult  # noqa: E402
 
 
@@ -59,8 +59,8 @@ def _short_path(dom_path: str, keep: int = 3) -> str:
 
 def _stopword_densities(result: CleanResult) -> list[float | None]:
     """Each block's stopword density: the cleaner's own when it recorded one, else computed."""
-    from pipeline.stoplists import stoplist
-    from pipeline.words import count_words
+    from pipeline.lang.stoplists import stoplist
+    from pipeline.lang.words import count_words
 
     words = stoplist(result.stoplist) if result.stoplist else None
     out: list[float | None] = []
@@ -192,10 +192,10 @@ def clean_command(
     import json
 
     from pipeline.clean import clean_html
-    from pipeline.cleaners import make_cleaner
-    from pipeline.evaluate import parse_param
-    from pipeline.langid import normalize_code
-    from pipeline.segment import PageTooComplex
+    from pipeline.cleaners.registry import make_cleaner
+    from pipeline.errors import PageTooComplex
+    from pipeline.evaluate.scoring import parse_param
+    from pipeline.lang.langid import normalize_code
 
     try:
         params = dict(parse_param(item) for item in param_items)
@@ -258,20 +258,21 @@ def eval_command(
     from rich.console import Console
     from rich.progress import Progress
 
-    from pipeline import evaluate as ev
+    from pipeline.evaluate import datasets as ds
+    from pipeline.evaluate import scoring as ev
 
     try:
         params = dict(ev.parse_param(item) for item in param_items)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--param") from None
     try:
-        ids = ev.read_ids(pages_file) if pages_file is not None else None
-        pages = ev.load_dataset(dataset_dir, ids)
-    except (ev.DatasetError, OSError, UnicodeDecodeError) as exc:
+        ids = ds.read_ids(pages_file) if pages_file is not None else None
+        pages = ds.load_dataset(dataset_dir, ids)
+    except (ds.DatasetError, OSError, UnicodeDecodeError) as exc:
         raise click.ClickException(str(exc)) from None
     if limit is not None:
         pages = pages[:limit]
-    from pipeline.cleaners import make_cleaner
+    from pipeline.cleaners.registry import make_cleaner
 
     try:
         make_cleaner(cleaner_name, **params)

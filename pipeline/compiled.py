@@ -19,13 +19,14 @@ from types import ModuleType
 PACKAGE_DIR = Path(__file__).resolve().parent
 BUILD_INFO = PACKAGE_DIR / "_build_info.json"
 # Modules the build may compile (kept in step with pyproject.toml's hook configuration).
-# `pipeline.lexbor_walk` has no Python source (a .pyx): it exists only where the build compiled.
+# `pipeline.html.lexbor_walk` has no Python source (a .pyx): it exists only where the build
+# compiled.
 COMPILABLE = (
-    "pipeline.segment",
-    "pipeline.lexbor_walk",
-    "pipeline.treewalk",
-    "pipeline.features",
-    "pipeline.netwalk",
+    "pipeline.html.walk",
+    "pipeline.html.lexbor_walk",
+    "pipeline.learned.treewalk",
+    "pipeline.learned.features",
+    "pipeline.learned.netwalk",
 )
 
 
@@ -81,9 +82,9 @@ def check_fresh(module: str, file: str | None) -> None:
 
 
 def load_source(module: str) -> ModuleType:
-    """A fresh, uncompiled copy of ``module`` (e.g. ``"pipeline.segment"``) loaded from its
+    """A fresh, uncompiled copy of ``module`` (e.g. ``"pipeline.html.walk"``) loaded from its
     ``.py`` under a private name, to run side by side with the compiled one (tests, bench)."""
-    source = PACKAGE_DIR / (module.rpartition(".")[2] + ".py")
+    source = PACKAGE_DIR.parent.joinpath(*module.split(".")).with_suffix(".py")
     spec = importlib.util.spec_from_file_location(f"_source_{module.replace('.', '_')}", source)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {source}")

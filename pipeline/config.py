@@ -9,7 +9,7 @@ from dataclasses import dataclass
 class Limits:
     """Caps that keep time and memory per page bounded; None disables a cap.
 
-    What happens to a page over each cap, and why (see FUZZING.md and `pipeline.guard`):
+    What happens to a page over each cap, and why (see FUZZING.md and `pipeline.html.guard`):
 
     - ``max_body_bytes``: the reader keeps the first bytes and flags the page ``truncated``;
       it is cleaned from that prefix. Main content sits near the top of a page, and the reader

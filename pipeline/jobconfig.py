@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.cleaners import DEFAULT_CLEANER
+from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.config import Limits
 
 DEFAULT_BATCH_ROWS = 500

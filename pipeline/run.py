@@ -17,11 +17,9 @@ from fsspec.core import url_to_fs
 
 import pipeline
 from pipeline.clean import clean_html, get_cleaner
-from pipeline.guard import PageTimeout
-from pipeline.inputs import input_stem
+from pipeline.errors import PageTimeout, PageTooComplex
 from pipeline.jobconfig import JobConfig
-from pipeline.segment import PageTooComplex
-from pipeline.sink import (
+from pipeline.output.sink import (
     OutputPaths,
     PartitionedParquetSink,
     doc_row,
@@ -30,11 +28,12 @@ from pipeline.sink import (
     remove_marker,
     write_marker,
 )
-from pipeline.stats import Stats, WarcReport
+from pipeline.output.stats import Stats, WarcReport
 from pipeline.types import RawPage, Rejected
-from pipeline.warc import iter_records
+from pipeline.warc.inputs import input_stem
+from pipeline.warc.reader import iter_records
 
-# The reader's reason for a record type that never holds a page (pipeline.warc).
+# The reader's reason for a record type that never holds a page (pipeline.warc.reader).
 SKIP_PREFIX = "record_type:"
 # The marker lists the first reader issues in full (counts are always complete).
 MAX_ISSUES_LOGGED = 20

@@ -1,14 +1,13 @@
 """One BLAS thread per process, as Dask's nanny gives every worker it spawns.
 
-The `neighbours` model's sequence net (`pipeline.convnet`) multiplies small matrices, one page
-at a time. A multi-threaded BLAS pool gains nothing on products that small, and its threads keep
-spinning after each one returns, burning a core and inflating the process's CPU time while the
+The `neighbours` model's sequence net (`pipeline.learned.convnet`) multiplies small matrices, one
+page at a time. A multi-threaded BLAS pool gains nothing on products that small, and its threads
+keep spinning after each one returns, burning a core and inflating the process's CPU time while the
 main thread parses the next page (measured: every stage of `bench/default_cleaner.py`, jusText
 included, took 1.7-2.9x longer with OpenBLAS's default pool on two cores). Parallelism here is
 across pages, in worker processes. Entry points that clean pages in-process (the ``warcclean``
-command, the benchmarks) call `single_threaded_blas` before numpy is imported; a library caller
-who wants the same sets ``OPENBLAS_NUM_THREADS=1`` (or uses threadpoolctl) themselves.
-"""
+command, the benchmarks) call `single_threaded_blas` before numpy is imported; a library caller who
+wants the same sets ``OPENBLAS_NUM_THREADS=1`` (or uses threadpoolctl) themselves."""
 
 from __future__ import annotations
 

@@ -38,13 +38,12 @@ class Block(NamedTuple):
     """One text block of a page, as jusText's segmentation defines it.
 
     A NamedTuple rather than a frozen dataclass: pages have hundreds of blocks and a frozen
-    dataclass costs five times as much to build, which showed in the segmentation profile.
-    Densities are derived on demand (properties), never stored, so they cannot disagree with the
-    counts they come from. ``runs`` is BTE's view of the block (see `pipeline.bte`): runs of tokens
+    dataclass costs five times as much to build, which showed in the segmentation profile. Densities
+    are derived on demand (properties), never stored, so they cannot disagree with the counts they
+    come from. ``runs`` is BTE's view of the block (see `pipeline.cleaners.bte`): runs of tokens
     (positive) and tags (negative) in document order, recorded only when asked for.
-    ``ancestor_cues`` is what the classes and ids of the elements enclosing the block's element
-    say they hold: bit i for `pipeline.class_cues.ANCESTOR_CUES`'s cue i.
-    """
+    ``ancestor_cues`` is what the classes and ids of the elements enclosing the block's element say
+    they hold: bit i for `pipeline.html.class_cues.ANCESTOR_CUES`'s cue i."""
 
     index: int
     text: str
@@ -106,7 +105,7 @@ class Decoded:
 
     html: str
     encoding: str
-    source: str  # why this encoding: see the pipeline.decode docstring
+    source: str  # why this encoding: see the pipeline.html.decode docstring
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +146,7 @@ class RawPage:
     http_headers: tuple[tuple[str, str], ...]
     body: bytes
     truncated: bool
-    # How the reader got this body (pipeline.warc), e.g. "te_chunked_not_chunked",
+    # How the reader got this body (pipeline.warc.reader), e.g. "te_chunked_not_chunked",
     # "ce_gzip_not_encoded", "ce_unsupported:zstd", "truncated_by_file", "truncated_by_cap",
     # "truncated_body_encoding", "html_by_sniffing", "content_length_mismatch",
     # "offset_space:gunzip@N" (offsets count in the gunzipped stream starting at stored byte N).

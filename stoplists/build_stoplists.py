@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 # jusText file stem -> (ISO 639-1 code, else ISO 639-3; English name). Explicit on purpose: the
-# codes must be the ones langdetect and `pipeline.langid.normalize_code` produce.
+# codes must be the ones langdetect and `pipeline.lang.langid.normalize_code` produce.
 JUSTEXT_CODES: dict[str, str] = {
     "Afrikaans": "af",
     "Albanian": "sq",

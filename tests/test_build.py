@@ -54,13 +54,13 @@ def test_wheel_is_compiled_where_a_compiler_is(tmp_path: Path) -> None:
     record_before = IN_PLACE_RECORD.read_bytes() if IN_PLACE_RECORD.exists() else None
     wheel = _build_wheel(tmp_path)
     names = wheel.namelist()
-    for module in ("segment", "treewalk", "features", "netwalk"):
+    for module in ("html/walk", "learned/treewalk", "learned/features", "learned/netwalk"):
         assert [n for n in names if n.startswith(f"pipeline/{module}.") and n.endswith(".so")]
         # The source ships too: the freshness check reads it.
         assert f"pipeline/{module}.py" in names
     # The C walk over lexbor's nodes exists only compiled; its source and layout header ship.
-    assert [n for n in names if n.startswith("pipeline/lexbor_walk.") and n.endswith(".so")]
-    assert {"pipeline/lexbor_walk.pyx", "pipeline/lexbor_layout.h"} <= set(names)
+    assert [n for n in names if n.startswith("pipeline/html/lexbor_walk.") and n.endswith(".so")]
+    assert {"pipeline/html/lexbor_walk.pyx", "pipeline/html/lexbor_layout.h"} <= set(names)
     assert "pipeline/_build_info.json" in names
     assert any(n.startswith("pipeline/_stoplists/") for n in names)
     # A platform wheel, not "py3-none-any": it holds a CPython extension.
@@ -75,5 +75,5 @@ def test_pure_python_wheel_on_request(tmp_path: Path) -> None:
     names = wheel.namelist()
     assert not [n for n in names if n.endswith((".so", ".pyd"))]
     assert "pipeline/_build_info.json" not in names
-    assert "pipeline/segment.py" in names
+    assert "pipeline/html/segment.py" in names
     assert Path(wheel.filename or "").name.endswith("-py3-none-any.whl")

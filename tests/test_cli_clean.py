@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipeline.cleaners import DEFAULT_CLEANER
+from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.cli import main
 
 PARAGRAPHS = "".join(

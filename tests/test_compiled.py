@@ -1,8 +1,9 @@
 """The compiled build of the hot modules behaves exactly like their Python source.
 
-`pipeline.segment` is compiled with Cython when the install can (hatch_build.py). The compiled
-module must give the same blocks as the ``.py`` it was built from, on every input; the source is
-loaded here under another name so both run side by side. Without a compiled build these
+`pipeline.html.walk` is compiled with Cython when the install can (hatch_build.py). The compiled
+module must give the same blocks as the ``.py`` it was built from, on every input, and so must
+`pipeline.html.segment.segment` (the C walk over lexbor's structs, where it is active); the
+source is loaded here under another name so both run side by side. Without a compiled build these
 comparisons skip with a reason, unless WARCCLEAN_REQUIRE_COMPILED=1 (set by .ci/run) makes a
 missing build a failure, so CI cannot quietly fall back to testing pure Python only.
 """
@@ -20,28 +21,29 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pipeline.segment
+import pipeline.html.segment
+import pipeline.html.walk
 from pipeline import compiled
 from pipeline.compiled import StaleBuildError, check_fresh, compiled_modules
 
 
 @pytest.fixture(scope="module")
-def pure_segment() -> ModuleType:
-    if not compiled_modules()["pipeline.segment"]:
+def pure_walk() -> ModuleType:
+    if not compiled_modules()["pipeline.html.walk"]:
         if os.environ.get("WARCCLEAN_REQUIRE_COMPILED") == "1":
-            pytest.fail("pipeline.segment is not compiled but WARCCLEAN_REQUIRE_COMPILED=1")
-        pytest.skip("pipeline.segment is not compiled here (no C compiler at install time)")
-    module = compiled.load_source("pipeline.segment")
+            pytest.fail("pipeline.html.walk is not compiled but WARCCLEAN_REQUIRE_COMPILED=1")
+        pytest.skip("pipeline.html.walk is not compiled here (no C compiler at install time)")
+    module = compiled.load_source("pipeline.html.walk")
     assert not compiled.is_compiled_file(module.__file__)
     return module
 
 
 def _both(pure: ModuleType, html: str | bytes) -> None:
-    tree = pipeline.segment.parse(html)
+    tree = pipeline.html.segment.parse(html)
     for runs in (False, True):
-        assert pipeline.segment.segment(tree, record_runs=runs) == pure.segment(
-            tree, record_runs=runs
-        )
+        expected = pure.walk(tree.root, None, runs, None)
+        assert pipeline.html.walk.walk(tree.root, None, runs, None) == expected
+        assert pipeline.html.segment.segment(tree, record_runs=runs) == expected
 
 
 BUILT_PAGES = [
@@ -65,10 +67,8 @@ BUILT_PAGES = [
 
 
 @pytest.mark.parametrize("html", BUILT_PAGES)
-def test_compiled_segment_matches_source_on_built_pages(
-    pure_segment: ModuleType, html: str
-) -> None:
-    _both(pure_segment, html)
+def test_compiled_segment_matches_source_on_built_pages(pure_walk: ModuleType, html: str) -> None:
+    _both(pure_walk, html)
 
 
 _TAGS = ["p", "div", "a", "b", "br", "h2", "li", "ul", "td", "tr", "table", "span", "script",
@@ -82,10 +82,8 @@ _pieces = st.one_of(
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_pieces, max_size=40).map("".join))
-def test_compiled_segment_matches_source_on_random_markup(
-    pure_segment: ModuleType, html: str
-) -> None:
-    _both(pure_segment, html)
+def test_compiled_segment_matches_source_on_random_markup(pure_walk: ModuleType, html: str) -> None:
+    _both(pure_walk, html)
 
 
 # Every kind of whitespace str.split knows, next to ASCII, accented, Greek and unspaced letters.
@@ -104,16 +102,16 @@ _TEXT_CHARS += list("ab.\xe9\u0130\u03a3\u2019\u2014\u0e01\u4e2d\u3042\U00020000
     ).map("".join)
 )
 def test_compiled_word_counts_match_source_on_any_whitespace(
-    pure_segment: ModuleType, html: str
+    pure_walk: ModuleType, html: str
 ) -> None:
-    _both(pure_segment, html)
+    _both(pure_walk, html)
 
 
 @pytest.mark.shared
-def test_compiled_segment_matches_source_on_wcxb(pure_segment: ModuleType, wcxb_dir: Path) -> None:
+def test_compiled_segment_matches_source_on_wcxb(pure_walk: ModuleType, wcxb_dir: Path) -> None:
     paths = sorted((wcxb_dir / "html").glob("*.html.gz"))
     for path in random.Random(7).sample(paths, min(150, len(paths))):
-        _both(pure_segment, gzip.decompress(path.read_bytes()))
+        _both(pure_walk, gzip.decompress(path.read_bytes()))
 
 
 def _fake_build(tmp_path: Path, source: bytes) -> tuple[Path, Path]:
@@ -176,11 +174,11 @@ def test_check_fresh_ignores_source_modules(tmp_path: Path) -> None:
 
 def test_the_running_segment_module_is_fresh() -> None:
     # Importing it ran the same check; this states it for whoever reads the test output.
-    check_fresh("pipeline.segment", pipeline.segment.__file__)
-    if compiled_modules()["pipeline.lexbor_walk"]:
-        from pipeline import lexbor_walk
+    check_fresh("pipeline.html.walk", pipeline.html.walk.__file__)
+    if compiled_modules()["pipeline.html.lexbor_walk"]:
+        from pipeline.html import lexbor_walk
 
-        check_fresh("pipeline.lexbor_walk", lexbor_walk.__file__)
+        check_fresh("pipeline.html.lexbor_walk", lexbor_walk.__file__)
     assert set(compiled_modules()) == set(compiled.COMPILABLE)
 
 
@@ -196,11 +194,11 @@ def test_compiled_segment_walks_lexbor_structs() -> None:
     """A compiled build segments with the C walk over lexbor's structs (lexbor_walk.pyx), not
     through selectolax's Python API; CI requires it, like every other compiled module."""
     built = compiled_modules()
-    if not (built["pipeline.segment"] and built["pipeline.lexbor_walk"]):
+    if not (built["pipeline.html.walk"] and built["pipeline.html.lexbor_walk"]):
         if os.environ.get("WARCCLEAN_REQUIRE_COMPILED") == "1":
             pytest.fail(f"compiled modules missing but WARCCLEAN_REQUIRE_COMPILED=1: {built}")
-        pytest.skip("pipeline.segment or pipeline.lexbor_walk is not compiled here")
-    status = pipeline.segment.c_walk_status()
+        pytest.skip("pipeline.html.walk or pipeline.html.lexbor_walk is not compiled here")
+    status = pipeline.html.segment.c_walk_status()
     if status != "active" and os.environ.get("WARCCLEAN_PURE_WALK") == "1":
         pytest.skip("WARCCLEAN_PURE_WALK=1 turns the C walk off")
     assert status == "active"

@@ -22,8 +22,8 @@ import pytest
 from click.testing import CliRunner
 from distributed import Client, LocalCluster
 
-from pipeline.inputs import input_stem
 from pipeline.jobconfig import JobConfig
+from pipeline.warc.inputs import input_stem
 from tests.jobhelpers import JOB_SCRIPT, REPO, dask_cluster, load_job, rows
 from tests.warc_builders import build_warc, html_response, plain_record, request_record
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
-from pipeline.inputs import input_stem
 from pipeline.jobconfig import JobConfig
+from pipeline.warc.inputs import input_stem
 from tests.jobhelpers import JOB_SCRIPT, REPO, load_job, make_inputs, rows
 
 job = load_job()
@@ -220,7 +220,7 @@ def test_real_warcs_every_record_accounted_for(
     real_warcs_dir: Path, tmp_path: Path, inproc_client
 ) -> None:
     from pipeline.types import RawPage, Rejected
-    from pipeline.warc import iter_file
+    from pipeline.warc.reader import iter_file
 
     inputs = sorted(
         str(p) for p in real_warcs_dir.iterdir() if p.name.endswith((".warc", ".gz", ".arc"))

@@ -22,7 +22,7 @@ from pipeline.config import Limits
 from pipeline.jobconfig import JobConfig
 from pipeline.run import clean_page
 from pipeline.types import CleanResult, RawPage, Rejected
-from pipeline.warc import iter_records
+from pipeline.warc.reader import iter_records
 from tests.warc_builders import build_warc, html_response
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,7 +66,7 @@ MEASURE = textwrap.dedent(
     from pipeline.config import Limits
     from pipeline.run import clean_page
     from pipeline.types import RawPage
-    from pipeline.warc import iter_records
+    from pipeline.warc.reader import iter_records
 
     path, cap = sys.argv[1], int(sys.argv[2])
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -10,11 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline.run as run
-from pipeline.cleaners import DEFAULT_CLEANER
+from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.config import Limits
-from pipeline.inputs import input_stem
 from pipeline.jobconfig import JobConfig
 from pipeline.run import WarcTaskError, process_warc
+from pipeline.warc.inputs import input_stem
 from tests.warc_builders import (
     build_warc,
     html_response,

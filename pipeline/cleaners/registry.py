@@ -1,0 +1,82 @@
+"""The cleaner protocol and the registry that names them.
+
+A cleaner labels the blocks of one page; it never parses HTML, so every cleaner labels the same
+blocks and their outputs are comparable block for block.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from pipeline.types import Block, LabeledBlock
+
+
+class Cleaner(Protocol):
+    """Labels blocks. ``stoplist`` is None in language-independent mode.
+
+    A cleaner may also declare ``needs_runs`` (BTE's token/tag runs in `Block.runs`) and
+    ``needs_page_cues``: then `pipeline.clean_html` passes ``cues=`` to `label`, what the page
+    declares about itself and its URL's shape (`pipeline.html.page_cues`)."""
+
+    name: str
+
+    def label(
+        self, blocks: Sequence[Block], stoplist: frozenset[str] | None
+    ) -> list[LabeledBlock]: ...
+
+    def params(self) -> dict[str, Any]: ...
+
+
+# The cleaner used when none is named: by `pipeline.clean_html`, the job and the CLI. Chosen by
+# measurement on the pages no model was trained on (BENCHMARKS.md): the learned `neighbours`
+# cleaner has the best word F1 on both dev sets (wcxb 0.855, multilingual 0.945; jusText 0.677 /
+# 0.832) and empties the fewest pages, at about 1.5 times jusText's CPU time per page.
+DEFAULT_CLEANER = "neighbours"
+
+# Every cleaner by name, as "module:class". The registry imports a cleaner's module only when
+# that cleaner is asked for, and no cleaner imports the registry to be listed: the learned
+# cleaner sits above this package (it reads jusText's classes), and a table keeps the import
+# graph pointing one way.
+_CLEANERS: dict[str, str] = {
+    "bte": "pipeline.cleaners.bte:BteCleaner",
+    "density-fixed": "pipeline.cleaners.density:FixedDensityCleaner",
+    "density-mean": "pipeline.cleaners.density:MeanDensityCleaner",
+    "density-stddev": "pipeline.cleaners.density:StddevDensityCleaner",
+    "justext": "pipeline.cleaners.justext:JusTextCleaner",
+    "kimatu": "pipeline.cleaners.kimatu:KimatuCleaner",
+    "neighbours": "pipeline.learned.neighbours:NeighboursCleaner",
+    "ngram-lm": "pipeline.cleaners.ngram:NgramCleaner",
+}
+
+
+def model_params(threshold: float | None, model_path: str | None) -> dict[str, Any]:
+    """The parameters a model-backed cleaner reports: only those set, so that the defaults
+    (the shipped model and its tuned decision rule) record as ``{}``."""
+    out: dict[str, Any] = {}
+    if threshold is not None:
+        out["threshold"] = threshold
+    if model_path is not None:
+        out["model"] = model_path
+    return out
+
+
+def available() -> list[str]:
+    return sorted(_CLEANERS)
+
+
+def cleaner_class(name: str) -> Callable[..., Cleaner]:
+    """The class registered as ``name`` (its module is imported now); unknown names raise."""
+    try:
+        target = _CLEANERS[name]
+    except KeyError:
+        known = ", ".join(available())
+        raise ValueError(f"unknown cleaner {name!r}; available: {known}") from None
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def make_cleaner(name: str, **params: Any) -> Cleaner:
+    """Build the cleaner called ``name`` with its parameters; unknown names or params raise."""
+    return cleaner_class(name)(**params)

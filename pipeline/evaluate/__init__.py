@@ -1,0 +1,1 @@
+"""Scoring cleaners against labelled dev sets, and aligning blocks with reference text."""

@@ -1,0 +1,945 @@
+# cython: language_level=3
+"""`pipeline.html.segment.segment`'s walk, reading lexbor's node structs directly (compiled only).
+
+The Python walk in walk.py asks selectolax for every node: each ``first_child``/``next``
+builds a `LexborNode` object and each element's ``attributes`` builds a dict, which profiling
+put at about 60% of segmentation. This module walks the same tree through the same pointers,
+reading the struct fields those properties read (layout in lexbor_layout.h), with the same state
+machine as `walk.walk` and walk.py's own helpers for paths, BTE runs and checkpoints
+(cimported); text is measured and normalised on lexbor's UTF-8 bytes by walk.py's rules (see
+`_add_text`), so it returns identical blocks, about 2.5 times faster (bench/segment.py).
+segment.py decides when it may run (lexbor version, a self-check against the Python walk on
+probe pages, the WARCCLEAN_PURE_WALK variable) and falls back to the Python walk whenever this
+returns None.
+
+Mapping ids to names without calling lexbor: a tag or attribute id below lexbor's static-table
+size names a predefined name; this module learns those names at import by asking selectolax's
+public API about known names (see `_learn_names`). Larger ids are pointers to a record that
+starts with a hash entry holding the name, as lexbor itself reads them. A predefined id that
+was not learned makes the walk give up on that page (counted in `fallback_counts`).
+"""
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8, Py_UNICODE_ISSPACE
+from libc.stdint cimport uint64_t, uintptr_t
+from libc.stdlib cimport free, realloc
+from libc.string cimport memcmp, memcpy
+
+from pipeline.html.walk cimport _add_run, _next_checkpoint, _path_string
+
+from selectolax.lexbor import LexborHTMLParser
+
+from pipeline.html import walk as _python_walk
+from pipeline.html.class_cues import ANCESTOR_WORDS, ancestor_cue_bits
+from pipeline.compiled import check_fresh
+from pipeline.types import Block
+from pipeline.lang.words import count_words
+
+check_fresh(__name__, __file__)
+
+
+cdef extern from "lexbor_layout.h":
+    int WC_LEXBOR_VERSION_MAJOR
+    int WC_LEXBOR_VERSION_MINOR
+    int WC_NODE_ELEMENT
+    int WC_NODE_TEXT
+    uintptr_t WC_TAG_LAST_ENTRY
+    uintptr_t WC_TAG_TEXT
+    uintptr_t WC_TAG_DOCUMENT
+    uintptr_t WC_TAG_COMMENT
+    uintptr_t WC_TAG_DOCTYPE
+    uintptr_t WC_ATTR_LAST_ENTRY
+
+    ctypedef struct wc_str:
+        unsigned char *data
+        size_t length
+
+    ctypedef struct wc_hash_entry:
+        size_t length
+
+    ctypedef struct wc_node:
+        uintptr_t local_name
+        wc_node *next
+        wc_node *parent
+        wc_node *first_child
+        int type
+
+    ctypedef struct wc_attr:
+        wc_node node
+        uintptr_t qualified_name
+        wc_str *value
+        wc_attr *next
+
+    ctypedef struct wc_element:
+        wc_node node
+        uintptr_t qualified_name
+        wc_attr *first_attr
+
+    ctypedef struct wc_character_data:
+        wc_node node
+        wc_str data
+
+    const unsigned char *wc_hash_entry_str(const wc_hash_entry *entry)
+
+
+# The lexbor version lexbor_layout.h describes.
+LAYOUT_VERSION = (WC_LEXBOR_VERSION_MAJOR, WC_LEXBOR_VERSION_MINOR)
+
+# walk.py's tag flags (walk.pxd declares them C-only there, so they are restated here;
+# a test checks both agree).
+cdef enum:
+    _BLOCK = 1
+    _KILLED = 2
+    _UNWRAPPED = 4
+    _VOID = 8
+    _HEADING = 16
+    _BR = 32
+    _LINK = 64
+    _SKIPPED = _KILLED | _UNWRAPPED
+    _CUE_SHIFT = 8
+
+# For the test that checks them against walk.py's.
+FLAGS = {
+    "_BLOCK": _BLOCK, "_KILLED": _KILLED, "_UNWRAPPED": _UNWRAPPED, "_VOID": _VOID,
+    "_HEADING": _HEADING, "_BR": _BR, "_LINK": _LINK, "_CUE_SHIFT": _CUE_SHIFT,
+}
+
+# Same per-page cache split as the Python walk: predefined ids by list index, others by dict.
+cdef enum:
+    IDS_LISTED = 256
+
+# The names the walk can meet as predefined ids: every HTML element name, current and obsolete,
+# and the SVG and MathML element names an HTML parser knows. Only those lexbor predefines get a
+# small id; the rest are harmless here.
+_ELEMENT_NAMES = """
+a abbr acronym address applet area article aside audio b base basefont bdi bdo bgsound big
+blink blockquote body br button canvas caption center cite code col colgroup data datalist dd
+del details dfn dialog dir div dl dt em embed fieldset figcaption figure font footer form frame
+frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe image img input ins isindex kbd
+keygen label legend li link listing main map mark marquee menu menuitem meta meter multicol nav
+nextid nobr noembed noframes noscript object ol optgroup option output p param picture
+plaintext pre progress q rb rp rt rtc ruby s samp script search section select selectedcontent
+slot small source spacer span strike strong style sub summary sup table tbody td template
+textarea tfoot th thead time title tr track tt u ul var video wbr xmp
+svg altglyph altglyphdef altglyphitem animate animatecolor animatemotion animatetransform
+circle clippath cursor defs desc ellipse feblend fecolormatrix fecomponenttransfer fecomposite
+feconvolvematrix fediffuselighting fedisplacementmap fedistantlight fedropshadow feflood
+fefunca fefuncb fefuncg fefuncr fegaussianblur feimage femerge femergenode femorphology
+feoffset fepointlight fespecularlighting fespotlight fetile feturbulence filter font-face
+foreignobject g glyph glyphref hkern line lineargradient marker mask metadata mpath path
+pattern polygon polyline radialgradient rect set stop switch symbol text textpath tref tspan
+use view vkern
+math annotation annotation-xml maction malignmark maligngroup menclose merror mfenced mfrac
+mglyph mi mlabeledtr mlongdiv mmultiscripts mn mo mover mpadded mphantom mprescripts mroot
+mrow ms mscarries mscarry msgroup msline mspace msqrt msrow mstack mstyle msub msubsup msup
+mtable mtd mtext mtr munder munderover none semantics
+""".split()
+
+# Attribute names lexbor may predefine: HTML's, current and obsolete.
+_ATTRIBUTE_NAMES = """
+abbr accept accept-charset accesskey action active align alink allow alt archive async
+autocapitalize autocomplete autofocus autoplay axis background bgcolor border cellpadding
+cellspacing char charoff charset checked cite class classid clear code codebase codetype color
+cols colspan compact content contenteditable controls coords crossorigin data datetime declare
+decoding default defer dir direction dirname disabled download draggable enctype enterkeyhint
+face focus for form formaction formenctype formmethod formnovalidate formtarget frame
+frameborder headers height hidden high hover href hreflang hspace html http-equiv id inert
+inputmode integrity is ismap itemid itemprop itemref itemscope itemtype kind label lang
+language link list loading longdesc loop low marginheight marginwidth max maxlength media
+method min minlength multiple muted name nohref nomodule nonce noresize noshade novalidate
+nowrap open optimum pattern ping placeholder playsinline pool poster preload profile public
+readonly referrerpolicy rel required rev reversed rows rowspan rules sandbox scheme scope
+scrolling selected shape size sizes slot span spellcheck src srcdoc srclang srcset standby
+start step style summary system tabindex target text title translate type usemap valign value
+valuetype version vlink vspace width wrap xmlns
+""".split()
+
+# Predefined id -> name, and for attributes only what the walk needs: the name's length, and
+# which id is "class". Filled once by `_learn_names`.
+cdef list _tag_names = [None] * WC_TAG_LAST_ENTRY
+cdef Py_ssize_t _attr_name_length[256]
+cdef uintptr_t _class_attr_id = 0
+cdef uintptr_t _id_attr_id = 0
+# Why pages went to the Python walk, for the bench and the tests.
+cdef dict _fallbacks = {}
+
+
+def _learn_names() -> None:
+    """Predefined ids from selectolax's public API: `create_node` gives a known name's tag id;
+    an element parsed with known attributes gives their ids, read off its attribute list."""
+    global _class_attr_id, _id_attr_id
+    parser = LexborHTMLParser("<p></p>")
+    for name in _ELEMENT_NAMES:
+        node = parser.create_node(name)
+        tag_id = node.tag_id
+        # The name as `LexborNode.tag` reports an element of this id that has no qualified
+        # name of its own (which is what the walk meets).
+        if tag_id < WC_TAG_LAST_ENTRY and node.tag == name:
+            _tag_names[tag_id] = name
+    for i in range(256):
+        _attr_name_length[i] = -1
+    probe = LexborHTMLParser(
+        "<div " + " ".join(f"{n}=v" for n in _ATTRIBUTE_NAMES) + "></div>"
+    ).css_first("div")
+    if probe is None or list(probe.attributes) != _ATTRIBUTE_NAMES:
+        return  # names never learned: every page falls back, and the self-check fails
+    cdef wc_attr *attr = (<wc_element *> <uintptr_t> probe.mem_id).first_attr
+    cdef uintptr_t attr_id
+    for name in _ATTRIBUTE_NAMES:
+        if attr == NULL:
+            break
+        attr_id = attr.qualified_name if attr.qualified_name else attr.node.local_name
+        if attr_id < WC_ATTR_LAST_ENTRY:
+            _attr_name_length[attr_id] = len(name)
+            if name == "class":
+                _class_attr_id = attr_id
+            elif name == "id":
+                _id_attr_id = attr_id
+        attr = attr.next
+
+
+_learn_names()
+
+
+# `pipeline.html.class_cues.ANCESTOR_WORDS` as an open-addressing table of byte strings, so that an
+# ASCII class or id value, which most elements carry, is split and looked up without creating a
+# Python object (the C walk exists to avoid one per node).
+cdef enum:
+    CUE_SLOTS = 1024  # a power of two, several times the number of words
+    CUE_MAX_WORD = 16
+cdef unsigned char _cue_words[CUE_SLOTS][CUE_MAX_WORD]
+cdef Py_ssize_t _cue_lengths[CUE_SLOTS]  # 0: an empty slot
+cdef int _cue_values[CUE_SLOTS]
+
+
+cdef inline unsigned int _cue_hash(const unsigned char *p, Py_ssize_t n) noexcept:
+    cdef unsigned int h = 2166136261u  # FNV-1a
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ p[i]) * 16777619u
+    return h
+
+
+def _learn_cues() -> None:
+    cdef Py_ssize_t slot, n
+    cdef bytes word
+    for i in range(CUE_SLOTS):
+        _cue_lengths[i] = 0
+    for text, bit in ANCESTOR_WORDS.items():
+        word = text.encode("ascii")
+        n = len(word)
+        if not 0 < n <= CUE_MAX_WORD:
+            raise ValueError(f"class cue word {text!r} must have 1 to {CUE_MAX_WORD} characters")
+        slot = _cue_hash(word, n) & (CUE_SLOTS - 1)
+        while _cue_lengths[slot]:
+            slot = (slot + 1) & (CUE_SLOTS - 1)
+        memcpy(_cue_words[slot], <const unsigned char *> word, n)
+        _cue_lengths[slot] = n
+        _cue_values[slot] = 1 << bit
+
+
+_learn_cues()
+
+
+cdef inline bint _is_named(
+    uintptr_t attr_id, wc_hash_entry *entry, uintptr_t known, const char *name, size_t length
+) noexcept:
+    """Whether an attribute (its id, and its hash entry when the id is not predefined) has this
+    name, whose predefined id is ``known``."""
+    if attr_id < WC_ATTR_LAST_ENTRY:
+        return attr_id == known
+    return entry.length == length and memcmp(wc_hash_entry_str(entry), name, length) == 0
+
+
+cdef int _cue_bits(const unsigned char *data, Py_ssize_t length) except -1:
+    """`pipeline.html.class_cues.ancestor_cue_bits` of an attribute value's UTF-8 bytes."""
+    cdef unsigned char piece[CUE_MAX_WORD]
+    cdef Py_ssize_t i, n = 0, slot
+    cdef int bits = 0
+    cdef unsigned char c
+    for i in range(length):
+        if data[i] >= 0x80:
+            # str.lower() maps a few non-ASCII letters to ASCII ones: the Python rules decide.
+            return ancestor_cue_bits(_decode(data, length))
+    for i in range(length + 1):
+        c = data[i] if i < length else 0
+        if 65 <= c <= 90:  # A-Z
+            c += 32
+        if 97 <= c <= 122 or 48 <= c <= 57:  # a-z, 0-9
+            if n < CUE_MAX_WORD:
+                piece[n] = c
+            n += 1
+        else:
+            if 0 < n <= CUE_MAX_WORD:
+                slot = _cue_hash(piece, n) & (CUE_SLOTS - 1)
+                while _cue_lengths[slot]:
+                    if _cue_lengths[slot] == n and memcmp(_cue_words[slot], piece, n) == 0:
+                        bits |= _cue_values[slot]
+                        break
+                    slot = (slot + 1) & (CUE_SLOTS - 1)
+            n = 0
+    return bits
+
+
+def learned_ids() -> tuple[int, int]:
+    """How many predefined tag and attribute ids have a known name (coverage, for tests)."""
+    tags = sum(1 for name in _tag_names if name is not None)
+    attrs = sum(1 for i in range(WC_ATTR_LAST_ENTRY) if _attr_name_length[i] >= 0)
+    return tags, attrs
+
+
+def _set_tag_name(tag_id: int, name: str | None) -> str | None:
+    """Replace the learned name of a predefined tag id, returning the old one (tests use it to
+    make an id unknown)."""
+    old = _tag_names[tag_id]
+    _tag_names[tag_id] = name
+    return old
+
+
+def fallback_counts() -> dict[str, int]:
+    """Pages this process handed to the Python walk, by reason."""
+    return dict(_fallbacks)
+
+
+def reset_fallback_counts() -> None:
+    _fallbacks.clear()
+
+
+cdef inline str _decode(const unsigned char *data, size_t length):
+    # selectolax decodes every name, value and text it returns this way.
+    return PyUnicode_DecodeUTF8(<const char *> data, length, "replace")
+
+
+cdef Py_ssize_t _text_length(const unsigned char *data, size_t length) except -1:
+    """``len()`` of the str selectolax would decode these bytes to."""
+    cdef size_t i = 0
+    cdef uint64_t word
+    # Attribute values can be long (inline styles, srcset, JSON): test 8 bytes at a time.
+    while i + 8 <= length:
+        memcpy(&word, data + i, 8)
+        if word & 0x8080808080808080ULL:
+            break
+        i += 8
+    while i < length:
+        if data[i] >= 0x80:
+            # Invalid bytes become U+FFFD by the decoder's own rules: let it count.
+            return len(_decode(data, length))
+        i += 1
+    return <Py_ssize_t> length
+
+
+cdef bint _is_strict_utf8(const unsigned char *data, size_t length):
+    cdef size_t i
+    for i in range(length):
+        if data[i] >= 0x80:
+            try:
+                PyUnicode_DecodeUTF8(<const char *> data, length, "strict")
+            except UnicodeDecodeError:
+                return False
+            return True
+    return True
+
+
+cdef inline bint _is_ascii_blank(const unsigned char *data, size_t length):
+    """selectolax's `is_empty_text_node` test: only HTML's ASCII whitespace (or nothing)."""
+    cdef size_t i
+    cdef unsigned char c
+    if data == NULL:
+        return True
+    for i in range(length):
+        c = data[i]
+        if c != 32 and c != 9 and c != 10 and c != 12 and c != 13:
+            return False
+    return True
+
+
+cdef object _tag_name(wc_node *node):
+    """`LexborNode.tag` for ``node``, or False when its id names nothing this module knows."""
+    cdef uintptr_t tag_id = node.local_name
+    cdef wc_hash_entry *entry
+    if tag_id == WC_TAG_TEXT:
+        return "-text"
+    if tag_id == WC_TAG_DOCUMENT:
+        return "-document"
+    if tag_id == WC_TAG_COMMENT:
+        return "-comment"
+    if tag_id == WC_TAG_DOCTYPE:
+        return "-doctype"
+    if node.type != WC_NODE_ELEMENT:
+        return None
+    element = <wc_element *> node
+    if element.qualified_name:
+        tag_id = element.qualified_name
+    if tag_id < WC_TAG_LAST_ENTRY:
+        name = _tag_names[tag_id]
+        return False if name is None else name
+    if tag_id == WC_TAG_LAST_ENTRY:
+        return False  # lexbor's "no such tag"
+    entry = <wc_hash_entry *> tag_id
+    return _decode(wc_hash_entry_str(entry), entry.length)
+
+
+
+# Text is handled as lexbor stores it, UTF-8, without a str per text node: each text node is
+# scanned once, its words copied into the block's buffer already whitespace-normalised (the
+# separator before a word decided by the whitespace run before it, which may span nodes), and
+# the block's str is decoded once from that buffer. The rules are walk.py's (`_normalized`,
+# `_spaced_words`, `_squeezed_length`, `_is_blank`), applied per code point with str.split's
+# whitespace test (Py_UNICODE_ISSPACE). A node whose bytes are not strict UTF-8 is first decoded
+# as selectolax decodes it (U+FFFD for bad bytes) and re-encoded, so every count is of the str
+# the Python walk sees.
+cdef bytes _UNSPACED_BMP = _python_walk._unspaced_bmp()
+cdef const unsigned char *_unspaced_bmp = _UNSPACED_BMP
+# walk._UNSPACED_FROM, C-only in the compiled walk (a test checks both agree).
+cdef unsigned int _UNSPACED_FROM = 0x0E00
+UNSPACED_FROM = _UNSPACED_FROM
+# str.isspace for code points below 128: \t \n \v \f \r, \x1c-\x1f and the space.
+cdef unsigned char _ASCII_SPACE[128]
+for _i in range(128):
+    _ASCII_SPACE[_i] = 1 if chr(_i).isspace() else 0
+
+
+cdef struct Text:
+    # The block being built: normalised UTF-8, and the state of the whitespace run at its end.
+    char *data
+    Py_ssize_t length
+    Py_ssize_t capacity
+    Py_ssize_t words
+    bint gap  # the text so far ends in whitespace (a word that follows is a new word)
+    bint newline  # ... and that whitespace holds a line break
+
+
+cdef struct NodeStats:
+    # One text node, as the Python walk measures its str.
+    Py_ssize_t words  # len(content.split())
+    Py_ssize_t chars  # code points that are not whitespace
+    bint first_space  # content[0].isspace()
+    bint last_space
+    bint unspaced  # holds a letter of a script only `count_words` segments (Thai, CJK, ...)
+
+
+cdef inline Py_ssize_t _next_code_point(
+    const unsigned char *p, Py_ssize_t i, Py_ssize_t n, unsigned int *out
+) noexcept:
+    """Decode the code point at ``p[i]`` (not ASCII) into ``out``; the index after it, or -1
+    where the bytes are not strict UTF-8 (what Python's decoder would reject)."""
+    cdef unsigned char c = p[i]
+    cdef unsigned char lo = 0x80, hi = 0xBF
+    cdef Py_ssize_t more
+    cdef unsigned int cp
+    if 0xC2 <= c <= 0xDF:
+        more = 1
+        cp = c & 0x1F
+    elif 0xE0 <= c <= 0xEF:
+        more = 2
+        cp = c & 0x0F
+        if c == 0xE0:
+            lo = 0xA0  # no overlong forms
+        elif c == 0xED:
+            hi = 0x9F  # no surrogates
+    elif 0xF0 <= c <= 0xF4:
+        more = 3
+        cp = c & 0x07
+        if c == 0xF0:
+            lo = 0x90
+        elif c == 0xF4:
+            hi = 0x8F  # nothing above U+10FFFF
+    else:
+        return -1
+    if i + more >= n:
+        return -1
+    i += 1
+    c = p[i]
+    if c < lo or c > hi:
+        return -1
+    cp = (cp << 6) | (c & 0x3F)
+    while more > 1:
+        i += 1
+        more -= 1
+        c = p[i]
+        if c < 0x80 or c > 0xBF:
+            return -1
+        cp = (cp << 6) | (c & 0x3F)
+    out[0] = cp
+    return i + 1
+
+
+cdef int _reserve(Text *text, Py_ssize_t extra) except -1:
+    cdef Py_ssize_t capacity
+    cdef char *grown
+    if text.length + extra > text.capacity:
+        capacity = max(2 * text.capacity, text.length + extra, 1024)
+        grown = <char *> realloc(text.data, capacity)
+        if grown == NULL:
+            raise MemoryError()
+        text.data = grown
+        text.capacity = capacity
+    return 0
+
+
+cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *stats) except -1:
+    """Append a text node's words to ``text``, and measure the node; 0 when done, 1 when the
+    bytes are not strict UTF-8 (``text`` is then as it was)."""
+    cdef Py_ssize_t i = 0, start, nxt
+    cdef unsigned int cp
+    cdef bint space, gap = True, newline = False, unspaced = False
+    cdef unsigned char c
+    # Normalised text is never longer than its source, plus one separator in front.
+    _reserve(text, n + 1)
+    # Counters in locals: stores through ``out`` could alias the struct's fields.
+    cdef unsigned char *out = <unsigned char *> text.data + text.length
+    cdef unsigned char *out_start = out
+    cdef Py_ssize_t chars = 0, words = 0, text_words = text.words
+    while i < n:
+        start = i
+        c = p[i]
+        if c < 0x80:
+            cp = c
+            space = _ASCII_SPACE[c]
+            i += 1
+        else:
+            nxt = _next_code_point(p, i, n, &cp)
+            if nxt < 0:
+                return 1  # nothing was committed to ``text`` yet
+            i = nxt
+            space = Py_UNICODE_ISSPACE(<Py_UCS4> cp)
+        if space:
+            gap = True
+            if c == 10 or c == 13:
+                newline = True
+            continue
+        if gap:
+            words += 1
+            if words == 1:
+                # The run before the node's first word may start in earlier nodes.
+                newline = newline or text.newline
+                gap = start > 0 or text.gap  # only whitespace can precede the first word
+            if gap and text_words:
+                out[0] = 10 if newline else 32
+                out += 1
+            if gap or not text_words:
+                text_words += 1
+            gap = newline = False
+        chars += 1
+        if c < 0x80:
+            out[0] = c
+            out += 1
+            # The rest of an ASCII word, in a tight loop.
+            while i < n:
+                c = p[i]
+                if c >= 0x80 or _ASCII_SPACE[c]:
+                    break
+                out[0] = c
+                out += 1
+                i += 1
+                chars += 1
+        else:
+            if cp >= _UNSPACED_FROM and (cp > 0xFFFF or _unspaced_bmp[cp]):
+                unspaced = True
+            memcpy(out, p + start, i - start)
+            out += i - start
+    stats.words = words
+    stats.chars = chars
+    stats.unspaced = unspaced
+    if words:
+        text.length += out - out_start
+        text.words = text_words
+        text.gap = gap
+        text.newline = newline
+        stats.first_space = _first_is_space(p, n)
+        stats.last_space = gap
+    return 0
+
+
+cdef bint _first_is_space(const unsigned char *p, Py_ssize_t n) noexcept:
+    cdef unsigned int cp
+    if p[0] < 0x80:
+        return _ASCII_SPACE[p[0]]
+    _next_code_point(p, 0, n, &cp)
+    return Py_UNICODE_ISSPACE(<Py_UCS4> cp)
+
+
+cdef object _block(
+    Py_ssize_t index, Text *raw, str tag, str dom_path, object style_tag, object style_class,
+    bint heading,
+    Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, object runs, Py_ssize_t run,
+    dict style_texts, int ancestor_cues,
+):
+    # walk._block, with the text already normalised; empties ``raw`` for the next block.
+    text = PyUnicode_DecodeUTF8(raw.data, raw.length, NULL)
+    n_words = raw.words
+    raw.length = raw.words = 0
+    raw.gap = True
+    raw.newline = False
+    # The block element's style as a tag and a class attribute rather than walk.py's pair, and
+    # the formatted texts by tag, then class: no tuple per block element.
+    if style_tag is None:
+        style_text = ""
+    else:
+        by_class = style_texts.get(style_tag)
+        if by_class is None:
+            by_class = style_texts[style_tag] = {}
+        style_text = by_class.get(style_class)
+        if style_text is None:
+            classes = style_class
+            style_text = style_tag + "." + ".".join(classes.split()) if classes else style_tag
+            by_class[style_class] = style_text
+    return tuple.__new__(
+        Block,
+        (
+            index,
+            text,
+            tag,
+            dom_path,
+            style_text,
+            heading,
+            len(text),
+            n_words,
+            link_chars,
+            tags,
+            markup,
+            None if runs is None else tuple(runs) if not run else (*runs, run),
+            ancestor_cues,
+        ),
+    )
+
+
+cdef struct Stack:
+    # The entered ancestors of the current node and their tag flags, innermost last.
+    wc_node **nodes
+    int *kinds
+    Py_ssize_t capacity
+
+
+cdef int _push(Stack *stack, Py_ssize_t depth, wc_node *node, int kind) except -1:
+    cdef Py_ssize_t capacity
+    cdef wc_node **nodes
+    cdef int *kinds
+    if depth == stack.capacity:
+        capacity = 2 * stack.capacity if stack.capacity else 256
+        nodes = <wc_node **> realloc(stack.nodes, capacity * sizeof(wc_node *))
+        if nodes == NULL:
+            raise MemoryError()
+        stack.nodes = nodes
+        kinds = <int *> realloc(stack.kinds, capacity * sizeof(int))
+        if kinds == NULL:
+            raise MemoryError()
+        stack.kinds = kinds
+        stack.capacity = capacity
+    stack.nodes[depth] = node
+    stack.kinds[depth] = kind
+    return 0
+
+
+def walk(
+    parser: object,
+    root_address: int,
+    max_nodes: object,
+    bint record_runs,
+    deadline: object,
+    kinds: dict,
+    too_complex: type,
+) -> list | None:
+    """`segment`'s blocks for the tree under the node at ``root_address`` (a `LexborNode.mem_id`
+    of ``parser``, which must stay alive), or None when the page must go to the Python walk.
+
+    ``kinds`` is walk.py's tag-name -> flags table and ``too_complex`` its `PageTooComplex`.
+    """
+    cdef Stack stack = Stack(NULL, NULL, 0)
+    cdef Text raw = Text(NULL, 0, 0, 0, True, False)
+    try:
+        return _walk(
+            <wc_node *> <uintptr_t> root_address, max_nodes, record_runs, deadline, kinds,
+            too_complex, &stack, &raw,
+        )
+    finally:
+        free(stack.nodes)
+        free(stack.kinds)
+        free(raw.data)
+
+
+cdef inline int _fallback(str reason) except -1:
+    _fallbacks[reason] = _fallbacks.get(reason, 0) + 1
+    return 0
+
+
+cdef object _walk(
+    wc_node *root, object max_nodes, bint record_runs, object deadline, dict kinds,
+    object too_complex, Stack *stack, Text *raw,
+):
+    # The state machine of walk.walk, variable for variable (comments there), with
+    # the block's raw text in ``raw`` instead of a list of str pieces: it is non-empty exactly
+    # when ``pieces`` would be.
+    cdef list blocks = []
+    cdef Py_ssize_t limit = max_nodes if max_nodes is not None else -1
+    # The per-page tag cache, in C arrays for the predefined ids (kind -1: not seen yet).
+    cdef int small_kind[IDS_LISTED]
+    cdef Py_ssize_t small_size[IDS_LISTED]
+    cdef list small_name = [None] * IDS_LISTED
+    cdef dict tags_seen = {}
+    cdef dict style_texts = {}
+    cdef list path = []
+    cdef list style_tags = [], style_classes = [], style_cues = []
+    # See walk.walk: the enclosing elements' class cues, and the open block's.
+    cdef int inherited, cues, ancestor_cues = 0
+    cdef const unsigned char *class_data
+    cdef const unsigned char *id_data
+    cdef Py_ssize_t class_length = 0, id_length = 0
+    cdef Py_ssize_t headings_open = 0, link_depth = 0
+    cdef bint br = False
+    cdef Py_ssize_t link_chars = 0, tags = 0, markup = 0
+    cdef object dom_path = None
+    cdef Py_ssize_t block_depth = 0
+    cdef str block_tag = ""
+    cdef object style_tag = None, style_class = None
+    cdef bint heading = False
+    cdef object runs = [] if record_runs else None
+    cdef Py_ssize_t run = 0, n
+    cdef Py_ssize_t seen = 0
+    cdef Py_ssize_t checkpoint = _next_checkpoint(seen, limit)
+    cdef Py_ssize_t depth = 0
+    cdef wc_node *node = root
+    cdef wc_node *child
+    cdef wc_character_data *text_node
+    cdef wc_attr *attr
+    cdef wc_str *value
+    cdef wc_hash_entry *entry = NULL
+    cdef uintptr_t tag_id, attr_id
+    cdef int kind
+    cdef Py_ssize_t size, name_length, i
+    cdef const unsigned char *data
+    cdef Py_ssize_t length
+    cdef NodeStats stats
+    cdef bytes reencoded
+    cdef str tag
+    cdef object known, class_value
+    for i in range(IDS_LISTED):
+        small_kind[i] = -1
+
+    while node != NULL:
+        seen += 1
+        if seen == checkpoint:
+            if seen == limit:
+                raise too_complex(f"page has more than {max_nodes} DOM nodes")
+            if deadline is not None and not seen & 4095:
+                deadline.check("segmentation")
+            checkpoint = _next_checkpoint(seen, limit)
+        tag_id = node.local_name
+        if tag_id == WC_TAG_TEXT:
+            if node.type == WC_NODE_TEXT:
+                text_node = <wc_character_data *> node
+                data = text_node.data.data
+                length = text_node.data.length
+                if _is_ascii_blank(data, length):
+                    raw.gap = True  # the Python walk's " " piece
+                else:
+                    if _add_text(raw, data, length, &stats):
+                        reencoded = _decode(data, length).encode("utf-8")
+                        data = reencoded
+                        length = len(reencoded)
+                        _add_text(raw, data, length, &stats)
+                    if stats.words:
+                        if dom_path is None:
+                            dom_path = _path_string(
+                                path if len(path) == block_depth else path[:block_depth]
+                            )
+                        if link_depth:
+                            link_chars += stats.first_space + stats.last_space
+                            link_chars += stats.chars + stats.words - 1
+                        if record_runs:
+                            if stats.unspaced:
+                                n = count_words(_decode(data, length), None)[0]
+                            else:
+                                n = stats.words
+                            if n:
+                                run = _add_run(run, n, runs)
+                        br = False
+                    else:
+                        raw.gap = True
+            if node.next != NULL:
+                node = node.next
+                continue
+            kind = _KILLED
+        else:
+            if tag_id < IDS_LISTED and small_kind[tag_id] >= 0:
+                tag = small_name[tag_id]
+                kind = small_kind[tag_id]
+                size = small_size[tag_id]
+            else:
+                known = None if tag_id < IDS_LISTED else tags_seen.get(tag_id)
+                if known is None:
+                    name = _tag_name(node)
+                    if name is False:
+                        _fallback("unknown tag id")
+                        return None
+                    tag = name
+                    if not tag or tag[0] in "-!":
+                        tag, kind = tag or "", _KILLED
+                    else:
+                        kind = kinds.get(tag, 0)
+                    size = len(tag) + 2 + (0 if kind & _VOID else len(tag) + 3)
+                    if tag_id < IDS_LISTED:
+                        small_name[tag_id] = tag
+                        small_kind[tag_id] = kind
+                        small_size[tag_id] = size
+                    else:
+                        tags_seen[tag_id] = (tag, kind, size)
+                else:
+                    tag, kind, size = known
+            inherited = stack.kinds[depth - 1] >> _CUE_SHIFT if depth else 0
+            cues = inherited
+            class_value = None
+            if not kind & _KILLED:
+                class_data = id_data = NULL
+                if node.type == WC_NODE_ELEMENT:
+                    attr = (<wc_element *> node).first_attr
+                    while attr != NULL:
+                        attr_id = attr.qualified_name if attr.qualified_name else attr.node.local_name
+                        if attr_id < WC_ATTR_LAST_ENTRY:
+                            name_length = _attr_name_length[attr_id]
+                            if name_length < 0:
+                                _fallback("unknown attribute id")
+                                return None
+                        elif attr_id == WC_ATTR_LAST_ENTRY:
+                            _fallback("unknown attribute id")
+                            return None
+                        else:
+                            entry = <wc_hash_entry *> attr_id
+                            if not _is_strict_utf8(wc_hash_entry_str(entry), entry.length):
+                                # Names differing only in bytes that are not UTF-8 decode to one
+                                # str, and selectolax's attribute dict keeps one of them: only
+                                # the Python walk counts such an element exactly as it does.
+                                _fallback("attribute name not UTF-8")
+                                return None
+                            name_length = _text_length(wc_hash_entry_str(entry), entry.length)
+                        size += name_length + 1
+                        value = attr.value
+                        # selectolax reports a value only where lexbor has data (else None).
+                        if value != NULL and value.data != NULL:
+                            size += _text_length(value.data, value.length) + 3
+                        # The dict selectolax builds keeps the last value of a name.
+                        if _is_named(attr_id, entry, _class_attr_id, b"class", 5):
+                            class_data = value.data if value != NULL else NULL
+                            class_length = value.length if value != NULL else 0
+                        elif _is_named(attr_id, entry, _id_attr_id, b"id", 2):
+                            id_data = value.data if value != NULL else NULL
+                            id_length = value.length if value != NULL else 0
+                        attr = attr.next
+                    # See walk.walk: unwrapped elements count, the root does not.
+                    if class_data != NULL:
+                        if depth:
+                            cues |= _cue_bits(class_data, class_length)
+                        if kind & _BLOCK:
+                            class_value = _decode(class_data, class_length)
+                    if id_data != NULL and depth:
+                        cues |= _cue_bits(id_data, id_length)
+            if not kind & _SKIPPED:
+                path.append(tag)
+                if kind & _HEADING:
+                    headings_open += 1
+                if kind & _BLOCK or (br and kind & _BR):
+                    if kind & _BLOCK:
+                        style_tags.append(tag)
+                        style_classes.append(class_value)
+                        style_cues.append(inherited)
+                    else:
+                        tags -= 1
+                    if raw.length:
+                        blocks.append(
+                            _block(
+                                len(blocks), raw, block_tag, dom_path or "", style_tag,
+                                style_class, heading, link_chars, tags, markup, runs, run, style_texts,
+                                ancestor_cues,
+                            )
+                        )
+                        runs = [] if record_runs else None
+                        run = 0
+                    link_chars = tags = 0
+                    markup = size
+                    dom_path = None
+                    block_depth = len(path)
+                    block_tag = tag
+                    if style_tags:
+                        style_tag = style_tags[len(style_tags) - 1]
+                        style_class = style_classes[len(style_classes) - 1]
+                        ancestor_cues = style_cues[len(style_cues) - 1]
+                    else:
+                        style_tag = style_class = None
+                        ancestor_cues = 0
+                    heading = headings_open > 0
+                else:
+                    br = kind & _BR != 0
+                    if br:
+                        raw.gap = True
+                    elif kind & _LINK:
+                        link_depth += 1
+                    tags += 1
+                    markup += size
+                if record_runs:
+                    run = _add_run(run, -1, runs)
+        if not kind & _KILLED:
+            child = node.first_child
+            if child != NULL:
+                if child.parent != node:
+                    # Cheap evidence that the declared layout matches this lexbor.
+                    _fallback("layout check")
+                    return None
+                _push(stack, depth, node, kind | cues << _CUE_SHIFT)
+                depth += 1
+                node = child
+                continue
+        while True:
+            if not kind & _SKIPPED:
+                if record_runs and not kind & _VOID:
+                    run = _add_run(run, -1, runs)
+                if kind & _HEADING:
+                    headings_open -= 1
+                if kind & _BLOCK:
+                    path.pop()
+                    style_tags.pop()
+                    style_classes.pop()
+                    style_cues.pop()
+                    if raw.length:
+                        blocks.append(
+                            _block(
+                                len(blocks), raw, block_tag, dom_path or "", style_tag,
+                                style_class, heading, link_chars, tags, markup, runs, run, style_texts,
+                                ancestor_cues,
+                            )
+                        )
+                        runs = [] if record_runs else None
+                        run = 0
+                    link_chars = tags = markup = 0
+                    dom_path = None
+                    block_depth = len(path)
+                    block_tag = path[-1] if path else ""
+                    if style_tags:
+                        style_tag = style_tags[len(style_tags) - 1]
+                        style_class = style_classes[len(style_classes) - 1]
+                        ancestor_cues = style_cues[len(style_cues) - 1]
+                    else:
+                        style_tag = style_class = None
+                        ancestor_cues = 0
+                    heading = headings_open > 0
+                else:
+                    if dom_path is None and len(path) <= block_depth:
+                        dom_path = _path_string(path)
+                    path.pop()
+                    if kind & _LINK and link_depth:
+                        link_depth -= 1
+            if depth == 0:
+                node = NULL
+                break
+            if node.next != NULL:
+                node = node.next
+                break
+            depth -= 1
+            node = stack.nodes[depth]
+            kind = stack.kinds[depth]
+    if raw.length:
+        blocks.append(
+            _block(
+                len(blocks), raw, block_tag, dom_path or "", style_tag, style_class,
+                heading, link_chars, tags, markup, runs, run, style_texts, ancestor_cues,
+            )
+        )
+    return blocks

@@ -1,0 +1,560 @@
+"""jusText's block segmentation rules, walked through selectolax's node API (`walk`).
+
+The page is walked iteratively (first_child / next / parent), producing the start, end and text
+events jusText's SAX handler reacts to, so nesting depth never reaches Python's recursion limit.
+What jusText's lxml preprocessor removes is skipped during the walk instead of being deleted from
+the tree first: one pass over the DOM instead of two. The same pass gathers what the classes and
+ids of a block's enclosing elements name (`Block.ancestor_cues`, `pipeline.html.class_cues`): each
+entered element's cues ride in the high bits of its flags on the walk's stack.
+
+Speed notes (per-node Python work is the whole cost; the walk runs at about twice the lexbor
+parse time on wcxb-dev): text is kept raw and whitespace-normalised once per block with
+str.split; elements are classified by their integer tag id through a per-page cache (reading
+``node.tag`` builds a string); a block's dotted path is only built once it gets text, since most
+blocks opened by wrapper elements never do. Reading ``node.attributes`` (for the markup size) is
+the largest single cost left, about a fifth of the walk (``node.attrs`` and its item iterator
+were measured slower). BTE's runs are merged while walking, in C integers, and compiled, a text
+node's words are counted by a character loop instead of str.split: recording runs used to add
+half of the walk's time and now adds under a tenth.
+
+In a compiled build the walk goes further: pipeline/html/lexbor_walk.pyx walks the same tree by
+reading lexbor's node structs directly (no node objects, no attribute dicts, no str per text
+node), about twice as fast again, sharing this module's rules and text helpers (cimported).
+`pipeline.html.segment` chooses between the two; `walk` stays the reference the C walk must
+equal and the fallback it hands pages to.
+"""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from pipeline.compiled import check_fresh, is_compiled_file
+from pipeline.errors import PageTooComplex
+from pipeline.html.class_cues import ancestor_cue_bits
+from pipeline.html.guard import Deadline
+from pipeline.lang.words import UNSPACED_CHAR, count_words
+from pipeline.types import Block
+
+# This module is compiled with Cython when the install can (see hatch_build.py and walk.pxd).
+check_fresh(__name__, __file__)
+
+# jusText's PARAGRAPH_TAGS: a block starts and ends at each of these.
+BLOCK_TAGS = frozenset(
+    (
+        "body blockquote caption center col colgroup dd div dl dt fieldset form legend optgroup "
+        "option p pre table td textarea tfoot th thead tr ul li h1 h2 h3 h4 h5 h6"
+    ).split()
+)
+# Dropped with their content: jusText's preprocessor kills <head>, scripts, styles, embedded
+# applets and form controls (lxml Cleaner scripts/style/embedded/forms). <noscript> is kept, as
+# jusText keeps it: sites such as Discourse forums serve their whole server-rendered content
+# inside it, and dropping it emptied 20 of the 1,358 wcxb-dev pages. <template> content is never
+# walked: lexbor keeps it in a separate document fragment, as browsers do (it is never rendered).
+# <iframe> is dropped too, where lxml's Cleaner keeps its content: libxml2 parses that content as
+# markup, but HTML5 parsers keep it as one raw-text node of HTML source, which a browser never
+# renders (and a self-closed "<iframe/>" swallows the rest of the page into it).
+KILLED_TAGS = frozenset(
+    "head script style template applet button input select textarea iframe -comment".split()
+)
+# Dropped as tags but their content kept, as lxml's Cleaner does for forms and embedded content.
+# A <form> therefore never opens a block, exactly as in jusText.
+UNWRAPPED_TAGS = frozenset("form embed layer object param".split())
+VOID_TAGS = frozenset(
+    "area base br col embed hr img input link meta param source track wbr".split()
+)
+
+_HEADING_TAGS = frozenset(f"h{i}" for i in range(10))
+# Paths deeper than this are stored abbreviated: joining a 100,000-element path for every block
+# would make deep pages quadratic. Heading detection uses a counter, so it is not affected.
+MAX_PATH_ELEMENTS = 48
+
+# What the walk does with a tag, as bit flags: one look-up per element answers every question the
+# walk asks about it. Tags not listed are ordinary inline elements.
+_BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK = 1, 2, 4, 8, 16, 32, 64
+_SKIPPED = _KILLED | _UNWRAPPED  # no open/close events of their own
+# The walk's stacks of entered elements keep each element's flags in the low bits and, from this
+# bit on, the class cues of the element and its ancestors (`Block.ancestor_cues`): one int each.
+_CUE_SHIFT = 8
+_KINDS: dict[str | None, int] = {}
+for _tags, _flag in (
+    (BLOCK_TAGS, _BLOCK),
+    (VOID_TAGS, _VOID),
+    (_HEADING_TAGS, _HEADING),
+    (("br",), _BR),
+    (("a",), _LINK),
+    (UNWRAPPED_TAGS, _UNWRAPPED),
+):
+    for _tag in _tags:
+        _KINDS[_tag] = _KINDS.get(_tag, 0) | _flag
+# Killed tags and non-element nodes (lexbor names them "-comment", "-doctype", ... or None).
+for _tag in (*KILLED_TAGS, "-comment", "-doctype", "-document", None):
+    _KINDS[_tag] = _KILLED
+
+
+_TEXT_TAG_ID = next(
+    n.tag_id
+    for n in LexborHTMLParser("<p>x</p>").root.traverse(include_text=True)
+    if n.tag == "-text"
+)
+
+# Whether this module runs compiled: the per-character word counters below are only fast as C
+# loops, so the Python source keeps using str.split, which gives the same counts.
+_COMPILED = is_compiled_file(__file__)
+# Below this code point (Thai) `count_words` never segments: its unspaced-script regex cannot
+# match (checked by a test).
+_UNSPACED_FROM = 0x0E00
+
+# Block is a NamedTuple; its generated __new__ is a Python function, so blocks are built with
+# tuple.__new__ directly (same object, one Python frame less per block).
+_new_tuple = tuple.__new__
+# Tag ids below this are looked up in a list (lexbor numbers its standard tags from 0 up).
+_IDS_LISTED = 256
+
+
+def normalize_whitespace(text: str) -> str:
+    """jusText's whitespace rule on stripped text: a whitespace run containing a line break
+    becomes one newline, any other run one space.
+
+    Implemented with str.split rather than a regex substitution: the split is a C loop and was
+    ten times faster than ``re.sub`` on typical block text. str.split and the regex ``\\s`` that
+    jusText uses agree on what whitespace is (both use the Unicode White_Space test).
+    """
+    return _normalized(text)[0]
+
+
+def _normalized(raw: str) -> tuple[str, int]:
+    """`normalize_whitespace` of ``raw`` and its number of words, from one split."""
+    if "\n" in raw or "\r" in raw:
+        # Line breaks are mostly source indentation at the edges, which stripping removes.
+        raw = raw.strip()
+        if "\n" in raw or "\r" in raw:
+            n_words = 0
+            lines: list[str] = []
+            for line in raw.replace("\r", "\n").split("\n"):
+                words = line.split()
+                if words:
+                    n_words += len(words)
+                    lines.append(" ".join(words))
+            return "\n".join(lines), n_words
+    words = raw.split()
+    return " ".join(words), len(words)
+
+
+def _unspaced_bmp() -> bytes:
+    """One byte per code point of the Basic Multilingual Plane, 1 where `count_words`' regex for
+    unspaced scripts matches. Read off the regex's character ranges: a test checks it against the
+    regex itself, which is too slow to run over 65,536 characters at every import."""
+    flags = bytearray(0x10000)
+    ranges = UNSPACED_CHAR.pattern[1:-1]
+    for i in range(0, len(ranges), 3):
+        low, high = ord(ranges[i]), min(ord(ranges[i + 2]), 0xFFFF)
+        flags[low : high + 1] = b"\x01" * max(0, high + 1 - low)
+    return bytes(flags)
+
+
+_UNSPACED_BMP = _unspaced_bmp()
+
+
+def _spaced_words(text: str) -> int:
+    """``count_words(text, None)[0]`` without building the words, or -1 for text that may hold an
+    unspaced script (Thai, CJK, ...), which only `count_words` segments.
+
+    Text without such characters counts ``len(text.lower().split())`` there, and lower-casing
+    never turns a character into whitespace or back (checked by a test), so it is
+    ``len(text.split())``: str.split's whitespace test is the Py_UNICODE_ISSPACE that
+    ``ch.isspace()`` compiles to. Characters outside the BMP are left to `count_words` whole.
+    """
+    n = 0
+    gap = True
+    for ch in text:
+        if ch.isspace():
+            gap = True
+        else:
+            if gap:
+                n += 1
+                gap = False
+            if ord(ch) >= _UNSPACED_FROM and (ord(ch) > 0xFFFF or _UNSPACED_BMP[ord(ch)]):
+                return -1
+    return n
+
+
+def _is_blank(text: str) -> bool:
+    """``text.isspace()`` for non-empty ``text``, as a C loop when compiled (a str method call
+    costs more than scanning a typical text node)."""
+    for ch in text:  # noqa: SIM110 - a plain loop over a typed character is what compiles to C
+        if not ch.isspace():
+            return False
+    return True
+
+
+def _squeezed_length(text: str) -> int:
+    """``len(" ".join(text.split()))``: the characters of the words plus one space between each
+    two, counted without building the words."""
+    chars = 0
+    words = 0
+    gap = True
+    for ch in text:
+        if ch.isspace():
+            gap = True
+        else:
+            chars += 1
+            if gap:
+                words += 1
+                gap = False
+    return chars + words - 1 if words else 0
+
+
+def _path_string(path: list[str]) -> str:
+    if len(path) > MAX_PATH_ELEMENTS:
+        return ".".join(path[:2]) + "…." + ".".join(path[2 - MAX_PATH_ELEMENTS :])
+    return ".".join(path)
+
+
+def _block(
+    index: int,
+    pieces: list[str],
+    tag: str,
+    dom_path: str,
+    style: tuple[str, str | None] | None,
+    heading: bool,
+    link_chars: int,
+    tags: int,
+    markup: int,
+    runs: list[int] | None,
+    run: int,
+    style_texts: dict[tuple[str, str | None], str],
+    ancestor_cues: int,
+) -> Block:
+    # Pieces are raw text; normalising once per block equals jusText's per-node normalisation
+    # followed by its per-paragraph one (a run split across nodes has a line break iff a part has).
+    text, n_words = _normalized(pieces[0] if len(pieces) == 1 else "".join(pieces))
+    # The block element's tag and classes ("div.post.main"). A page repeats a few styles over
+    # and over, so each is formatted once per page.
+    if style is None:
+        style_text = ""
+    else:
+        style_text = style_texts.get(style)
+        if style_text is None:
+            style_tag, classes = style
+            style_text = style_tag + "." + ".".join(classes.split()) if classes else style_tag
+            style_texts[style] = style_text
+    return _new_tuple(
+        Block,
+        (
+            index,
+            text,
+            tag,
+            dom_path,
+            style_text,
+            heading,
+            len(text),
+            n_words,
+            link_chars,
+            tags,
+            markup,
+            None if runs is None else tuple(runs) if not run else (*runs, run),
+            ancestor_cues,
+        ),
+    )
+
+
+def _add_run(run: int, n: int, runs: list[int]) -> int:
+    """BTE's current run after ``n`` more words (> 0) or tags (< 0): a count of the same sign
+    extends it; otherwise the finished run goes to ``runs`` and ``n`` starts the next one."""
+    if run and (run > 0) == (n > 0):
+        return run + n
+    if run:
+        runs.append(run)
+    return n
+
+
+def _next_checkpoint(seen: int, limit: int) -> int:
+    """The next node count at which the walk checks its node cap or its deadline."""
+    nxt = (seen | 4095) + 1  # next multiple of 4096
+    return limit if seen < limit < nxt else nxt
+
+
+def walk(
+    root: LexborNode,
+    max_nodes: int | None,
+    record_runs: bool,
+    deadline: Deadline | None,
+) -> list[Block]:
+    """`segment`'s walk through selectolax's public node API: the reference every other walk
+    must equal, and the one that runs wherever the C walk cannot."""
+    blocks: list[Block] = []
+    limit = max_nodes if max_nodes is not None else -1
+    kinds = _KINDS
+    text_id = _TEXT_TAG_ID
+    # tag id -> (name, kinds flags, markup size without attributes). Reading `node.tag` builds
+    # a new string for every element; the integer id is cheap. Ids of custom elements are only
+    # stable within one document, so the cache lives for one call. Standard tags have small
+    # ids, looked up by list index; the rare larger ids of custom elements go to a dict.
+    by_id: list[tuple[str, int, int] | None] = [None] * _IDS_LISTED
+    tags_seen: dict[int, tuple[str, int, int]] = {}
+    style_texts: dict[tuple[str, str | None], str] = {}
+
+    path: list[str] = []
+    # Open block elements as (tag, class attribute); formatted only for blocks that are emitted.
+    styles: list[tuple[str, str | None]] = []
+    # The class cues of each open block element's ancestors (`Block.ancestor_cues`).
+    style_cues: list[int] = []
+    headings_open = 0
+    link_depth = 0
+    br = False
+    # State of the block being built; its tag, path and style are those when it was opened.
+    # `pieces` holds raw text and is non-empty exactly when the block has non-blank text:
+    # whitespace is only recorded after some text, since leading whitespace is stripped anyway.
+    pieces: list[str] = []
+    link_chars = tags = markup = 0
+    # The block's dotted path is built lazily, at its first text: most blocks opened by wrapper
+    # elements never get any. Until then it is path[:block_depth], which cannot change before a
+    # pop reaches that depth (the string is built just before such a pop).
+    dom_path: str | None = None
+    block_depth = 0
+    block_tag = ""
+    style: tuple[str, str | None] | None = None
+    ancestor_cues = 0
+    heading = False
+    # BTE's runs, merged as they come: `runs` holds the finished runs of the block being built,
+    # `run` the current one (words > 0, tags < 0); equal signs add up, zeros are never recorded.
+    runs: list[int] | None = [] if record_runs else None
+    run = 0
+
+    seen = 0
+    checkpoint = _next_checkpoint(seen, limit)
+    # The ancestors of `node` below `root` that were descended into, and their kinds, innermost
+    # last: climbing back pops them instead of asking lexbor for the parent (a new node object)
+    # and looking its tag id up again. Two parallel lists rather than one of pairs: no tuple to
+    # build and free per element.
+    entered: list[LexborNode] = []
+    entered_kinds: list[int] = []
+    node: LexborNode | None = root
+    while node is not None:
+        seen += 1
+        if seen == checkpoint:
+            # One comparison per node serves both the node cap and the periodic deadline check.
+            if seen == limit:
+                raise PageTooComplex(f"page has more than {max_nodes} DOM nodes")
+            if deadline is not None and not seen & 4095:
+                deadline.check("segmentation")
+            checkpoint = _next_checkpoint(seen, limit)
+        tag_id = node.tag_id
+        if tag_id == text_id:
+            # Most text nodes are inter-tag whitespace: lexbor answers that in C, without
+            # building the string (a non-ASCII space such as U+00A0 still takes the long way).
+            if node.is_empty_text_node:
+                if pieces:
+                    pieces.append(" ")
+                content = None
+            else:
+                content = node.text_content
+            if content:
+                if not (_is_blank(content) if _COMPILED else content.isspace()):
+                    if dom_path is None:
+                        dom_path = _path_string(
+                            path if len(path) == block_depth else path[:block_depth]
+                        )
+                    pieces.append(content)
+                    if link_depth:
+                        # The node's length after jusText's whitespace rule (edges keep one char).
+                        link_chars += content[0].isspace() + content[-1].isspace()
+                        if _COMPILED:
+                            link_chars += _squeezed_length(content)
+                        else:
+                            link_chars += len(" ".join(content.split()))
+                    if record_runs:
+                        # BTE's tokens are words; unspaced scripts (zh, ja, th) count by
+                        # segmentation, or a paragraph of Chinese would be one token.
+                        if _COMPILED:
+                            n = _spaced_words(content)
+                        else:
+                            n = len(content.split()) if content.isascii() else -1
+                        if n < 0:
+                            n = count_words(content, None)[0]
+                        if n:
+                            run = _add_run(run, n, runs)
+                    br = False
+                elif pieces:
+                    # jusText drops whitespace-only text nodes, which glues "a</b> <i>b" into
+                    # "ab"; one space keeps words that only inter-tag whitespace separates apart.
+                    pieces.append(" ")
+            # Most text nodes have a next sibling: go there directly (text nodes are never the
+            # root and have nothing to close).
+            nxt = node.next
+            if nxt is not None:
+                node = nxt
+                continue
+            kind = _KILLED  # nothing to enter or close
+        else:
+            known = by_id[tag_id] if tag_id < _IDS_LISTED else tags_seen.get(tag_id)
+            if known is None:
+                tag = node.tag
+                if not tag or tag[0] in "-!":
+                    # Nameless or special nodes (doctype, processing instructions, ...): no text.
+                    tag, kind = tag or "", _KILLED
+                else:
+                    kind = kinds.get(tag, 0)
+                # Markup size of the start tag's "<tag>" and, unless void, of "</tag>".
+                bare = len(tag) + 2 + (0 if kind & _VOID else len(tag) + 3)
+                known = (tag, kind, bare)
+                if tag_id < _IDS_LISTED:
+                    by_id[tag_id] = known
+                else:
+                    tags_seen[tag_id] = known
+            tag, kind, size = known
+            # What the enclosing elements' classes and ids say; this element's own are added
+            # for its descendants.
+            inherited = entered_kinds[-1] >> _CUE_SHIFT if entered_kinds else 0
+            cues = inherited
+            attrs = None
+            if not kind & _KILLED:
+                attrs = node.attributes
+                # An unwrapped <form class="comment-form"> names its content too; the root's
+                # (<html>'s) classes describe the document (no-js, theme and feature flags).
+                if attrs and entered:
+                    value = attrs.get("class")
+                    if value:
+                        cues |= ancestor_cue_bits(value)
+                    value = attrs.get("id")
+                    if value:
+                        cues |= ancestor_cue_bits(value)
+            if not kind & _SKIPPED:
+                path.append(tag)
+                if kind & _HEADING:
+                    headings_open += 1
+                if attrs:
+                    for name, value in attrs.items():
+                        size += len(name) + 1 + (len(value) + 3 if value is not None else 0)
+                if kind & _BLOCK or (br and kind & _BR):
+                    if kind & _BLOCK:
+                        styles.append((tag, attrs.get("class")))
+                        style_cues.append(inherited)
+                    else:
+                        # <br><br> separates blocks and is not counted as a tag of either.
+                        tags -= 1
+                    if pieces:
+                        blocks.append(
+                            _block(
+                                len(blocks),
+                                pieces,
+                                block_tag,
+                                dom_path or "",
+                                style,
+                                heading,
+                                link_chars,
+                                tags,
+                                markup,
+                                runs,
+                                run,
+                                style_texts,
+                                ancestor_cues,
+                            )
+                        )
+                        pieces = []
+                        runs = [] if record_runs else None
+                        run = 0
+                    link_chars = tags = 0
+                    markup = size
+                    # As in jusText, a block opened by <br><br> has the <br> ending its path.
+                    dom_path = None
+                    block_depth = len(path)
+                    block_tag = tag
+                    style = styles[-1] if styles else None
+                    ancestor_cues = style_cues[-1] if style_cues else 0
+                    heading = headings_open > 0
+                else:
+                    br = kind & _BR != 0
+                    if br:
+                        if pieces:
+                            pieces.append(" ")
+                    elif kind & _LINK:
+                        link_depth += 1
+                    tags += 1
+                    markup += size
+                if record_runs:
+                    run = _add_run(run, -1, runs)
+        if not kind & _KILLED:
+            child = node.first_child
+            if child is not None:
+                entered.append(node)
+                entered_kinds.append(kind | cues << _CUE_SHIFT)
+                node = child
+                continue
+        # Leaving `node`: close it, then climb while there is no next sibling. Every ancestor
+        # reached by climbing was descended into, so it is an entered element to close.
+        while True:
+            if not kind & _SKIPPED:
+                if record_runs and not kind & _VOID:
+                    run = _add_run(run, -1, runs)
+                if kind & _HEADING:
+                    headings_open -= 1
+                if kind & _BLOCK:
+                    path.pop()
+                    styles.pop()
+                    style_cues.pop()
+                    if pieces:
+                        blocks.append(
+                            _block(
+                                len(blocks),
+                                pieces,
+                                block_tag,
+                                dom_path or "",
+                                style,
+                                heading,
+                                link_chars,
+                                tags,
+                                markup,
+                                runs,
+                                run,
+                                style_texts,
+                                ancestor_cues,
+                            )
+                        )
+                        pieces = []
+                        runs = [] if record_runs else None
+                        run = 0
+                    link_chars = tags = markup = 0
+                    dom_path = None
+                    block_depth = len(path)
+                    block_tag = path[-1] if path else ""
+                    style = styles[-1] if styles else None
+                    ancestor_cues = style_cues[-1] if style_cues else 0
+                    heading = headings_open > 0
+                else:
+                    if dom_path is None and len(path) <= block_depth:
+                        # The open block's start path is about to change: build its string now.
+                        dom_path = _path_string(path)
+                    path.pop()
+                    if kind & _LINK and link_depth:
+                        # jusText clears its link flag at any </a>; a depth counter is the same
+                        # for valid HTML and keeps a stray end tag from leaking link state.
+                        link_depth -= 1
+            if not entered:
+                node = None
+                break
+            nxt = node.next
+            if nxt is not None:
+                node = nxt
+                break
+            node = entered.pop()
+            kind = entered_kinds.pop()
+    if pieces:
+        blocks.append(
+            _block(
+                len(blocks),
+                pieces,
+                block_tag,
+                dom_path or "",
+                style,
+                heading,
+                link_chars,
+                tags,
+                markup,
+                runs,
+                run,
+                style_texts,
+                ancestor_cues,
+            )
+        )
+    return blocks

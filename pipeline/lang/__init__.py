@@ -1,0 +1,1 @@
+"""Languages: identification, stoplists, and word counting that works in every script."""

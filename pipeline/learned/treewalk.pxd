@@ -1,0 +1,11 @@
+# Cython declarations for pipeline/learned/treewalk.py, used only when the module is compiled (see
+# hatch_build.py); the .py file stays the one source of the logic. Typed memoryviews make each
+# step of a walk an array read and a compare instead of several Python object operations.
+import cython
+
+@cython.locals(n=Py_ssize_t, trees=Py_ssize_t, i=Py_ssize_t, t=Py_ssize_t, node=Py_ssize_t, _=Py_ssize_t, go_left=Py_ssize_t)
+cdef void _walk(
+    const double[:, ::1] x, const Py_ssize_t[::1] feature, const double[::1] threshold,
+    const Py_ssize_t[::1] left, const Py_ssize_t[::1] right, const double[::1] value,
+    const Py_ssize_t[::1] roots, double baseline, Py_ssize_t depth, double[::1] out,
+)

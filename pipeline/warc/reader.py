@@ -1,0 +1,536 @@
+"""Streaming WARC/ARC reader: one `RawPage` or `Rejected` per record, never an exception.
+
+This is the only module that imports warcio; its record objects never leave it (STYLE F8: a record
+is valid only until the next iteration step, and asking for the offset drains the payload, so the
+body is read first, then the offset and length).
+
+Reader-level events that are not a record (a stretch of bytes that could not be parsed, the jump
+to the next readable record, a file that ends early) are yielded as `ReaderIssue`, so a caller
+can account for every record read: records = pages + rejects, with issues counted beside them.
+
+Outcomes per record (``Rejected.reason``): ``record_type:<type>`` (request, revisit, metadata,
+warcinfo — an ARC filedesc header counts as warcinfo —, conversion, continuation, missing, ...;
+counted, not parsed), ``http_status`` (anything but 200, as Common Crawl keeps: redirects,
+errors and 206 partial content hold no full page; detail = the status), ``not_html`` (by HTTP
+Content-Type, or by sniffing the first bytes when the type is missing or generic; the body is
+not kept; detail = the type), ``undecodable_body`` (declared Content-Encoding that does not
+decode and leaves binary bytes), ``truncated_record`` (record cut inside its HTTP headers),
+``read_error`` (the stream broke inside the record). Everything else is a `RawPage`. Digests
+are not checked (real files carry wrong ones: see SOURCES.md), so they cannot reject a page.
+
+Decoding the HTTP payload (codings, sniffing, the body cap) lives in `pipeline.warc.payload`; this
+module only decides which records reach it and maps its verdicts to outcomes.
+
+Recovery works on seekable streams (local files, fsspec s3/gcs files): after a failure the reader
+scans forward from the end of the last good record for the next gzip member (gzipped files) or
+`WARC/x.y` / ARC header line (plain files) that really starts a record, and opens a new warcio
+iterator there. On a non-seekable stream it reports the failure and stops.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import re
+import zlib
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from warcio.archiveiterator import ArchiveIterator
+from warcio.recordloader import ArcWarcRecordLoader
+from warcio.timeutils import timestamp_to_iso_date
+
+from pipeline.types import RawPage, Rejected
+from pipeline.warc.payload import classify_type, decode_payload, media_type, read_capped, sniff_kind
+
+# Record types whose payload can be a page; everything else is counted and skipped unparsed.
+PAGE_TYPES = frozenset({"response", "resource"})
+
+# Common Crawl keeps only 200s: redirects, errors and partial content (206) carry no full page.
+ACCEPTED_STATUS = frozenset({200})
+
+_SCAN_CHUNK = 1 << 16
+_MAX_HEADERS = 200
+_MAX_HEADER_VALUE = 4096
+
+_WARC_LINE = rb"WARC/\d+\.\d+\r?\n"
+# ARC v1 header line: URL IP date(14 digits) content-type length (length may be negative).
+_ARC_LINE = rb"(?:filedesc://|[A-Za-z][A-Za-z0-9+.\-]*:)\S* \S+ \d{14} \S* -?\d+\r?\n"
+_RECORD_START = re.compile(rb"(?:" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
+_LINE_START = re.compile(rb"\n(?=" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderIssue:
+    """A reader-level event that is not a record.
+
+    ``kind`` is one of: ``unreadable`` (bytes at ``offset`` could not be parsed as a record),
+    ``resync`` (reading resumed at ``offset``, ``skipped`` bytes after the failure),
+    ``truncated_file`` (no further record after a failure: the rest of the file is lost),
+    ``single_gzip_member`` (the file is one gzip member holding many records: from ``offset`` on,
+    offsets refer to the gunzipped stream), ``no_resync`` (the stream cannot seek, reading stops).
+    """
+
+    warc_path: str
+    kind: str
+    offset: int | None
+    detail: str
+    skipped: int = 0
+
+
+Item = RawPage | Rejected | ReaderIssue
+
+
+def iter_records(
+    stream: BinaryIO, warc_path: str, *, max_body_bytes: int | None = None
+) -> Iterator[Item]:
+    """Yield one `RawPage` or `Rejected` per record of a WARC/ARC stream, plus `ReaderIssue`s.
+
+    ``stream`` must be the file as stored (open fsspec files with ``compression=None``) so offsets
+    are byte positions in the stored file. ``max_body_bytes`` caps the payload kept per record
+    (the rest is drained unkept and the page is marked ``truncated``).
+    """
+    if max_body_bytes is not None and max_body_bytes < 0:
+        raise ValueError(f"max_body_bytes must be >= 0 or None, got {max_body_bytes}")
+    seekable = _is_seekable(stream)
+    pos = stream.tell() if seekable else 0
+    is_gzip = seekable and _peek(stream, pos, 2) == b"\x1f\x8b"
+    gunzip_from: int | None = None  # set once the file turns out to be one big gzip member
+    reader = _SegmentReader(warc_path, max_body_bytes)
+    while True:
+        source: Any = stream
+        if seekable:
+            stream.seek(pos)
+        if gunzip_from is not None:
+            source = gzip.GzipFile(fileobj=stream, mode="rb")
+        outcome = yield from reader.read_segment(
+            source, detect_single_member=is_gzip and gunzip_from is None
+        )
+        if outcome.kind == "eof":
+            return
+        if outcome.kind == "single_member":
+            yield ReaderIssue(
+                warc_path,
+                "single_gzip_member",
+                outcome.offset,
+                "gzip member holds several records (file gzipped whole); from here offsets are "
+                f"positions in the gunzipped stream that starts at stored byte {outcome.offset}",
+            )
+            gunzip_from = pos = outcome.offset
+            reader.offset_note = f"offset_space:gunzip@{outcome.offset}"
+            continue
+        # outcome.kind == "error": the bytes at outcome.offset are not a readable record
+        yield ReaderIssue(warc_path, "unreadable", outcome.offset, outcome.detail)
+        if not seekable:
+            yield ReaderIssue(
+                warc_path, "no_resync", outcome.offset, "stream is not seekable; reading stops"
+            )
+            return
+        if gunzip_from is not None:
+            # positions inside one big gzip member cannot be sought to: the rest is lost.
+            yield ReaderIssue(
+                warc_path, "truncated_file", outcome.offset, "damaged single-member gzip stream"
+            )
+            return
+        nxt = _find_next_record(stream, outcome.offset + 1, is_gzip)
+        if nxt is None:
+            yield ReaderIssue(
+                warc_path,
+                "truncated_file",
+                outcome.offset,
+                "no further record found after the damaged bytes",
+            )
+            return
+        yield ReaderIssue(
+            warc_path,
+            "resync",
+            nxt,
+            f"resumed at the next record start after the failure at {outcome.offset}",
+            skipped=nxt - outcome.offset,
+        )
+        pos = nxt
+
+
+def iter_file(
+    path: str, *, max_body_bytes: int | None = None, storage_options: dict[str, Any] | None = None
+) -> Iterator[Item]:
+    """Open ``path`` (local or any fsspec URL) as stored and yield `iter_records` of it."""
+    import fsspec
+
+    with fsspec.open(path, "rb", compression=None, **(storage_options or {})) as stream:
+        yield from iter_records(stream, path, max_body_bytes=max_body_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    kind: str  # "eof" | "error" | "single_member"
+    offset: int
+    detail: str = ""
+
+
+class _SegmentReader:
+    """Reads records with one warcio iterator until the end of the stream or the first failure."""
+
+    def __init__(self, warc_path: str, max_body_bytes: int | None) -> None:
+        self.warc_path = warc_path
+        self.max_body_bytes = max_body_bytes
+        self.offset_note: str | None = None
+
+    def read_segment(
+        self, source: Any, *, detect_single_member: bool
+    ) -> Generator[RawPage | Rejected, None, _Outcome]:
+        """Yield items; return an `_Outcome` saying why the segment ended.
+
+        Offsets come from warcio, which counts from ``source.tell()``: the stored file's position
+        for the stored stream, the gunzipped position for a gunzipper over a single-member file.
+        """
+        try:
+            it = ArchiveIterator(source, arc2warc=False, check_digests=False)
+            it.loader = _Loader(verify_http=False, arc2warc=False)
+            # warcio writes its "Record not followed by newline" warning straight to stderr,
+            # once per bad record, from every worker; the record's page carries the note
+            # content_length_mismatch instead (from `err_count`), so its text is emptied here.
+            it.INC_RECORD = ""
+            pos = it.offset
+            _skip_leading_blank_lines(it)
+            records = iter(it)
+        except Exception as exc:
+            return _Outcome("error", _tell(source), _describe(exc))
+        while True:
+            try:
+                record = next(records)
+            except StopIteration:
+                tail = _unread_tail(source, pos)
+                if tail:
+                    return _Outcome("error", pos, tail)
+                return _Outcome("eof", pos)
+            except Exception as exc:
+                return _Outcome("error", pos, _describe(exc))
+            record_start = it.offset
+            errors_before = it.err_count
+            try:
+                item = self._convert(record, it, record_start)
+            except Exception as exc:
+                # the stream broke inside this record: count it, then resynchronise after it
+                yield Rejected(
+                    self.warc_path,
+                    _record_id(record, self.warc_path, record_start),
+                    _record_type(record),
+                    record_start,
+                    _target_uri(record) or None,
+                    "read_error",
+                    _describe(exc),
+                )
+                return _Outcome("error", record_start, _describe(exc))
+            if (
+                detect_single_member
+                and it.reader.decompressor is not None
+                and it.next_line
+                and _RECORD_START.match(it.next_line)
+            ):
+                # The next record starts inside this record's gzip member: warcio would fail on
+                # the next step, so drop this item and re-read from here through a gunzipper.
+                return _Outcome("single_member", record_start)
+            if it.err_count != errors_before:
+                item = _with_note(item, "content_length_mismatch")
+            pos = it.offset
+            yield item
+
+    def _convert(self, record: Any, it: ArchiveIterator, record_start: int) -> RawPage | Rejected:
+        rec_type = _record_type(record)
+        url = _target_uri(record)
+        record_id = _record_id(record, self.warc_path, record_start)
+
+        def reject(reason: str, detail: str) -> Rejected:
+            offset, length = self._placement(it, record_start)
+            return Rejected(
+                self.warc_path, record_id, rec_type, offset, url or None, reason, detail, length
+            )
+
+        if rec_type not in PAGE_TYPES:
+            return reject(f"record_type:{rec_type}", "")
+        if it.loader.http_cut_short:
+            return reject("truncated_record", "the record ends inside its HTTP headers")
+        http = record.http_headers
+        status = _status(http)
+        if http is not None and status not in ACCEPTED_STATUS:
+            return reject("http_status", str(status) if status is not None else "unparsable")
+        content_type = _content_type(record, http)
+        mime = media_type(content_type)
+        type_class = classify_type(mime)
+        if type_class == "other":
+            return reject("not_html", mime[:100])
+
+        raw, capped = read_capped(record.raw_stream, self.max_body_bytes)
+        cut_by_file = getattr(record.raw_stream, "limit", 0) > 0
+        payload = decode_payload(
+            raw,
+            _http_header(http, "transfer-encoding"),
+            _http_header(http, "content-encoding"),
+            self.max_body_bytes,
+        )
+        if payload.undecodable is not None:
+            return reject("undecodable_body", payload.undecodable)
+        body = payload.body
+        decode_truncated = not payload.complete
+        notes = list(payload.notes)
+        if type_class != "html":
+            kind = sniff_kind(body)
+            if kind != "html":
+                return reject("not_html", f"{mime or 'no type'}; sniffed {kind}")
+            notes.append("html_by_sniffing")
+        if cut_by_file:
+            notes.append("truncated_by_file")
+        if capped or decode_truncated:
+            notes.append("truncated_by_cap" if capped else "truncated_body_encoding")
+        offset, length = self._placement(it, record_start)
+        if self.offset_note:
+            notes.append(self.offset_note)
+        return RawPage(
+            warc_path=self.warc_path,
+            record_id=record_id,
+            record_type=rec_type,
+            warc_offset=offset,
+            warc_length=length,
+            url=url,
+            warc_date=_record_date(record),
+            http_status=status,
+            content_type=content_type,
+            http_headers=_header_pairs(http),
+            body=body,
+            truncated=capped or cut_by_file or decode_truncated,
+            notes=tuple(notes),
+        )
+
+    def _placement(self, it: ArchiveIterator, record_start: int) -> tuple[int, int]:
+        # Asking warcio drains the rest of the record, so only after the body has been read (F8).
+        return it.get_record_offset(), it.get_record_length()
+
+
+class _Loader(ArcWarcRecordLoader):  # type: ignore[misc]
+    """warcio's loader, except that a record cut inside its HTTP headers is reported.
+
+    warcio lets that EOFError escape as "end of input", silently dropping the record (and, in a
+    plain file, everything after it); here the record is kept, flagged, and counted.
+    """
+
+    http_cut_short = False
+
+    def load_http_headers(self, rec_type: str, uri: str, stream: Any, length: Any) -> Any:
+        self.http_cut_short = False
+        try:
+            return super().load_http_headers(rec_type, uri, stream, length)
+        except EOFError:
+            self.http_cut_short = True
+            return None
+
+
+def _unread_tail(source: Any, pos: int) -> str:
+    """Describe non-blank bytes after the last record warcio read ('' when there are none)."""
+    try:
+        if not _is_seekable(source):
+            return ""
+        here = source.tell()
+        size = source.seek(0, 2)
+        if size <= pos:
+            return ""
+        source.seek(pos)
+        head = source.read(8192)
+        source.seek(here)
+    except Exception:
+        return ""
+    if head[:2] == b"\x1f\x8b":
+        text = _gunzip_prefix(head)
+        if text is not None and not text.strip():
+            return ""  # only empty gzip members are left
+    elif not head.strip():
+        return ""
+    return f"{size - pos} bytes after the last record are not a readable record (file cut short?)"
+
+
+def _gunzip_prefix(data: bytes) -> bytes | None:
+    """Decompress the gzip members at the start of ``data``; None when they do not decode."""
+    out = []
+    while data[:2] == b"\x1f\x8b":
+        d = zlib.decompressobj(31)
+        try:
+            out.append(d.decompress(data))
+        except zlib.error:
+            return None
+        if not d.eof:
+            return None if not out[-1] else b"".join(out)
+        data = d.unused_data
+    return b"".join(out) if not data.strip() else None
+
+
+def _skip_leading_blank_lines(it: ArchiveIterator) -> None:
+    """Consume blank lines before the first record so warcio does not parse an empty record.
+
+    A resynchronised gzip member may begin with the CRLFs that ended the previous record, and
+    warcio turns a blank first line into a header-less record that swallows the member.
+    """
+    skipped = 0
+    while True:
+        line = it.reader.readline()
+        if not line:
+            return
+        if line.strip():
+            it.next_line = line
+            if it.reader.decompressor is None:
+                it.offset += skipped  # plain file: the record starts after the blank lines
+            return
+        skipped += len(line)
+
+
+def _record_type(record: Any) -> str:
+    if record.format == "arc":
+        return "warcinfo" if record.rec_type == "arc_header" else "response"
+    rec_type = (record.rec_type or "").strip().lower()
+    return rec_type[:40] if rec_type else "missing"
+
+
+def _target_uri(record: Any) -> str:
+    key = "uri" if record.format == "arc" else "WARC-Target-URI"
+    return (record.rec_headers.get_header(key) or "").strip()
+
+
+def _record_id(record: Any, warc_path: str, offset: int) -> str:
+    if record.format != "arc":
+        rid = (record.rec_headers.get_header("WARC-Record-ID") or "").strip()
+        if rid:
+            return rid[:200]
+    # ARC records have no id (and warcio's arc2warc invents a random one): derive a stable one.
+    digest = hashlib.sha1(f"{warc_path}\0{offset}".encode()).hexdigest()
+    return f"<urn:warcclean:{digest}>"
+
+
+def _record_date(record: Any) -> str:
+    if record.format == "arc":
+        stamp = record.rec_headers.get_header("archive-date") or ""
+        try:
+            return timestamp_to_iso_date(stamp)
+        except Exception:
+            return stamp
+    return (record.rec_headers.get_header("WARC-Date") or "").strip()
+
+
+def _status(http: Any) -> int | None:
+    if http is None:
+        return None
+    try:
+        return int(http.get_statuscode())
+    except (TypeError, ValueError):
+        return None
+
+
+def _content_type(record: Any, http: Any) -> str | None:
+    if http is not None:
+        value = http.get_header("content-type")
+        if value is not None:
+            return value.strip()[:300]
+        return None
+    key = "content-type" if record.format == "arc" else "Content-Type"
+    value = record.rec_headers.get_header(key)
+    return value.strip()[:300] if value is not None else None
+
+
+def _http_header(http: Any, name: str) -> str | None:
+    return None if http is None else http.get_header(name)
+
+
+def _header_pairs(http: Any) -> tuple[tuple[str, str], ...]:
+    if http is None:
+        return ()
+    return tuple(
+        (str(name)[:200], str(value)[:_MAX_HEADER_VALUE])
+        for name, value in http.headers[:_MAX_HEADERS]
+    )
+
+
+def _with_note(item: RawPage | Rejected, note: str) -> RawPage | Rejected:
+    if isinstance(item, RawPage):
+        return _replace(item, notes=(*item.notes, note))
+    return _replace(item, detail=f"{item.detail}; {note}" if item.detail else note)
+
+
+def _replace(obj: Any, **changes: Any) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(obj, **changes)
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}"[:300]
+
+
+def _tell(stream: Any) -> int:
+    try:
+        return int(stream.tell())
+    except Exception:
+        return 0
+
+
+def _is_seekable(stream: Any) -> bool:
+    try:
+        if not stream.seekable():
+            return False
+        stream.tell()
+        return True
+    except Exception:
+        return False
+
+
+def _peek(stream: Any, pos: int, n: int) -> bytes:
+    stream.seek(pos)
+    data = stream.read(n)
+    stream.seek(pos)
+    return data
+
+
+def _find_next_record(stream: Any, start: int, is_gzip: bool) -> int | None:
+    """Smallest position >= start where a real record starts (validated), or None."""
+    scan_from = max(start - 1, 0)  # one byte back so a record right at ``start`` is seen
+    carry = b""
+    carry_at = scan_from
+    read_at = scan_from
+    while True:
+        stream.seek(read_at)
+        data = stream.read(_SCAN_CHUNK)
+        if not data:
+            return None
+        block = carry + data
+        block_at = carry_at
+        for cand in _candidates(block, is_gzip):
+            where = block_at + cand
+            if where >= start and _validate(stream, where, is_gzip):
+                return where
+        read_at += len(data)
+        keep = 256 if not is_gzip else 2
+        carry = block[-keep:]
+        carry_at = read_at - len(carry)
+
+
+def _candidates(block: bytes, is_gzip: bool) -> Iterator[int]:
+    if is_gzip:
+        at = block.find(_GZIP_MAGIC)
+        while at >= 0:
+            yield at
+            at = block.find(_GZIP_MAGIC, at + 1)
+    else:
+        for match in _LINE_START.finditer(block):
+            yield match.start() + 1
+
+
+def _validate(stream: Any, where: int, is_gzip: bool) -> bool:
+    stream.seek(where)
+    head = stream.read(8192)
+    if is_gzip:
+        try:
+            head = zlib.decompressobj(31).decompress(head, 4096)
+        except zlib.error:
+            return False
+        head = head.lstrip(b"\r\n")
+    return _RECORD_START.match(head) is not None

@@ -1,0 +1,137 @@
+"""The class and id cue words, and the enclosing elements' cues the segmentation gathers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.compiled import load_source
+from pipeline.html.class_cues import (
+    ANCESTOR_CUES,
+    ANCESTOR_WORDS,
+    STYLE_CUES,
+    ancestor_cue_bits,
+    ancestor_cue_names,
+)
+from pipeline.html.segment import parse, segment
+
+
+def names(bits: int) -> set[str]:
+    return {name for i, (name, _) in enumerate(ANCESTOR_CUES) if bits >> i & 1}
+
+
+def page(body: str, body_attrs: str = "") -> str:
+    return f"<html><head><title>T</title></head><body{body_attrs}>{body}</body></html>"
+
+
+def cues_by_text(html: str) -> dict[str, set[str]]:
+    return {b.text: names(b.ancestor_cues) for b in segment(html)}
+
+
+def test_the_style_cues_come_first_in_the_same_order() -> None:
+    # Bit i means the same cue in the style_* and the anc_* columns.
+    assert ANCESTOR_CUES[: len(STYLE_CUES)] == STYLE_CUES
+    assert [name for name, _ in ANCESTOR_CUES[len(STYLE_CUES) :]] == ["review", "tooltip"]
+
+
+@pytest.mark.parametrize(
+    ("value", "want"),
+    [
+        ("site-footer__links", {"footer"}),
+        ("Main-NAV", {"content", "nav"}),  # "main" names content
+        ("CustomerReviews", set()),  # one piece, "customerreviews"
+        ("customer-reviews js-tooltip", {"review", "tooltip"}),
+        ("footer2 navx", set()),  # whole pieces only
+        ("", set()),
+        ("\u212aomment", set()),  # KELVIN SIGN lower-cases to an ASCII "k": "komment"
+        ("\u00e9-comment caf\u00e9", {"comment"}),  # non-ASCII letters separate pieces
+    ],
+)
+def test_ancestor_cue_bits(value: str, want: set[str]) -> None:
+    assert names(ancestor_cue_bits(value)) == want
+
+
+def test_names_of_the_bits_in_table_order() -> None:
+    assert ancestor_cue_names(0) == []
+    bits = ancestor_cue_bits("tooltip footer nav")
+    assert ancestor_cue_names(bits) == ["nav", "footer", "tooltip"]
+    assert ancestor_cue_names(2 ** len(ANCESTOR_CUES) - 1) == [n for n, _ in ANCESTOR_CUES]
+
+
+def test_long_values_are_read_but_not_cached() -> None:
+    # Distinct long class strings (generated CSS names) must not pile up in a worker's cache.
+    cache = ancestor_cue_bits.cache
+    # A full cache would not grow either: start from an empty one, whatever ran before.
+    cache.cache_clear()
+    short, long = "site-footer uncached-probe-7f3", "site-footer " + "x" * 300
+    before = cache.cache_info().currsize
+    assert names(ancestor_cue_bits(long)) == {"footer"}
+    assert cache.cache_info().currsize == before
+    assert names(ancestor_cue_bits(short)) == {"footer"}
+    assert cache.cache_info().currsize == before + 1
+
+
+_VALUE = st.lists(
+    st.one_of(st.sampled_from(sorted(ANCESTOR_WORDS)), st.text(max_size=6)), max_size=6
+).map(lambda parts: "-".join(parts))
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VALUE)
+def test_ancestor_cue_bits_is_a_lookup_of_every_piece(value: str) -> None:
+    pieces = re.split(r"[^a-z0-9]+", value.lower())
+    want = {ANCESTOR_CUES[ANCESTOR_WORDS[p]][0] for p in pieces if p in ANCESTOR_WORDS}
+    assert names(ancestor_cue_bits(value)) == want
+
+
+def test_enclosing_classes_and_ids_name_a_block_but_its_own_do_not() -> None:
+    html = page(
+        "<div class='site-footer'><section id=Site-Menu><p class=comment>inner</p></section></div>"
+        "<p class=sidebar>free</p>"
+    )
+    assert cues_by_text(html) == {"inner": {"footer", "nav"}, "free": set()}
+
+
+def test_the_root_is_not_read_and_the_body_is() -> None:
+    html = page("<p>x</p>", " class='single-post has-sidebar'").replace(
+        "<html>", "<html class='no-js nav-footer'>"
+    )
+    assert cues_by_text(html) == {"x": {"content", "sidebar"}}
+
+
+def test_text_after_a_nested_block_has_its_own_elements_ancestors() -> None:
+    # "tail" is the outer card's block: its ancestors are the review list's, without the card.
+    html = page("<div class=reviews><div class=card><p>a</p>tail</div></div><p>out</p>")
+    assert cues_by_text(html) == {"a": {"review", "list"}, "tail": {"review"}, "out": set()}
+
+
+def test_an_unwrapped_form_and_inline_elements_count() -> None:
+    html = page(
+        "<form class=newsletter-form><p>sign</p></form>"
+        "<a class=product-card href=/x><div>linked card</div></a>"
+        "<div class=sidebar><p>a<br><br>b</p></div>"
+    )
+    assert cues_by_text(html) == {
+        "sign": {"subscribe"},
+        "linked card": {"list"},
+        "a": {"sidebar"},
+        "b": {"sidebar"},
+    }
+
+
+def test_the_python_walk_gives_the_same_cues() -> None:
+    source = load_source("pipeline.html.walk")
+    html = page(
+        "<div id=comments class='Comment-Area'><div class='x-tooltip'><p>deep</p></div>"
+        "<ul class=menu><li>one</li></ul></div>"
+    )
+    tree = parse(html)
+    got = source.walk(tree.root, None, False, None)
+    assert got == segment(html)
+    assert {b.text: names(b.ancestor_cues) for b in got} == {
+        "deep": {"comment", "tooltip"},
+        "one": {"comment", "nav"},
+    }

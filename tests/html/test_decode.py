@@ -1,0 +1,512 @@
+"""Decoding HTML bytes as a browser would, with the bytes' evidence overruling wrong labels."""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.html.decode import (
+    LABELS,
+    MIN_UTF8_SEQUENCES_VS_CJK,
+    charset_from_content_type,
+    decode_html,
+    normalize_label,
+    prescan,
+)
+from pipeline.types import Decoded
+
+SOURCES = re.compile(
+    r"(bom|http|meta|detected|fallback"
+    r"|(http|meta)-overridden:(utf8-valid|utf8-invalid|not-utf16))(\+repaired:double-utf8)?"
+)
+
+
+def decoded(body: bytes, content_type: str | None = None, **kw: bool) -> Decoded:
+    """decode_html plus the invariants every result must satisfy."""
+    result = decode_html(body, content_type, **kw)
+    assert isinstance(result.html, str)
+    codecs.lookup(result.encoding)  # a name Python's codecs accept
+    assert SOURCES.fullmatch(result.source), result.source
+    return result
+
+
+# --- labels -------------------------------------------------------------------------------------
+
+
+def test_every_label_maps_to_a_python_codec() -> None:
+    assert len(LABELS) > 200
+    for label, codec in LABELS.items():
+        assert label == label.strip().lower()
+        codecs.lookup(codec)
+
+
+@pytest.mark.parametrize(
+    ("label", "codec"),
+    [
+        ("latin-1", None),  # not a WHATWG label (only "latin1" is)
+        ("latin1", "windows-1252"),
+        ("ISO-8859-1", "windows-1252"),
+        ("us-ascii", "windows-1252"),
+        ("ascii", "windows-1252"),
+        ("  UTF8\t", "utf-8"),
+        ("gb2312", "gbk"),
+        ("x-gbk", "gbk"),
+        ("GB18030", "gb18030"),
+        ("x-sjis", "cp932"),
+        ("Shift_JIS", "cp932"),
+        ("windows-31j", "cp932"),
+        ("euc-kr", "cp949"),
+        ("ks_c_5601-1987", "cp949"),
+        ("big5", "cp950"),
+        ("iso-8859-9", "windows-1254"),
+        ("tis-620", "cp874"),
+        ("iso-8859-8-i", "iso-8859-8"),
+        ("utf-16", "utf-16-le"),
+        ("Big5_Solaris", None),
+        ("iso-2022-kr", None),  # WHATWG "replacement": refused
+        ("x-user-defined", None),
+        ("", None),
+    ],
+)
+def test_normalize_label(label: str, codec: str | None) -> None:
+    assert normalize_label(label) == codec
+
+
+@pytest.mark.parametrize(
+    ("header", "charset"),
+    [
+        ("text/html; charset=UTF-8", "UTF-8"),
+        ('text/html; charset="utf-8"', "utf-8"),
+        ("TEXT/HTML;CHARSET=iso-8859-1", "iso-8859-1"),
+        ("text/html; foo=bar; Charset = koi8-r ; q=1", "koi8-r"),
+        ("text/html; charset='windows-1251'", "windows-1251"),
+        ('text/html; foo="a;b,charset=x"; charset=gbk', "gbk"),
+        ("text/html;charset=Big5_Solaris", "Big5_Solaris"),
+        ("text/html charset=utf-8", "utf-8"),  # missing ';' as some servers send it
+        ("text/html; charset=utf-8, text/html", "utf-8"),  # same essence keeps the charset
+        ("text/html; charset=utf-8, text/plain", None),  # a later type resets it
+        ("text/html; charset=utf-8, text/html; charset=koi8-r", "koi8-r"),
+        ("text/html; charset=", None),
+        ("text/html", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_charset_from_content_type(header: str | None, charset: str | None) -> None:
+    assert charset_from_content_type(header) == charset
+
+
+# --- 1. BOM -------------------------------------------------------------------------------------
+
+
+def test_bom_wins_over_http_and_meta() -> None:
+    body = codecs.BOM_UTF8 + '<meta charset="koi8-r"><p>café</p>'.encode()
+    result = decoded(body, "text/html; charset=windows-1252")
+    assert (result.html, result.encoding, result.source) == (
+        '<meta charset="koi8-r"><p>café</p>',
+        "utf-8",
+        "bom",
+    )
+
+
+@pytest.mark.parametrize(
+    ("bom", "codec"), [(codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")]
+)
+def test_utf16_boms(bom: bytes, codec: str) -> None:
+    result = decoded(bom + "<p>naïve ☃</p>".encode(codec), "text/html; charset=utf-8")
+    assert (result.html, result.encoding, result.source) == ("<p>naïve ☃</p>", codec, "bom")
+
+
+# --- 2. HTTP ------------------------------------------------------------------------------------
+
+
+def test_http_wins_over_meta() -> None:
+    body = '<meta charset="koi8-r"><p>Привет</p>'.encode("windows-1251")
+    result = decoded(body, 'text/html; charset="windows-1251"')
+    assert (result.html, result.encoding, result.source) == (
+        '<meta charset="koi8-r"><p>Привет</p>',
+        "windows-1251",
+        "http",
+    )
+
+
+def test_latin1_label_means_windows_1252() -> None:
+    result = decoded(b"<p>\x80 5, caf\xe9</p>", "text/html; charset=ISO-8859-1")
+    assert (result.html, result.encoding, result.source) == (
+        "<p>€ 5, café</p>",
+        "windows-1252",
+        "http",
+    )
+
+
+def test_gb2312_label_decodes_as_gbk() -> None:
+    # 0x80 is not GB2312 and 碁 (B6 5D) is GBK-only: the label means GBK, as in browsers.
+    body = "<p>你好，碁</p>".encode("gbk")
+    result = decoded(body, "text/html; charset=gb2312")
+    assert (result.html, result.encoding, result.source) == ("<p>你好，碁</p>", "gbk", "http")
+
+
+def test_gbk_label_with_gb18030_only_characters_uses_gb18030() -> None:
+    body = "<p>中\U00020000</p>".encode("gb18030")  # a four-byte GB18030 sequence
+    result = decoded(body, "text/html; charset=gbk")
+    assert (result.html, result.encoding) == ("<p>中\U00020000</p>", "gb18030")
+
+
+def test_shift_jis_label_decodes_windows_extensions() -> None:
+    body = "<p>①髙</p>".encode("cp932")  # NEC/IBM extensions absent from strict Shift_JIS
+    result = decoded(body, "text/html; charset=shift_jis")
+    assert (result.html, result.encoding) == ("<p>①髙</p>", "cp932")
+
+
+# --- 3. meta / XML prescan ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("head", "codec"),
+    [
+        (b'<meta charset="windows-1251">', "windows-1251"),
+        (b"<META CHARSET=koi8-r>", "koi8-r"),
+        (b"<meta charset='iso-8859-2'/>", "iso-8859-2"),
+        (b'<meta http-equiv="Content-Type" content="text/html; charset=Big5">', "cp950"),
+        (b"<META http-equiv=Content-Type content='text/html;charset=\"euc-kr\"'>", "cp949"),
+        (b'<meta content="text/html; charset=gbk" http-equiv="content-type">', "gbk"),
+        # content without http-equiv is not a declaration
+        (b'<meta content="text/html; charset=gbk"><meta charset=koi8-r>', "koi8-r"),
+        # comments and other tags' attribute values are skipped
+        (b"<!-- <meta charset=gbk> --><meta charset=koi8-r>", "koi8-r"),
+        (b'<div title="<meta charset=gbk>"><meta charset=koi8-r>', "koi8-r"),
+        # an unknown label is passed over and scanning goes on
+        (b"<meta charset=Big5_Solaris><meta charset=big5>", "cp950"),
+        # the first attribute of a name wins
+        (b"<meta charset=koi8-r charset=gbk>", "koi8-r"),
+        # a declared UTF-16 means UTF-8
+        (b'<meta charset="utf-16">', "utf-8"),
+        (b'<?xml version="1.0" encoding="ISO-8859-2"?><html>', "iso-8859-2"),
+        (b'<?xml version="1.0" encoding="utf-16"?>', "utf-8"),
+        (b'<?xml version="1.0" encoding="gbk"?><meta charset="koi8-r">', "koi8-r"),
+        (b"<meta name=charset content=gbk><p>nothing</p>", None),
+        (b"<meta charset=", None),
+        (b"<!-- unterminated <meta charset=gbk>", None),
+        (b"", None),
+    ],
+)
+def test_prescan(head: bytes, codec: str | None) -> None:
+    assert prescan(head) == codec
+
+
+def test_meta_http_equiv_used_without_http_charset() -> None:
+    body = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251">'
+    body += "<p>Привет, мир</p>"
+    result = decoded(body.encode("windows-1251"), "text/html")
+    assert (result.encoding, result.source) == ("windows-1251", "meta")
+    assert "Привет, мир" in result.html
+
+
+def test_xml_declaration_used() -> None:
+    body = '<?xml version="1.0" encoding="ISO-8859-2"?>\n<html><p>Łódź</p></html>'.encode(
+        "iso-8859-2"
+    )
+    result = decoded(body)
+    assert (result.encoding, result.source) == ("iso-8859-2", "meta")
+    assert "Łódź" in result.html
+
+
+def test_meta_beyond_prescan_window_is_not_seen() -> None:
+    body = (
+        b"<!-- " + b"x" * 5000 + b" -->" + '<meta charset="koi8-r"><p>Привет</p>'.encode("koi8-r")
+    )
+    assert decoded(body).source == "detected"
+
+
+# --- real-world shapes (shared/warcs/real, rebuilt here as bytes) -------------------------------
+
+
+def test_unknown_http_label_falls_through_to_meta_big5() -> None:
+    # jwat invalid-warcfile-encoding-headers.warc.gz: BnF 2014 crawl of a Taiwanese bank, HTTP
+    # 'text/html;charset=Big5_Solaris', meta Big5, body starting with blank CRLF lines.
+    title = "中國信託法人信託部-紀念品"
+    body = (
+        b" \r\n" * 11
+        + b"      \r\n<html>\r\n<head>\r\n<title>"
+        + title.encode("big5")
+        + b'</title>\r\n  <META http-equiv=Content-Type content="text/html; charset=Big5">\r\n'
+        + b'  <META http-equiv="Pragma" content="no-cache">\r\n</head><body><p>'
+        + "股票股利與現金股利發放歷史".encode("big5")
+        + b"</p></body></html>"
+    )
+    result = decoded(body, "text/html;charset=Big5_Solaris")
+    assert (result.encoding, result.source) == ("cp950", "meta")
+    assert f"<title>{title}</title>" in result.html
+    assert "股票股利與現金股利發放歷史" in result.html
+    assert "\ufffd" not in result.html
+
+
+def _archive_org_page(text: bytes) -> bytes:
+    # jwat IAH-20080430204825 (archive.org, 2008): HTTP says UTF-8, no meta, windows-1252 bytes.
+    return (
+        b'<html><head>\n <link rel="stylesheet" href="/stylesheets/archive.css" type="text/css"/>\n'
+        b"   <title>Internet Archive Forums</title>\n</head>\n<body>\n"
+        + b"<p>The forums of the Internet Archive, where patrons discuss the collections.</p>\n"
+        * 20
+        + text
+        + b"\n</body></html>"
+    )
+
+
+def test_http_utf8_with_windows_1252_bytes_falls_through_to_detection() -> None:
+    body = _archive_org_page(
+        b'<a href="/details/netcafe#forum">Net Caf\xe9 Forum</a>\n'
+        b"<p>in ways consistent with this Agreement \x97 no other access, \xa7\xa71280 et seq.</p>"
+    )
+    result = decoded(body, "text/html; charset=UTF-8")
+    assert (result.encoding, result.source) == ("windows-1252", "http-overridden:utf8-invalid")
+    assert "Net Café Forum" in result.html
+    assert "Agreement — no other access, §§1280" in result.html
+    assert "\ufffd" not in result.html
+
+
+def test_http_utf8_invalid_falls_through_to_meta() -> None:
+    body = b'<meta charset="iso-8859-15"><p>Pr\xe9sident: 10 \xa4</p>'
+    result = decoded(body, "text/html; charset=utf-8")
+    assert result.html.endswith("<p>Président: 10 €</p>")
+    assert (result.encoding, result.source) == ("iso-8859-15", "http-overridden:utf8-invalid")
+
+
+def test_mostly_utf8_page_with_a_corrupt_byte_stays_utf8() -> None:
+    body = "<p>Ünïcödé text, “quoted” — fine</p>".encode() + b"<p>one stray \xff byte</p>"
+    result = decoded(body, "text/html; charset=utf-8")
+    assert (result.encoding, result.source) == ("utf-8", "http")
+    assert "“quoted” — fine" in result.html
+    assert result.html.count("\ufffd") == 1
+
+
+def test_utf8_declared_gbk_bytes_fall_through_to_detection() -> None:
+    # A GBK page whose server claims UTF-8: ~20 % of its characters form valid UTF-8 by chance.
+    text = (
+        "<p>" + "中华人民共和国是工人阶级领导的、以工农联盟为基础的人民民主专政的社会主义国家。" * 4
+    )
+    result = decoded(text.encode("gbk"), "text/html; charset=utf-8")
+    assert result.source == "http-overridden:utf8-invalid"
+    assert result.encoding in {"gbk", "gb18030"}
+    assert "中华人民共和国" in result.html
+
+
+@pytest.mark.parametrize("where", ["http", "meta"])
+@pytest.mark.parametrize("label", ["iso-8859-1", "windows-1252", "us-ascii", "koi8-r"])
+def test_valid_utf8_declared_single_byte_is_utf8(where: str, label: str) -> None:
+    # Four wcxb-dev pages declare iso-8859-1/windows-1252 and are UTF-8.
+    html = "<p>Café déjà vu — “smart quotes”</p>"
+    body = (f'<meta charset="{label}">' if where == "meta" else "") + html
+    result = decoded(body.encode(), f"text/html; charset={label}" if where == "http" else None)
+    assert (result.encoding, result.source) == ("utf-8", f"{where}-overridden:utf8-valid")
+    assert result.html.endswith(html)
+
+
+def test_ascii_page_keeps_its_legacy_label() -> None:
+    result = decoded(b"<p>plain</p>", "text/html; charset=iso-8859-1")
+    assert (result.html, result.encoding, result.source) == ("<p>plain</p>", "windows-1252", "http")
+
+
+def test_valid_utf8_overrules_cjk_label_only_with_enough_evidence() -> None:
+    chars = "中文網頁編碼測試"
+    assert len(chars) >= MIN_UTF8_SEQUENCES_VS_CJK
+    many = f"<p>{chars}</p>".encode()
+    result = decoded(many, "text/html; charset=gbk")
+    assert (result.html, result.source) == ("<p>中文網頁編碼測試</p>", "http-overridden:utf8-valid")
+    # Two characters can be valid UTF-8 by chance: the declaration stands.
+    assert decoded("<p>中文</p>".encode(), "text/html; charset=gbk").source == "http"
+
+
+def test_utf16_declarations() -> None:
+    text = "<p>naïve</p>"
+    real = decoded(text.encode("utf-16-le"), "text/html; charset=utf-16")
+    assert (real.html, real.encoding, real.source) == (text, "utf-16-le", "http")
+    wrong = decoded(text.encode(), "text/html; charset=utf-16")
+    assert (wrong.html, wrong.encoding, wrong.source) == (
+        text,
+        "utf-8",
+        "http-overridden:not-utf16",
+    )
+
+
+# --- 4./5. detection and fallback --------------------------------------------------------------
+
+
+def test_no_declaration_valid_utf8_is_detected_utf8() -> None:
+    result = decoded("<p>Ελληνικά και 日本語</p>".encode())
+    assert (result.encoding, result.source) == ("utf-8", "detected")
+
+
+@pytest.mark.parametrize("codec", ["windows-1251", "koi8-r"])
+def test_no_declaration_cyrillic_is_detected(codec: str) -> None:
+    text = "<p>" + "Съешь же ещё этих мягких французских булок, да выпей чаю. " * 6 + "</p>"
+    result = decoded(text.encode(codec))
+    assert (result.html, result.encoding, result.source) == (text, codec, "detected")
+
+
+def test_no_declaration_western_page_prefers_windows_1252() -> None:
+    text = "<p>" + "Le cœur déçu mais l'âme plutôt naïve, Louÿs rêva de crapaüter en canoë. " * 4
+    result = decoded(text.encode("windows-1252"))
+    assert (result.html, result.encoding, result.source) == (text, "windows-1252", "detected")
+
+
+def test_empty_body() -> None:
+    assert decoded(b"") == Decoded("", "utf-8", "detected")
+
+
+GARBAGE = [
+    bytes(range(256)) * 4,
+    b"\x00" * 1000,
+    b"\xff\xfe",
+    b"\xfe\xff\xd8",
+    b"\xef\xbb",
+    b"<meta charset=\xff\xfe\x00>" + bytes(range(128, 256)),
+    b'<meta http-equiv=content-type content="charset=\x81\x82',
+    b"<!--" + b"\x80" * 5000,
+    b"<" * 3000 + b"\xc3",
+    b"<?xml version='1.0' encoding='\xe9'?>\xe9\xe9",
+    b'<div title="' + b"<meta charset=gbk>" * 300,
+]
+
+
+@pytest.mark.parametrize("body", GARBAGE)
+@pytest.mark.parametrize(
+    "header", [None, "text/html; charset=utf-8", "text/html; charset=gbk", ";;=\"'"]
+)
+def test_binary_garbage_never_raises(body: bytes, header: str | None) -> None:
+    decoded(body, header)
+
+
+def test_undecodable_garbage_falls_back_to_utf8_with_replacement() -> None:
+    result = decoded(bytes(range(256)) * 4)
+    assert (result.encoding, result.source) == ("utf-8", "fallback")
+    assert "\ufffd" in result.html
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.binary(max_size=3000), header=st.one_of(st.none(), st.text(max_size=60)))
+def test_arbitrary_bytes_and_headers_never_raise(body: bytes, header: str | None) -> None:
+    decoded(body, header)
+
+
+_FRAGMENTS = st.sampled_from(
+    [
+        b"<meta charset=",
+        b'<meta http-equiv="content-type" content="text/html; charset=',
+        b'"',
+        b"'",
+        b">",
+        b"<!--",
+        b"-->",
+        b"<?xml version='1.0' encoding='",
+        b"utf-8",
+        b"utf-16",
+        b"gbk",
+        b"big5",
+        b"iso-8859-1",
+        b"\xef\xbb\xbf",
+        b"\xc3\xa9",
+        b"\xc3\x83\xc2\xa9",
+        b"\xe9",
+        b"\x00",
+        b" ",
+        b"<p>",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    parts=st.lists(_FRAGMENTS, max_size=30),
+    header=st.sampled_from(
+        [None, "text/html", "text/html; charset=utf-8", "text/html; charset=latin1"]
+    ),
+)
+def test_markup_like_bytes_never_raise(parts: list[bytes], header: str | None) -> None:
+    decoded(b"".join(parts), header)
+
+
+# --- double UTF-8 repair -----------------------------------------------------------------------
+
+
+def _misread_as_windows_1252(text: str) -> str:
+    """What a WHATWG windows-1252 decoder makes of UTF-8 (undefined bytes become C1 controls)."""
+    return "".join(
+        chr(b) if b in b"\x81\x8d\x8f\x90\x9d" else bytes([b]).decode("cp1252")
+        for b in text.encode("utf-8")
+    )
+
+
+def test_double_encoded_utf8_is_repaired() -> None:
+    text = "<p>Café déjà vu, don’t “quote” me — 25°C\u00a0©</p>"
+    twice = _misread_as_windows_1252(text).encode("utf-8")
+    result = decoded(twice, "text/html; charset=utf-8")
+    assert (result.html, result.source) == (text, "http+repaired:double-utf8")
+    browser = decoded(twice, "text/html; charset=utf-8", repair=False)
+    assert (browser.source, browser.html) == ("http", _misread_as_windows_1252(text))
+
+
+def test_double_encoding_with_cp1252_holes_is_repaired() -> None:
+    # WHATWG windows-1252 maps the undefined 0x9D of ” (E2 80 9D) to U+009D.
+    once_misread = "<p>â€œquotedâ€\x9d and rÃ©sumÃ©</p>"
+    result = decoded(once_misread.encode("utf-8"))
+    assert (result.html, result.source) == (
+        "<p>“quoted” and résumé</p>",
+        "detected+repaired:double-utf8",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<p>Ã© alone</p>",  # one repairable character is not evidence enough
+        "<p>CafÃ© but also 日本</p>",  # a genuine character outside windows-1252
+        "<p>château and Ã©tÃ©</p>",  # genuine â before the mojibake
+        "<p>Âge, Ãœber</p>",  # genuine capitals followed by ASCII
+    ],
+)
+def test_genuine_text_is_not_repaired(text: str) -> None:
+    result = decoded(text.encode("utf-8"))
+    assert (result.html, result.source) == (text, "detected")
+
+
+# --- real pages ---------------------------------------------------------------------------------
+
+_MOJIBAKE = re.compile("Ã[\u0080-\u00bf]|â€|â\u0080|Â[\u00a0-\u00bf]")
+
+
+@pytest.mark.shared
+def test_wcxb_pages_decode_cleanly(wcxb_dir: Path) -> None:
+    pages = sorted((wcxb_dir / "html").glob("*.html.gz"))
+    assert len(pages) == 1358
+    introduced_fffd = with_fffd = with_mojibake = 0
+    sources: dict[str, int] = {}
+    for path in pages:
+        body = gzip.decompress(path.read_bytes())
+        result = decoded(body)
+        sources[result.source] = sources.get(result.source, 0) + 1
+        fffd = result.html.count("\ufffd")
+        with_fffd += fffd > 0
+        # Every page here is valid UTF-8: a U+FFFD not spelled out in the bytes is our fault.
+        introduced_fffd += fffd > 0 and fffd != body.count(b"\xef\xbf\xbd")
+        # (the one-character searches spare the slow regex on most pages)
+        suspicious = "Ã" in result.html or "Â" in result.html or "â" in result.html
+        with_mojibake += suspicious and bool(_MOJIBAKE.search(result.html))
+    print(
+        f"\nwcxb-dev decode: {len(pages)} pages, sources {dict(sorted(sources.items()))}, "
+        f"with U+FFFD {with_fffd} (introduced by decoding {introduced_fffd}), "
+        f"with mojibake {with_mojibake}"
+    )
+    assert introduced_fffd == 0
+    # Measured: 2 pages hold a literal U+FFFD in their bytes; 9 keep mojibake after repair
+    # (mixed or triple encodings, JavaScript strings, an article about mojibake) and 24 without
+    # it, so a bound of 1.2 % fails if the repair stops working.
+    assert with_fffd <= 0.005 * len(pages)
+    assert with_mojibake <= 0.012 * len(pages)
+    assert sources.get("meta-overridden:utf8-valid", 0) >= 4

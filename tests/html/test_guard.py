@@ -1,0 +1,211 @@
+"""Per-page guards: the pre-parse estimate, the cooperative deadline and the sandbox child."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pipeline.clean import clean_decoded, clean_html
+from pipeline.config import Limits
+from pipeline.errors import PageTimeout, PageTooComplex
+from pipeline.html.guard import (
+    DEPTH_SCAN_MIN_TAGS,
+    Deadline,
+    PageEstimate,
+    check_nodes,
+    estimate,
+    needs_isolation,
+    nesting_depth,
+)
+from pipeline.html.segment import segment
+from pipeline.sandbox import SandboxError, _parse_reply, result_from_json, result_to_json
+from pipeline.types import Decoded
+
+ARTICLE = (
+    "<html><head><title>River</title></head><body><div class='nav'><a href='/'>Home</a></div>"
+    "<p>The river runs through the old town, and the people who live along its banks have "
+    "always said that it is the reason the town exists at all. They tell the story to anyone "
+    "who will listen, and most of the visitors who come here in the summer have heard it by "
+    "the time they leave, whether they wanted to hear it or not.</p>"
+    "<p>Every spring the water rises, and every spring the people move their boats up the "
+    "bank, as their parents and grandparents did before them. Nobody in the town can remember "
+    "a year when the water did not come, and nobody expects such a year to come soon.</p>"
+    "</body></html>"
+)
+
+
+def deep(n: int, tag: str = "div", inner: str = "<p>deep text here</p>") -> str:
+    return f"<html><body>{f'<{tag}>' * n}{inner}{f'</{tag}>' * n}</body></html>"
+
+
+# --- estimate -----------------------------------------------------------------------------
+
+
+def test_nesting_depth_counts_open_elements_and_ignores_void_tags() -> None:
+    assert nesting_depth("<div><p>a</p><p>b<br><img src=x></p></div>") == 2
+    assert nesting_depth("<div>" * 50 + "</div>" * 50) == 50
+    # Stray end tags never drive the depth negative (so later opens still count from 0).
+    assert nesting_depth("</div></div><b><i>x") == 2
+    # "<" in text and comments are not tags.
+    assert nesting_depth("a < b and <!-- <div> --> 1<2") == 1  # the commented <div> counts
+    assert nesting_depth("a < b, 3 <4") == 0
+
+
+def test_estimate_skips_the_depth_scan_for_small_pages() -> None:
+    small = estimate(deep(100))
+    assert small.max_depth == 0 and small.tags == 2 * 100 + 6
+    big = estimate(deep(DEPTH_SCAN_MIN_TAGS // 2 + 10))
+    assert big.max_depth >= DEPTH_SCAN_MIN_TAGS // 2 + 10
+
+
+def test_check_nodes_rejects_before_parsing_and_none_disables() -> None:
+    est = PageEstimate(tags=1001, max_depth=0)
+    with pytest.raises(PageTooComplex, match="1001 tags"):
+        check_nodes(est, 1000)
+    check_nodes(est, 1001)
+    check_nodes(est, None)
+
+
+def test_needs_isolation_only_above_the_configured_depth() -> None:
+    assert needs_isolation(PageEstimate(20_000, 3000), 2000)
+    assert not needs_isolation(PageEstimate(20_000, 2000), 2000)
+    assert not needs_isolation(PageEstimate(20_000, 10**6), None)
+
+
+# --- deadline -----------------------------------------------------------------------------
+
+
+def test_deadline_without_budget_never_expires() -> None:
+    d = Deadline(None)
+    assert d.remaining() is None and not d.expired()
+    d.check("anything")
+
+
+def test_deadline_raises_once_spent() -> None:
+    d = Deadline(0.01)
+    time.sleep(0.02)
+    assert d.expired() and d.remaining() == 0.0
+    with pytest.raises(PageTimeout, match="during parse"):
+        d.check("parse")
+
+
+def test_segmentation_walk_checks_the_deadline() -> None:
+    spent = Deadline(0.001)
+    time.sleep(0.01)
+    html = "<body>" + "<p>word</p>" * 5000 + "</body>"
+    with pytest.raises(PageTimeout, match="segmentation"):
+        segment(html, deadline=spent)
+    assert len(segment(html, deadline=Deadline(60))) == 5000
+
+
+def test_spent_deadline_rejects_the_page_between_stages() -> None:
+    spent = Deadline(0.001)
+    time.sleep(0.01)
+    with pytest.raises(PageTimeout):
+        clean_decoded(Decoded(ARTICLE, "utf-8", "str"), deadline=spent)
+
+
+# --- limits -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"max_nodes": -1},
+        {"max_blocks": 1.5},
+        {"max_seconds": 0},
+        {"isolate_depth": True},
+        {"isolate_memory_bytes": -5},
+    ],
+)
+def test_limits_reject_nonsense_values(kwargs: dict) -> None:
+    with pytest.raises(ValueError, match="Limits"):
+        Limits(**kwargs)
+
+
+def test_normal_page_is_unchanged_by_the_guards() -> None:
+    guarded = clean_html(ARTICLE)
+    unguarded = clean_html(
+        ARTICLE, limits=Limits(max_nodes=None, max_blocks=None, max_seconds=None)
+    )
+    assert guarded == unguarded
+    assert "river runs" in guarded.text
+
+
+def test_too_many_blocks_is_too_complex() -> None:
+    with pytest.raises(PageTooComplex, match="blocks"):
+        clean_html(ARTICLE, limits=Limits(max_blocks=1))
+
+
+# --- sandbox ------------------------------------------------------------------------------
+
+
+def test_result_json_round_trip_is_exact() -> None:
+    for cleaner in ("justext", "bte"):
+        result = clean_html(ARTICLE, cleaner=cleaner)
+        assert result_from_json(result_to_json(result)) == result
+
+
+@pytest.mark.timeout(60)
+def test_deep_page_is_cleaned_in_the_sandbox_with_the_same_result() -> None:
+    html = deep(DEPTH_SCAN_MIN_TAGS // 2 + 500, inner=ARTICLE.split("<body>")[1])
+    in_process = clean_html(html, limits=Limits(isolate_depth=None))
+    isolated = clean_html(html, limits=Limits(isolate_depth=100))
+    assert isolated == in_process
+    assert "river runs" in isolated.text
+
+
+@pytest.mark.timeout(60)
+def test_sandbox_cleans_with_the_pages_url() -> None:
+    html = deep(DEPTH_SCAN_MIN_TAGS // 2 + 500, inner=ARTICLE.split("<body>")[1])
+    url = "https://shop.example.com/products/river-socks"
+    in_process = clean_html(html, url=url, limits=Limits(isolate_depth=None))
+    isolated = clean_html(html, url=url, limits=Limits(isolate_depth=100))
+    assert isolated == in_process
+    # the default cleaner reads the URL, so dropping it on the way would show in the scores
+    without = clean_html(html, limits=Limits(isolate_depth=None))
+    assert [lb.score for lb in without.blocks] != [lb.score for lb in in_process.blocks]
+
+
+@pytest.mark.timeout(60)
+def test_sandbox_is_killed_at_the_deadline() -> None:
+    html = deep(100_000)
+    started = time.monotonic()
+    with pytest.raises(PageTimeout, match="killed"):
+        clean_html(html, limits=Limits(max_seconds=1.0))
+    # Bounded by the budget plus the estimate and the kill, not by the 40 s parse.
+    assert time.monotonic() - started < 30
+
+
+def test_sandbox_reports_caps_and_errors_from_the_child() -> None:
+    with pytest.raises(PageTooComplex, match="blocks"):
+        _parse_reply(b'{"ok": false, "error": "PageTooComplex", "message": "9 blocks"}', b"", 0)
+    with pytest.raises(PageTooComplex, match="more memory than the sandbox allows: over"):
+        _parse_reply(b'{"ok": false, "error": "MemoryError", "message": "over"}', b"", 0)
+    with pytest.raises(SandboxError, match="KeyError: 'x'"):
+        _parse_reply(b'{"ok": false, "error": "KeyError", "message": "\'x\'"}', b"", 0)
+    with pytest.raises(SandboxError, match="exited with -9 and no reply: boom"):
+        _parse_reply(b"", b"boom", -9)
+
+
+@pytest.mark.timeout(60)
+def test_sandbox_child_applies_the_block_cap() -> None:
+    html = deep(DEPTH_SCAN_MIN_TAGS // 2 + 500, inner=ARTICLE.split("<body>")[1])
+    with pytest.raises(PageTooComplex, match="blocks"):
+        clean_html(html, limits=Limits(isolate_depth=100, max_blocks=1))
+
+
+@pytest.mark.timeout(120)
+def test_sandbox_child_is_capped_in_memory() -> None:
+    # Deep enough to be isolated; a million paragraphs need far more than 300 MB to parse
+    # (a child with its imports starts near 150 MB of address space).
+    html = "<html><body>" + "<div>" * 300 + "<p>many words here</p>" * 1_000_000
+    limits = Limits(
+        isolate_depth=100, max_nodes=None, max_blocks=None, isolate_memory_bytes=300_000_000
+    )
+    with pytest.raises(PageTooComplex, match="more memory than the sandbox allows"):
+        clean_html(html, limits=limits)
+    # The cap is on the child only: a small deep page under the same cap is cleaned.
+    small = deep(DEPTH_SCAN_MIN_TAGS // 2 + 500, inner=ARTICLE.split("<body>")[1])
+    assert "river runs" in clean_html(small, limits=limits).text

@@ -1,0 +1,280 @@
+"""The Parquet sink: schema, atomic files, bounded buffers, re-runs, and every reader we promise."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import fsspec
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.output.sink import (
+    DOCS_SCHEMA,
+    REJECTS_SCHEMA,
+    SCHEMA_VERSION,
+    OutputPaths,
+    PartitionedParquetSink,
+    doc_row,
+    partition_language,
+    read_marker,
+    reject_row,
+    write_marker,
+)
+from pipeline.types import (
+    Block,
+    CfClass,
+    CleanResult,
+    LabeledBlock,
+    LangGuess,
+    RawPage,
+    Rejected,
+    Verdict,
+)
+
+
+def make_page(n: int, warc_path: str = "in/a.warc.gz") -> RawPage:
+    return RawPage(
+        warc_path=warc_path,
+        record_id=f"<urn:uuid:{n:04d}>",
+        record_type="response",
+        warc_offset=1000 * n,
+        warc_length=900,
+        url=f"https://example.com/{n}",
+        warc_date="2024-01-02T03:04:05Z",
+        http_status=200,
+        content_type="text/html",
+        http_headers=(("Content-Type", "text/html"),),
+        body=b"<p>x</p>",
+        truncated=n % 2 == 0,
+    )
+
+
+def make_result(n: int, lang: str) -> CleanResult:
+    good = Block(0, f"Main text number {n}.", "p", "html.body.p", "", False, 20, 4, 0, 1, 7)
+    bad = Block(1, "Home | Contact", "a", "html.body.nav.a", "", False, 14, 3, 14, 2, 20)
+    blocks = (
+        LabeledBlock(good, Verdict.GOOD, CfClass.GOOD, 0.9, 0.4),
+        LabeledBlock(bad, Verdict.BAD, None, None, None),
+    )
+    return CleanResult(
+        text=good.text,
+        blocks=blocks,
+        language=LangGuess(lang, 0.99),
+        encoding="utf-8",
+        encoding_source="http",
+        cleaner="justext",
+        stoplist=lang,
+    )
+
+
+def make_doc(n: int, lang: str) -> dict:
+    return doc_row(make_page(n), make_result(n, lang), cleaner_version="t", cleaner_params="{}")
+
+
+def make_reject(n: int) -> dict:
+    return reject_row(Rejected("in/a.warc.gz", f"<r{n}>", "response", n, "u", "not_html", "pdf"))
+
+
+def write(root: Path, stem: str, docs: list[dict], rejects: list[dict], **kw) -> tuple[str, ...]:
+    fs = fsspec.filesystem("file")
+    kw = {"batch_rows": 2, "batch_bytes": 1 << 20, **kw}
+    with PartitionedParquetSink(fs, OutputPaths(str(root), stem), **kw) as sink:
+        for row in docs:
+            sink.write_doc(row)
+        for row in rejects:
+            sink.write_reject(row)
+        return sink.commit()
+
+
+def record_ids(root: Path) -> list[str]:
+    table = ds.dataset(root / "docs", format="parquet", partitioning="hive").to_table()
+    return sorted(table.column("record_id").to_pylist())
+
+
+def test_layout_schema_and_version(tmp_path: Path) -> None:
+    docs = [make_doc(1, "en"), make_doc(2, "de"), make_doc(3, "en")]
+    files = write(tmp_path, "a", docs, [make_reject(9)])
+    assert sorted(Path(f).relative_to(tmp_path).as_posix() for f in files) == [
+        "docs/language=de/a.parquet",
+        "docs/language=en/a.parquet",
+        "rejects/a.parquet",
+    ]
+    en = pq.ParquetFile(tmp_path / "docs/language=en/a.parquet")
+    assert en.schema_arrow.equals(DOCS_SCHEMA)
+    meta = en.schema_arrow.metadata
+    assert meta[b"warcclean.schema_version"] == SCHEMA_VERSION.encode()
+    assert meta[b"warcclean.table"] == b"docs"
+    assert en.metadata.row_group(0).column(0).compression == "ZSTD"
+    rejects = pq.read_table(tmp_path / "rejects/a.parquet")
+    assert rejects.schema.equals(REJECTS_SCHEMA)
+    assert rejects.column("reason").to_pylist() == ["not_html"]
+    row = en.read().to_pylist()[0]
+    assert row["blocks"][0]["label"] == "good" and row["blocks"][0]["cf_class"] == "good"
+    assert row["blocks"][1]["cf_class"] is None
+    assert row["n_good"] == 1 and row["n_blocks"] == 2 and row["n_words"] == 4
+    assert not list(tmp_path.rglob(".*.tmp"))
+
+
+def test_rows_flush_in_batches(tmp_path: Path) -> None:
+    write(tmp_path, "a", [make_doc(i, "en") for i in range(5)], [], batch_rows=2)
+    assert pq.ParquetFile(tmp_path / "docs/language=en/a.parquet").num_row_groups == 3
+
+
+def test_byte_budget_flushes_all_partitions(tmp_path: Path) -> None:
+    docs = [make_doc(i, lang) for i in range(6) for lang in ("en", "fr")]
+    write(tmp_path, "a", docs, [], batch_rows=1000, batch_bytes=1)
+    # every row exceeds the 1-byte budget, so each becomes its own row group
+    assert pq.ParquetFile(tmp_path / "docs/language=fr/a.parquet").num_row_groups == 6
+
+
+def test_nothing_visible_after_an_error(tmp_path: Path) -> None:
+    fs = fsspec.filesystem("file")
+    with (
+        pytest.raises(RuntimeError),
+        PartitionedParquetSink(
+            fs, OutputPaths(str(tmp_path), "a"), batch_rows=1, batch_bytes=1 << 20
+        ) as sink,
+    ):
+        sink.write_doc(make_doc(1, "en"))
+        raise RuntimeError("input broke")
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_rerun_replaces_and_removes_stale_partitions(tmp_path: Path) -> None:
+    write(tmp_path, "a", [make_doc(1, "en"), make_doc(2, "de")], [make_reject(1)])
+    write(tmp_path, "b", [make_doc(7, "de")], [])
+    write(tmp_path, "a", [make_doc(1, "en"), make_doc(3, "en")], [])
+    assert not (tmp_path / "docs/language=de/a.parquet").exists()
+    assert (tmp_path / "docs/language=de/b.parquet").exists()
+    assert record_ids(tmp_path) == ["<urn:uuid:0001>", "<urn:uuid:0003>", "<urn:uuid:0007>"]
+    assert pq.read_table(tmp_path / "rejects/a.parquet").num_rows == 0
+
+
+def test_leftover_temp_files_are_ignored_then_removed(tmp_path: Path) -> None:
+    write(tmp_path, "a", [make_doc(1, "en")], [])
+    leftover = tmp_path / "docs/language=en/.a.parquet.deadbeef0000.tmp"
+    leftover.write_bytes(b"half a parquet file")
+    other = tmp_path / "docs/language=en/.b.parquet.deadbeef0000.tmp"
+    other.write_bytes(b"another input's attempt in flight")
+    assert record_ids(tmp_path) == ["<urn:uuid:0001>"]  # readers skip hidden .tmp names
+    write(tmp_path, "a", [make_doc(1, "en")], [])
+    assert not leftover.exists()
+    assert other.exists()  # only this stem's leftovers are touched
+
+
+def test_unsafe_language_is_refused(tmp_path: Path) -> None:
+    row = make_doc(1, "en")
+    row["language"] = "../../etc"
+    fs = fsspec.filesystem("file")
+    with (
+        pytest.raises(ValueError, match="unsafe"),
+        PartitionedParquetSink(
+            fs, OutputPaths(str(tmp_path), "a"), batch_rows=1, batch_bytes=1
+        ) as sink,
+    ):
+        sink.write_doc(row)
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("en", "en"),
+        ("zh-cn", "zh"),
+        ("ZH_TW", "zh"),
+        ("und", "und"),
+        ("../x", "und"),
+        ("", "und"),
+        ("engl", "und"),
+        ("fil", "fil"),
+    ],
+)
+def test_partition_language(code: str, expected: str) -> None:
+    assert partition_language(code) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=12))
+def test_partition_language_is_always_a_safe_component(code: str) -> None:
+    assert re.fullmatch(r"[a-z]{2,3}|und", partition_language(code))
+
+
+def test_marker_round_trip(tmp_path: Path) -> None:
+    fs = fsspec.filesystem("file")
+    paths = OutputPaths(str(tmp_path), "a")
+    assert read_marker(fs, paths) is None
+    write_marker(fs, paths, {"docs": 3})
+    assert json.loads((tmp_path / "_done/a.json").read_text()) == {"docs": 3}
+    assert read_marker(fs, paths) == {"docs": 3}
+    assert not list(tmp_path.rglob(".*.tmp"))
+
+
+def test_object_store_writes_final_keys_and_drops_failed_ones() -> None:
+    fs = fsspec.filesystem("memory")
+    paths = OutputPaths("/bucket/out", "a")
+    with PartitionedParquetSink(fs, paths, batch_rows=1, batch_bytes=1 << 20) as sink:
+        sink.write_doc(make_doc(1, "en"))
+        files = sink.commit()
+    assert files == ("/bucket/out/docs/language=en/a.parquet", "/bucket/out/rejects/a.parquet")
+    with (
+        pytest.raises(RuntimeError),
+        PartitionedParquetSink(
+            fs, OutputPaths("/bucket/out", "b"), batch_rows=1, batch_bytes=1 << 20
+        ) as sink,
+    ):
+        sink.write_doc(make_doc(2, "en"))
+        raise RuntimeError("boom")
+    assert not fs.exists("/bucket/out/docs/language=en/b.parquet")
+    fs.rm("/bucket", recursive=True)
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    write(tmp_path, "a", [make_doc(1, "en"), make_doc(2, "de")], [])
+    write(tmp_path, "b", [make_doc(3, "en"), make_doc(4, "fr")], [])
+    return tmp_path
+
+
+EXPECTED = [
+    ("<urn:uuid:0001>", "en"),
+    ("<urn:uuid:0002>", "de"),
+    ("<urn:uuid:0003>", "en"),
+    ("<urn:uuid:0004>", "fr"),
+]
+
+
+def test_reads_with_pyarrow_dataset(dataset: Path) -> None:
+    table = ds.dataset(dataset / "docs", format="parquet", partitioning="hive").to_table()
+    rows = sorted(zip(table["record_id"].to_pylist(), table["language"].to_pylist(), strict=True))
+    assert rows == EXPECTED
+
+
+def test_reads_with_duckdb(dataset: Path) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    glob = f"{dataset}/docs/**/*.parquet"
+    rows = duckdb.sql(
+        f"select record_id, language, len(blocks) from read_parquet('{glob}', "
+        "hive_partitioning = true) order by record_id"
+    ).fetchall()
+    assert [(r, lang) for r, lang, _ in rows] == EXPECTED
+    assert {n for *_, n in rows} == {2}
+
+
+def test_reads_with_polars(dataset: Path) -> None:
+    pl = pytest.importorskip("polars")
+    df = pl.scan_parquet(f"{dataset}/docs/**/*.parquet", hive_partitioning=True).collect()
+    assert sorted(zip(df["record_id"].to_list(), df["language"].to_list(), strict=True)) == EXPECTED
+
+
+def test_reads_with_hf_datasets(dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    hf = pytest.importorskip("datasets")
+    cache = tmp_path_factory.mktemp("hf-cache")
+    data = hf.load_dataset(
+        "parquet", data_files=f"{dataset}/docs/**/*.parquet", split="train", cache_dir=str(cache)
+    )
+    assert sorted(zip(data["record_id"], data["language"], strict=True)) == EXPECTED
+    assert data[0]["blocks"][0]["label"] in {"good", "bad"}

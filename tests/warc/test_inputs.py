@@ -1,0 +1,133 @@
+"""Input listing (files, directories, globs, path lists, s3) and per-input shard names."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.warc.inputs import InputError, input_stem, list_inputs
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    for rel in [
+        "a/one.warc.gz",
+        "a/two.warc",
+        "a/skip.txt",
+        "a/deeper/three.arc.gz",
+        "a/deeper/four.arc",
+        "a/deeper/x.warc.wat.gz",
+        "b/one.warc.gz",
+    ]:
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+    return tmp_path
+
+
+def test_directory_is_searched_recursively_for_archives_only(tree: Path) -> None:
+    got = list_inputs([str(tree / "a")])
+    assert got == [
+        str(tree / "a/deeper/four.arc"),
+        str(tree / "a/deeper/three.arc.gz"),
+        str(tree / "a/one.warc.gz"),
+        str(tree / "a/two.warc"),
+    ]
+
+
+def test_globs_files_and_dedup_keep_spec_order(tree: Path) -> None:
+    got = list_inputs(
+        [str(tree / "b/one.warc.gz"), str(tree / "*/one.warc.gz"), str(tree / "a/one.warc.gz")]
+    )
+    assert got == [str(tree / "b/one.warc.gz"), str(tree / "a/one.warc.gz")]
+
+
+def test_explicit_file_is_taken_whatever_its_name(tree: Path) -> None:
+    assert list_inputs([str(tree / "a/skip.txt")]) == [str(tree / "a/skip.txt")]
+
+
+def test_missing_inputs_fail_with_their_name(tree: Path) -> None:
+    with pytest.raises(InputError, match="nope"):
+        list_inputs([str(tree / "nope.warc.gz")])
+    with pytest.raises(InputError, match="matches nothing"):
+        list_inputs([str(tree / "*.nothing")])
+    (tree / "empty").mkdir()
+    with pytest.raises(InputError, match=r"no \.warc"):
+        list_inputs([str(tree / "empty")])
+    with pytest.raises(InputError, match="path list not found"):
+        list_inputs(["@" + str(tree / "missing.txt")])
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_common_crawl_paths_file_with_base_url(tmp_path: Path, compressed: bool) -> None:
+    lines = (
+        b"crawl-data/CC-MAIN-2024-10/segments/1/warc/CC-MAIN-1-00000.warc.gz\n"
+        b"# a comment\n\n"
+        b"crawl-data/CC-MAIN-2024-10/segments/1/warc/CC-MAIN-1-00001.warc.gz\n"
+        b"crawl-data/CC-MAIN-2024-10/segments/1/warc/CC-MAIN-1-00000.warc.gz\n"
+        b"s3://other/x.warc.gz\n"
+    )
+    name = "warc.paths.gz" if compressed else "warc.paths"
+    (tmp_path / name).write_bytes(gzip.compress(lines) if compressed else lines)
+    got = list_inputs([str(tmp_path / name)], base_url="s3://commoncrawl/")
+    assert got == [
+        "s3://commoncrawl/crawl-data/CC-MAIN-2024-10/segments/1/warc/CC-MAIN-1-00000.warc.gz",
+        "s3://commoncrawl/crawl-data/CC-MAIN-2024-10/segments/1/warc/CC-MAIN-1-00001.warc.gz",
+        "s3://other/x.warc.gz",
+    ]
+
+
+def test_at_list_resolves_relative_lines_against_its_directory(tmp_path: Path) -> None:
+    (tmp_path / "lists").mkdir()
+    (tmp_path / "lists/inputs.txt").write_text("../data/x.warc.gz\n/abs/y.arc\n")
+    assert list_inputs(["@" + str(tmp_path / "lists/inputs.txt")]) == [
+        str(tmp_path / "data/x.warc.gz"),
+        "/abs/y.arc",
+    ]
+
+
+def test_s3_prefix_lists_objects(tmp_path: Path) -> None:
+    moto_server = pytest.importorskip("moto.server")
+    pytest.importorskip("s3fs")
+    boto3 = pytest.importorskip("boto3")
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        endpoint = f"http://{host}:{port}"
+        creds = {"aws_access_key_id": "test", "aws_secret_access_key": "test"}
+        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", **creds)
+        s3.create_bucket(Bucket="crawl")
+        for key in ["seg/b.warc.gz", "seg/a.warc.gz", "seg/sub/c.arc", "seg/readme.md"]:
+            s3.put_object(Bucket="crawl", Key=key, Body=b"")
+        options = {"key": "test", "secret": "test", "client_kwargs": {"endpoint_url": endpoint}}
+        got = list_inputs(["s3://crawl/seg/"], storage_options=options)
+        assert got == [
+            "s3://crawl/seg/a.warc.gz",
+            "s3://crawl/seg/b.warc.gz",
+            "s3://crawl/seg/sub/c.arc",
+        ]
+        assert list_inputs(["s3://crawl/seg/*.warc.gz"], storage_options=options) == got[:2]
+    finally:
+        server.stop()
+
+
+def test_input_stem_is_readable_deterministic_and_distinct() -> None:
+    a = input_stem("/data/x/CC-MAIN-20240101-00000.warc.gz")
+    b = input_stem("/data/y/CC-MAIN-20240101-00000.warc.gz")
+    assert a.startswith("CC-MAIN-20240101-00000-") and b.startswith("CC-MAIN-20240101-00000-")
+    assert a != b and a == input_stem("/data/x/CC-MAIN-20240101-00000.warc.gz")
+    assert input_stem("s3://bucket/k/file.ARC.GZ").startswith("file-")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=0, max_size=400))
+def test_input_stem_is_always_safe(path: str) -> None:
+    stem = input_stem(path)
+    assert "/" not in stem and "\\" not in stem and "\0" not in stem and ".." not in stem
+    assert not stem.startswith(".") and 13 < len(stem) <= 93
+    assert stem not in (".", "..")

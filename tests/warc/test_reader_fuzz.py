@@ -1,0 +1,120 @@
+"""Damaged input never escapes the reader as an exception, and what it reads stays accounted for.
+
+Two attacks on small files: truncation at every byte offset (exhaustive) and random byte
+mutations (hypothesis, bounded). Properties: no exception; every item is a RawPage, Rejected or
+ReaderIssue; no more records than were written (plus one per mutation, which can at most split
+a record); offsets inside the file; bodies within the cap; and on truncation, every record that
+lies wholly before the cut comes back exactly as from the intact file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.types import RawPage, Rejected
+from pipeline.warc.reader import ReaderIssue, iter_records
+from tests.warc_builders import build_arc, build_warc, html_response, http_block, request_record
+
+HTML = b"<html><head><title>t</title></head><body><p>A small page, some words.</p></body></html>"
+CAP = 64
+
+
+def _budget(ci_examples: int) -> int:
+    """CI's bounded budget, or the profile's (HYPOTHESIS_PROFILE=release, see FUZZING.md)."""
+    if os.environ.get("HYPOTHESIS_PROFILE", "default") in ("default", "ci"):
+        return ci_examples
+    return settings.default.max_examples
+
+
+def _small_files() -> dict[str, bytes]:
+    specs = [
+        html_response("http://e.com/a", HTML, content_encoding="gzip", chunked=True),
+        request_record("http://e.com/b"),
+        html_response("http://e.com/c", HTML),
+    ]
+    arc_http = http_block("HTTP/1.0 200 OK", [("Content-Type", "text/html")], HTML)
+    return {
+        "warc.gz": build_warc(specs, gzip=True),
+        "warc": build_warc(specs, gzip=False),
+        "arc.gz": build_arc([("http://e.com/a", "text/html", arc_http)], gzip=True),
+        "arc": build_arc([("http://e.com/a", "text/html", arc_http)], gzip=False),
+    }
+
+
+FILES = _small_files()
+
+
+def _read(data: bytes) -> list:
+    items = list(iter_records(io.BytesIO(data), "fuzz", max_body_bytes=CAP))
+    for item in items:
+        assert isinstance(item, RawPage | Rejected | ReaderIssue)
+        if isinstance(item, RawPage):
+            assert len(item.body) <= CAP
+    return items
+
+
+def _records(items: list) -> list:
+    return [i for i in items if not isinstance(i, ReaderIssue)]
+
+
+def _in_stored_space(item: RawPage | Rejected) -> bool:
+    return not (
+        isinstance(item, RawPage) and any(n.startswith("offset_space:") for n in item.notes)
+    )
+
+
+def _check_truncations(data: bytes) -> None:
+    full = _records(_read(data))
+    for cut in range(len(data) + 1):
+        part = _records(_read(data[:cut]))
+        assert len(part) <= len(full)
+        for item in part:
+            if _in_stored_space(item) and item.warc_offset is not None:
+                assert 0 <= item.warc_offset < max(cut, 1)
+        whole = [r for r in full if r.warc_offset + r.warc_length <= cut]
+        assert part[: len(whole)] == whole, f"cut at {cut}"
+
+
+@pytest.mark.parametrize("kind", sorted(FILES))
+def test_truncation_at_every_offset(kind: str) -> None:
+    _check_truncations(FILES[kind])
+
+
+@pytest.mark.shared
+def test_truncation_of_a_real_record_at_every_offset(real_warcs_dir: Path) -> None:
+    # the smallest real files: a gzipped ARC (623 bytes) and a one-page WARC excerpt
+    _check_truncations((real_warcs_dir / "CDX-Writer__negative_content_length.arc.gz").read_bytes())
+    _check_truncations((real_warcs_dir / "warcio__example.arc.gz").read_bytes())
+
+
+@settings(max_examples=_budget(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(sorted(FILES)),
+    mutations=st.lists(
+        st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=6
+    ),
+)
+def test_random_byte_mutations_never_raise(kind: str, mutations: list[tuple[float, int]]) -> None:
+    data = bytearray(FILES[kind])
+    for where, value in mutations:
+        data[int(where * len(data))] = value
+    n_written = len(_records(_read(FILES[kind])))
+    items = _read(bytes(data))
+    recs = _records(items)
+    assert len(recs) <= n_written + len(mutations)
+    for item in recs:
+        if _in_stored_space(item) and item.warc_offset is not None:
+            assert 0 <= item.warc_offset < len(data)
+
+
+@settings(max_examples=_budget(60), deadline=None)
+@given(st.binary(max_size=600))
+def test_arbitrary_bytes_never_raise(data: bytes) -> None:
+    _read(data)
+    _read(b"WARC/1.0\r\n" + data)
