@@ -47,9 +47,10 @@ from pipeline.html.decode import decode_html  # noqa: E402
 from pipeline.html.page_cues import page_cues  # noqa: E402
 from pipeline.html.segment import parse, segment  # noqa: E402
 from pipeline.lang import langid, stoplists  # noqa: E402
-from pipeline.learned.features import page_features, stack_features  # noqa: E402
+from pipeline.learned.features import page_features  # noqa: E402
 from pipeline.learned.model import sigmoid  # noqa: E402
 from pipeline.learned.neighbours import NeighboursCleaner  # noqa: E402
+from pipeline.learned.stacked import stack_features  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
 DEFAULT_OUT = REPO / "bench" / "results" / "default_cleaner.json"

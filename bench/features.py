@@ -40,6 +40,7 @@ single_threaded_blas()  # as in a Dask worker; before numpy is imported
 import numpy as np  # noqa: E402
 
 import pipeline.learned.features as installed  # noqa: E402
+import pipeline.learned.stacked as installed_stacked  # noqa: E402
 from pipeline.compiled import compiled_modules, load_source  # noqa: E402
 from pipeline.html.decode import decode_html  # noqa: E402
 from pipeline.html.segment import parse, segment  # noqa: E402
@@ -105,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON path")
     args = parser.parse_args(argv)
     old = load_old(args.old)
+    # Before the stacked pass had a module of its own, features.py held it.
+    old_stack = getattr(old, "stack_features", None) or (
+        load_source("pipeline.learned.stacked").stack_features
+    )
     compiled = compiled_modules()["pipeline.learned.features"]
     pages = load_pages(args.data, args.limit)
     # A job holds one page's blocks at a time, not every page's: keep the loaded pages out of the
@@ -118,13 +123,16 @@ def main(argv: list[str] | None = None) -> int:
     started = dt.datetime.now(dt.timezone.utc)
     load_start = os.getloadavg()
     for i, (name, blocks, stoplist, probs) in enumerate(pages):
-        order = (("old", old), ("new", installed))
+        order = (
+            ("old", old.page_features, old_stack),
+            ("new", installed.page_features, installed_stacked.stack_features),
+        )
         results = []
-        for tag, module in order if i % 2 == 0 else order[::-1]:
+        for tag, features, stacked in order if i % 2 == 0 else order[::-1]:
             t0 = clock()
-            x = module.page_features(blocks, stoplist)
+            x = features(blocks, stoplist)
             t1 = clock()
-            s = module.stack_features(blocks, probs)
+            s = stacked(blocks, probs)
             t2 = clock()
             times[tag]["page_features"].append(t1 - t0)
             times[tag]["stack_features"].append(t2 - t1)

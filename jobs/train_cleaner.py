@@ -50,12 +50,9 @@ from pipeline.evaluate.scoring import score_text  # noqa: E402
 from pipeline.html.page_cues import page_cues  # noqa: E402
 from pipeline.html.segment import parse, segment  # noqa: E402
 from pipeline.lang import stoplists  # noqa: E402
-from pipeline.learned.features import (  # noqa: E402
-    FEATURE_NAMES,
-    STACK_FEATURES,
-    page_features,
-    stack_features,
-)
+from pipeline.learned.columns import FEATURE_NAMES, STACK_FEATURES  # noqa: E402
+from pipeline.learned.features import page_features  # noqa: E402
+from pipeline.learned.stacked import stack_features  # noqa: E402
 from pipeline.types import Block  # noqa: E402
 
 SPLIT_FRACTIONS = (0.6, 0.2)  # train, model selection; the rest is the held-out test

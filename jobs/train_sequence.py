@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.learned.columns import N_FEATURES, OWN_FEATURES
 from pipeline.learned.convnet import net_from_spec
-from pipeline.learned.features import N_FEATURES, OWN_FEATURES
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ COMPILABLE = (
     "pipeline.html.lexbor_walk",
     "pipeline.learned.treewalk",
     "pipeline.learned.features",
+    "pipeline.learned.stacked",
     "pipeline.learned.netwalk",
 )
 

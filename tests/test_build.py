@@ -54,7 +54,13 @@ def test_wheel_is_compiled_where_a_compiler_is(tmp_path: Path) -> None:
     record_before = IN_PLACE_RECORD.read_bytes() if IN_PLACE_RECORD.exists() else None
     wheel = _build_wheel(tmp_path)
     names = wheel.namelist()
-    for module in ("html/walk", "learned/treewalk", "learned/features", "learned/netwalk"):
+    for module in (
+        "html/walk",
+        "learned/treewalk",
+        "learned/features",
+        "learned/stacked",
+        "learned/netwalk",
+    ):
         assert [n for n in names if n.startswith(f"pipeline/{module}.") and n.endswith(".so")]
         # The source ships too: the freshness check reads it.
         assert f"pipeline/{module}.py" in names

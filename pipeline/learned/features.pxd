@@ -43,7 +43,7 @@ cpdef object _bte_fractions(object runs_per_block, object words)
 # A C call per block from `_bte_fractions` rather than a Python one.
 cpdef object _block_runs(object runs, object words)
 
-# The page-level loops (`_fill_own_loop`, `_fill_neighbours_loop`, `_fill_stack_loop`): typed
+# The page-level loops (`_fill_own_loop`, `_fill_neighbours_loop`): typed
 # views over the preallocated float64 output and the int64 group ids, column numbers as C ints.
 cdef int _N_PATH_BITS, _N_STYLE_BITS, _N_OWN, _CUES_FIRST, _N_ANCESTOR_BITS
 cdef int _PREV, _NEXT, _PREV2, _NEXT2, _WINDOWS_FIRST
@@ -88,18 +88,8 @@ cpdef _fill_neighbours_loop(
     long long[::1] spans,
 )
 
-@cython.locals(
-    n=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, m=Py_ssize_t, w=Py_ssize_t, low=Py_ssize_t,
-    high=Py_ssize_t, prefix=cython.double[::1], groups=cython.double[:, ::1],
-)
-cpdef _fill_stack_loop(
-    double[:, ::1] out, double[::1] p, double[::1] weight, double[::1] weighted,
-    long long[::1] path_ids, long long[::1] parent_ids, long long[::1] style_ids,
-    long long[::1] spans,
-)
-
 @cython.locals(lookup=dict, n=Py_ssize_t, i=Py_ssize_t, view=cython.longlong[::1])
-cpdef tuple _ids(object values)
+cpdef tuple group_ids(object values)
 
 @cython.locals(size=Py_ssize_t, shared=Py_ssize_t, k=Py_ssize_t)
 cpdef Py_ssize_t _shared_parts(str a, str b)
@@ -111,5 +101,3 @@ cdef Py_ssize_t _LONGEST_STYLE_WORD
     ch=Py_UCS4, index=cython.int,
 )
 cpdef object _style_bits_loop(str lowered)
-
-cpdef tuple _stack_groups(list paths, list styles, list chars)

@@ -10,11 +10,8 @@ path, parent path and class string (main content is usually the one path holding
 What the classes and ids of the elements around the block say (a review list, a sidebar, a
 footer around a plain <p>: `Block.ancestor_cues`) is the block's own, not copied to neighbours.
 Last come the page's cues (`pipeline.html.page_cues`): what its head declares it to be (Open Graph
-and schema.org types) and its URL's shape, the same in every row.
-
-A second set, `stack_features`, turns a first model's block probabilities into context for a
-second ("stacked") model: the neighbours' probabilities and the mean over blocks that share a
-path, parent path or class string (`pipeline.learned`).
+and schema.org types) and its URL's shape, the same in every row. Which column is which is
+`pipeline.learned.columns`; a stacked second pass's columns are `pipeline.learned.stacked`.
 
 Speed: features run on every page, after segmentation, and cost more than the segmentation
 itself when written as per-column numpy calls (a page has 100-300 blocks, so numpy's per-call
@@ -31,9 +28,9 @@ overhead dominates). The work is therefore split in two:
   cost. Tests check that both give identical features. The per-block and per-run loops
   (`_cf_class`, `_bte_fractions`) are cheap enough interpreted to serve both.
 * the page-level columns (group shares and densities, longest-block relations, good span, h1
-  distances, text repeats, neighbours, windows, page aggregates) and `stack_features`: compiled,
-  row-by-row loops over typed views of the preallocated float64 output (`_fill_own_loop`,
-  `_fill_neighbours_loop`, `_fill_stack_loop`), with per-group sums taken in one pass over
+  distances, text repeats, neighbours, windows, page aggregates): compiled, row-by-row loops
+  over typed views of the preallocated float64 output (`_fill_own_loop`,
+  `_fill_neighbours_loop`), with per-group sums taken in one pass over
   integer group ids; on pages of a few hundred blocks numpy's per-call overhead on ~100 column
   operations cost more than the arithmetic. Uncompiled, the same columns come from whole-column
   numpy (`numpy.bincount` per group), which is faster in the interpreter than the loops.
@@ -52,40 +49,37 @@ import re
 from array import array
 from collections.abc import Sequence
 from functools import lru_cache
-from operator import itemgetter
 
 import numpy as np
 
 from pipeline.cleaners.justext import DEFAULT_PARAMS, stopword_densities
 from pipeline.compiled import check_fresh, is_compiled_file
-from pipeline.html.class_cues import ANCESTOR_CUES, STYLE_CUES, cached_when_short
+from pipeline.html.class_cues import STYLE_CUES, cached_when_short
 from pipeline.html.page_cues import PAGE_CUE_NAMES, page_cues
 from pipeline.lang.words import UNSPACED_CHAR, count_words
-from pipeline.types import Block, CfClass
+from pipeline.learned.columns import (
+    ANCESTOR_NAMES,
+    FAR_COLUMNS,
+    N_FEATURES,
+    NEIGHBOUR_COLUMNS,
+    OWN_FEATURES,
+    OWN_INDEX,
+    PATH_CUES,
+    TAG_GROUPS,
+    WINDOW_COLUMNS,
+    WINDOWS,
+)
+from pipeline.types import Block
 
 # This module is compiled with Cython when the install can (see hatch_build.py and features.pxd).
 check_fresh(__name__, __file__)
 # The per-character loop pays off only as C; in the interpreter whole-page numpy is faster.
 _COMPILED = is_compiled_file(__file__)
 
-# Cues in the class names of a block's enclosing element (Block.style); see
-# `pipeline.html.class_cues`.
-_STYLE_CUES = STYLE_CUES
-ANCESTOR_NAMES = tuple(f"anc_{name}" for name, _ in ANCESTOR_CUES)
 _STYLE_WORDS: dict[str, int] = {
-    word: i for i, (_, words) in enumerate(_STYLE_CUES) for word in words.split()
+    word: i for i, (_, words) in enumerate(STYLE_CUES) for word in words.split()
 }
 _STYLE_SPLIT = re.compile(r"[^a-z0-9]+")
-_PATH_CUES = ("nav", "footer", "header", "aside", "article", "main", "table", "ul", "ol", "a")
-_TAG_GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("p", frozenset({"p"})),
-    ("li", frozenset({"li", "dd", "dt"})),
-    ("cell", frozenset({"td", "th", "tr", "caption"})),
-    ("div", frozenset({"div", "body", "center", "fieldset", "blockquote", "form"})),
-    ("heading", frozenset(f"h{i}" for i in range(1, 7))),
-    ("pre", frozenset({"pre"})),
-)
-_CF_ORDER = (CfClass.GOOD, CfClass.NEARGOOD, CfClass.SHORT, CfClass.BAD)
 
 # Per-code-point classes for the first 0x10000 code points: 1 digit, 2 upper, 4 punctuation,
 # 8 sentence end, 16 letter, 32 whitespace (what str.split() splits at), 64 a script written
@@ -118,127 +112,6 @@ def _char_table() -> np.ndarray:
 
 _CHAR_FLAGS = _char_table()
 
-OWN_FEATURES: tuple[str, ...] = (
-    "log_chars",
-    "log_words",
-    "link_density",
-    "text_density",
-    "log_markup",
-    "log_tags",
-    "stopword_density",
-    "has_stoplist",
-    *(f"cf_{c.value}" for c in _CF_ORDER),
-    "bte_fraction",
-    "is_heading",
-    *(f"tag_{name}" for name, _ in _TAG_GROUPS),
-    *(f"path_{cue}" for cue in _PATH_CUES),
-    "path_depth",
-    *(f"style_{name}" for name, _ in _STYLE_CUES),
-    "position",
-    "chars_before",
-    "digit_ratio",
-    "upper_ratio",
-    "punct_ratio",
-    "letter_ratio",
-    "sentence_ends",
-    "ends_sentence",
-    "share_of_page",
-    "rel_to_longest",
-    "same_style_as_longest",
-    "path_prefix_with_longest",
-    # Page context (see `_context_features`).
-    "path_share",
-    "path_blocks",
-    "path_link_density",
-    "path_stopword_density",
-    "parent_share",
-    "parent_link_density",
-    "style_group_share",
-    "style_group_link_density",
-    "is_main_path",
-    "is_main_parent",
-    "rel_log_chars",
-    "rel_link_density",
-    "rel_stopword_density",
-    "text_repeats",
-    "offset_from_longest",
-    "in_good_span",
-    "good_chars_before",
-    "style_group_blocks",
-    "after_h1",
-    "from_h1",
-    "near_h1",
-    # Page-level columns: what kind of page this is (an article, a list of links, a shop).
-    "page_link_density",
-    "page_good_share",
-    "page_longest_share",
-    "log_page_blocks",
-    "log_page_chars",
-    # What the classes and ids of the elements enclosing the block say they hold
-    # (`Block.ancestor_cues`): a review list, a footer, a sidebar around a plain <p>.
-    *ANCESTOR_NAMES,
-    # What the page declares itself to be, and its URL's shape (`pipeline.html.page_cues`): last, so
-    # that every column before them is computed from the blocks alone.
-    *PAGE_CUE_NAMES,
-)
-# Page-level columns, the same for every block of a page: the neighbour copies would only repeat
-# them.
-_PAGE_COLUMNS = frozenset(
-    {
-        "has_stoplist",
-        "page_link_density",
-        "page_good_share",
-        "page_longest_share",
-        "log_page_blocks",
-        "log_page_chars",
-        *PAGE_CUE_NAMES,
-    }
-)
-# The ancestor cues are not copied either: the neighbours mostly share the same ancestors, and
-# with the copies cross-validated F1 was no better (scratch harness, trees alone, one fold
-# assignment: +0.0019 over none of these columns with the copies, +0.0023 without).
-_NEIGHBOUR_COLUMNS = tuple(
-    i for i, f in enumerate(OWN_FEATURES) if f not in _PAGE_COLUMNS and f not in ANCESTOR_NAMES
-)
-# Two blocks away only the strongest evidence is repeated, to keep the rows narrow.
-_FAR_FEATURES = (
-    "log_chars",
-    "link_density",
-    "text_density",
-    "stopword_density",
-    "cf_good",
-    "cf_bad",
-    "is_heading",
-    "tag_p",
-    "tag_li",
-    "bte_fraction",
-    "ends_sentence",
-    "path_share",
-    "after_h1",
-)
-WINDOWS = (3, 10)
-_WINDOW_FEATURES = (
-    "log_chars",
-    "link_density",
-    "stopword_density",
-    "bte_fraction",
-    "cf_good",
-    "ends_sentence",
-)
-
-FEATURE_NAMES: tuple[str, ...] = (
-    *OWN_FEATURES,
-    *(f"prev_{OWN_FEATURES[i]}" for i in _NEIGHBOUR_COLUMNS),
-    *(f"next_{OWN_FEATURES[i]}" for i in _NEIGHBOUR_COLUMNS),
-    *(f"prev2_{name}" for name in _FAR_FEATURES),
-    *(f"next2_{name}" for name in _FAR_FEATURES),
-    *(f"win{w}_{name}" for w in WINDOWS for name in _WINDOW_FEATURES),
-)
-N_FEATURES = len(FEATURE_NAMES)
-_OWN_INDEX = {name: i for i, name in enumerate(OWN_FEATURES)}
-_FAR_COLUMNS = [_OWN_INDEX[name] for name in _FAR_FEATURES]
-_WINDOW_COLUMNS = [_OWN_INDEX[name] for name in _WINDOW_FEATURES]
-
 
 # Every ASCII character a class-string piece cannot contain, mapped to a space: for ASCII class
 # strings, `str.translate` and `str.split` find the same pieces as `_STYLE_SPLIT` (apart from
@@ -250,7 +123,7 @@ _STYLE_SEPARATORS = str.maketrans(
 
 @cached_when_short
 def _style_bits(style: str) -> int:
-    """The `_STYLE_CUES` present in a class string, bit i for cue i."""
+    """The `STYLE_CUES` present in a class string, bit i for cue i."""
     lowered = style.lower()
     if _COMPILED:
         return _style_bits_loop(lowered)
@@ -299,13 +172,13 @@ def _style_bits_loop(lowered: str) -> int:
 
 
 # Bit of each block tag's group and of each path cue, in `_TAG_COLUMNS` order.
-_TAG_BITS = {tag: 1 << i for i, (_, group) in enumerate(_TAG_GROUPS) for tag in group}
-_PATH_CUE_BITS = {cue: 1 << i for i, cue in enumerate(_PATH_CUES, len(_TAG_GROUPS))}
+_TAG_BITS = {tag: 1 << i for i, (_, group) in enumerate(TAG_GROUPS) for tag in group}
+_PATH_CUE_BITS = {cue: 1 << i for i, cue in enumerate(PATH_CUES, len(TAG_GROUPS))}
 
 
 @lru_cache(maxsize=65536)
 def _path_bits(dom_path: str) -> tuple[int, float]:
-    """The block tag's `_TAG_GROUPS` and the `_PATH_CUES` on its path, bit i for the i-th of
+    """The block tag's `TAG_GROUPS` and the `PATH_CUES` on its path, bit i for the i-th of
     them in that order, and the path depth column."""
     parts = dom_path.split(".")
     bits = _TAG_BITS.get(parts[-1], 0)
@@ -316,10 +189,10 @@ def _path_bits(dom_path: str) -> tuple[int, float]:
 
 
 # One bit per column: the cue tables are built from the bit masks with one numpy operation.
-_STYLE_SHIFTS = np.arange(len(_STYLE_CUES))
-_PATH_SHIFTS = np.arange(len(_TAG_GROUPS) + len(_PATH_CUES))
-_N_PATH_BITS = len(_TAG_GROUPS) + len(_PATH_CUES)
-_N_STYLE_BITS = len(_STYLE_CUES)
+_STYLE_SHIFTS = np.arange(len(STYLE_CUES))
+_PATH_SHIFTS = np.arange(len(TAG_GROUPS) + len(PATH_CUES))
+_N_PATH_BITS = len(TAG_GROUPS) + len(PATH_CUES)
+_N_STYLE_BITS = len(STYLE_CUES)
 
 
 # Layout of the per-block numbers (`_block_stats`), one row per quantity so that every row is a
@@ -409,7 +282,7 @@ def _cf_class(
     chars: float, links: float, density: float, flagged: bool, low: float, high: float
 ) -> int:
     """jusText's context-free class (`pipeline.cleaners.justext.classify_context_free` with the
-    default parameters) as an index into `_CF_ORDER`; ``flagged``: a copyright mark or a ``select``
+    default parameters) as an index into `CF_ORDER`; ``flagged``: a copyright mark or a ``select``
     in the path. ``low``/``high`` are the stopword thresholds (0 without a stoplist). A test checks
     it against jusText's own function."""
     if links / max(chars, 1.0) > _MAX_LINK_DENSITY or flagged:
@@ -673,7 +546,7 @@ def _bte_fractions(
     return out
 
 
-def _ids(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+def group_ids(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     """Integer id of every value (ids in order of first appearance) and the distinct values."""
     lookup: dict[str, int] = {}
     n = len(values)
@@ -717,9 +590,9 @@ def own_features(
     return x
 
 
-_O = _OWN_INDEX
-_TAG_COLUMNS = slice(_O[f"tag_{_TAG_GROUPS[0][0]}"], _O["path_depth"] + 1)
-_STYLE_COLUMNS = slice(_O[f"style_{_STYLE_CUES[0][0]}"], _O[f"style_{_STYLE_CUES[-1][0]}"] + 1)
+_O = OWN_INDEX
+_TAG_COLUMNS = slice(_O[f"tag_{TAG_GROUPS[0][0]}"], _O["path_depth"] + 1)
+_STYLE_COLUMNS = slice(_O[f"style_{STYLE_CUES[0][0]}"], _O[f"style_{STYLE_CUES[-1][0]}"] + 1)
 _CF_FIRST = _O["cf_good"]
 _CONTEXT_FIRST = _O["path_share"]
 _H1_FIRST = _O["after_h1"]
@@ -758,8 +631,8 @@ def _fill_own(
     x[:, _ANCESTOR_COLUMNS] = (ancestors[:, None] >> _ANCESTOR_SHIFTS) & 1
     bte = _bte_fractions(runs, fields[7])
     longest = int(np.argmax(chars))
-    path_ids, distinct_paths = _ids(paths)
-    style_ids, distinct_styles = _ids(styles)
+    path_ids, distinct_paths = group_ids(paths)
+    style_ids, distinct_styles = group_ids(styles)
     longest_parts = paths[longest].split(".")
     path_bits, depths = zip(*map(_path_bits, distinct_paths), strict=True)
     style_bits = np.fromiter(map(_style_bits, distinct_styles), np.int64, len(distinct_styles))
@@ -771,8 +644,8 @@ def _fill_own(
     # Python's int / int is correctly rounded, as numpy's float division of the same values.
     prefixes = [parts / len(longest_parts) for parts in shared]
     if _COMPILED:
-        parent_of_path, _ = _ids([p.rpartition(".")[0] for p in distinct_paths])
-        text_ids, distinct_texts = _ids(texts)
+        parent_of_path, _ = group_ids([p.rpartition(".")[0] for p in distinct_paths])
+        text_ids, distinct_texts = group_ids(texts)
         try:
             h1 = fields[2].index("h1")
         except ValueError:
@@ -1087,7 +960,7 @@ def _fill_context(
     o = _O
     plain = np.maximum(chars - links, 0.0)  # link-free characters
     plain_total = max(float(plain.sum()), 1.0)
-    parent_of_path, _ = _ids([p.rpartition(".")[0] for p in distinct_paths])
+    parent_of_path, _ = group_ids([p.rpartition(".")[0] for p in distinct_paths])
     parent_ids = parent_of_path[path_ids]
     path_plain = np.bincount(path_ids, weights=plain)
     parent_plain = np.bincount(parent_ids, weights=plain)
@@ -1097,7 +970,7 @@ def _fill_context(
     log_chars = np.log1p(chars)
     nonempty = chars > 0
     median_log = _median(log_chars[nonempty]) if nonempty.any() else 0.0
-    text_ids, _ = _ids(texts)
+    text_ids, _ = group_ids(texts)
     repeats = np.bincount(text_ids)[text_ids] - 1
     good = cf == 0
     good_index = np.flatnonzero(good)
@@ -1184,9 +1057,9 @@ def _column_runs(columns: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
 
 
 _N_OWN = len(OWN_FEATURES)
-_N_NEIGHBOUR = len(_NEIGHBOUR_COLUMNS)
-_N_FAR = len(_FAR_COLUMNS)
-_NEIGHBOUR_RUNS = _column_runs(_NEIGHBOUR_COLUMNS)
+_N_NEIGHBOUR = len(NEIGHBOUR_COLUMNS)
+_N_FAR = len(FAR_COLUMNS)
+_NEIGHBOUR_RUNS = _column_runs(NEIGHBOUR_COLUMNS)
 # Where each block of `FEATURE_NAMES` starts.
 _PREV = _N_OWN
 _NEXT = _PREV + _N_NEIGHBOUR
@@ -1199,12 +1072,12 @@ _WINDOW_REACH = max(WINDOWS)
 _WINDOW_SPANS = np.array(WINDOWS, dtype=np.int64)
 
 
-def _padded_prefix_sums(values: np.ndarray, reach: int) -> np.ndarray:
+def padded_prefix_sums(values: np.ndarray, reach: int) -> np.ndarray:
     """Prefix sums of ``values`` along axis 0 (row j: the sum of rows before j, j = 0..n),
     padded with ``reach`` copies of the first and the last row.
 
     Moving means over [i - w, i + w], clipped at the page edges, are then differences of two
-    slices (`_window_sums`) instead of two fancy-index gathers."""
+    slices (`window_sums`) instead of two fancy-index gathers."""
     n = len(values)
     sums = np.empty((n + 1 + 2 * reach, *values.shape[1:]))
     sums[: reach + 1] = 0.0
@@ -1213,14 +1086,14 @@ def _padded_prefix_sums(values: np.ndarray, reach: int) -> np.ndarray:
     return sums
 
 
-def _window_sums(sums: np.ndarray, w: int, reach: int, n: int) -> np.ndarray:
+def window_sums(sums: np.ndarray, w: int, reach: int, n: int) -> np.ndarray:
     """Row i: the sum of rows max(i - w, 0) .. min(i + w, n - 1) (``sums`` from
-    `_padded_prefix_sums`)."""
+    `padded_prefix_sums`)."""
     return sums[reach + w + 1 : reach + w + 1 + n] - sums[reach - w : reach - w + n]
 
 
 @lru_cache(maxsize=4096)
-def _window_sizes(n: int, w: int) -> np.ndarray:
+def window_sizes(n: int, w: int) -> np.ndarray:
     """How many rows each row's window [i - w, i + w] covers on a page of ``n`` rows."""
     index = np.arange(n)
     sizes = (np.minimum(index + w + 1, n) - np.maximum(index - w, 0)).astype(np.float64)
@@ -1229,9 +1102,9 @@ def _window_sizes(n: int, w: int) -> np.ndarray:
 
 
 # The column lists as int arrays, for the compiled loops' typed views.
-_NEIGHBOUR_INDEX = np.array(_NEIGHBOUR_COLUMNS, dtype=np.int64)
-_FAR_INDEX = np.array(_FAR_COLUMNS, dtype=np.int64)
-_WINDOW_INDEX = np.array(_WINDOW_COLUMNS, dtype=np.int64)
+_NEIGHBOUR_INDEX = np.array(NEIGHBOUR_COLUMNS, dtype=np.int64)
+_FAR_INDEX = np.array(FAR_COLUMNS, dtype=np.int64)
+_WINDOW_INDEX = np.array(WINDOW_COLUMNS, dtype=np.int64)
 
 
 def _fill_neighbours_loop(
@@ -1299,151 +1172,18 @@ def page_features(
         prev[:1] = 0.0
         nxt[:-1] = x[1:, start:stop]
         nxt[-1:] = 0.0
-    far = x[:, _FAR_COLUMNS]
+    far = x[:, FAR_COLUMNS]
     prev2 = x[:, _PREV2:_NEXT2]
     next2 = x[:, _NEXT2:_WINDOWS_FIRST]
     prev2[2:] = far[:-2]
     prev2[:2] = 0.0
     next2[:-2] = far[2:]
     next2[-2:] = 0.0
-    width = len(_WINDOW_COLUMNS)
-    sums = _padded_prefix_sums(x[:, _WINDOW_COLUMNS], _WINDOW_REACH)
+    width = len(WINDOW_COLUMNS)
+    sums = padded_prefix_sums(x[:, WINDOW_COLUMNS], _WINDOW_REACH)
     for k, w in enumerate(WINDOWS):
         first = _WINDOWS_FIRST + k * width
         x[:, first : first + width] = (
-            _window_sums(sums, w, _WINDOW_REACH, n) / _window_sizes(n, w)[:, None]
+            window_sums(sums, w, _WINDOW_REACH, n) / window_sizes(n, w)[:, None]
         )
     return x
-
-
-# Pass-2 ("stacked") columns: the first model's content probability of the block, of its
-# neighbours, over windows, and over the blocks sharing its path, parent path and class string.
-# A menu item between two paragraphs and a paragraph inside a list of teasers look alike on their
-# own; what the first pass concluded about their surroundings and their structural siblings
-# separates them, and pulls a page's repeated items (a listing's entries) in or out together.
-STACK_FEATURES: tuple[str, ...] = (
-    "p1",
-    "prev_p1",
-    "next_p1",
-    "prev2_p1",
-    "next2_p1",
-    "win2_p1",
-    "win5_p1",
-    "win15_p1",
-    "path_p1",
-    "parent_p1",
-    "style_p1",
-    "page_max_p1",
-    "page_mean_p1",
-)
-_STACK_WINDOWS = (2, 5, 15)
-_STACK_SPANS = np.array(_STACK_WINDOWS, dtype=np.int64)
-# Three fields only: item getters map a NamedTuple's fields at C speed (a compiled index into a
-# tuple subclass goes through the generic protocol, ten times slower), and mapping three costs
-# half of transposing all of them.
-_DOM_PATH = itemgetter(3)
-_STYLE = itemgetter(4)
-_N_CHARS = itemgetter(6)
-
-
-def _stack_groups(
-    paths: Sequence[str], styles: Sequence[str], chars: Sequence[int]
-) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
-    """What `stack_features` needs of the blocks: the group-mean weight (characters + 1), the
-    path id, the distinct paths, the class-string id."""
-    path_ids, distinct_paths = _ids(paths)
-    style_ids, _ = _ids(styles)
-    weight = np.array(chars, dtype=np.float64) + 1.0
-    return weight, path_ids, distinct_paths, style_ids
-
-
-def stack_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
-    """``(len(blocks), len(STACK_FEATURES))`` from first-pass probabilities ``probs``.
-
-    Group means are weighted by characters (+1, so empty blocks count a little): a long
-    paragraph says more about its path than an empty wrapper does.
-    """
-    n = len(blocks)
-    out = np.zeros((n, len(STACK_FEATURES)))
-    if n == 0:
-        return out
-    p = np.asarray(probs, dtype=np.float64)
-    weight, path_ids, distinct_paths, style_ids = _stack_groups(
-        list(map(_DOM_PATH, blocks)), list(map(_STYLE, blocks)), list(map(_N_CHARS, blocks))
-    )
-    parent_of_path, _ = _ids([d.rpartition(".")[0] for d in distinct_paths])
-    weighted = p * weight
-    if _COMPILED:
-        _fill_stack_loop(
-            out,
-            np.ascontiguousarray(p),
-            weight,
-            weighted,
-            path_ids,
-            parent_of_path[path_ids],
-            style_ids,
-            _STACK_SPANS,
-        )
-        out[:, 11] = p.max()
-        out[:, 12] = weighted.sum() / weight.sum()
-        return out
-    out[:, 0] = p
-    out[1:, 1] = p[:-1]
-    out[:-1, 2] = p[1:]
-    out[2:, 3] = p[:-2]
-    out[:-2, 4] = p[2:]
-    reach = _STACK_WINDOWS[-1]
-    sums = _padded_prefix_sums(p, reach)
-    for k, w in enumerate(_STACK_WINDOWS):
-        out[:, 5 + k] = _window_sums(sums, w, reach, n) / _window_sizes(n, w)
-    for k, ids in enumerate((path_ids, parent_of_path[path_ids], style_ids)):
-        out[:, 8 + k] = (np.bincount(ids, weights=weighted) / np.bincount(ids, weights=weight))[ids]
-    out[:, 11] = p.max()
-    out[:, 12] = weighted.sum() / weight.sum()
-    return out
-
-
-def _fill_stack_loop(
-    out: np.ndarray,
-    p: np.ndarray,
-    weight: np.ndarray,
-    weighted: np.ndarray,
-    path_ids: np.ndarray,
-    parent_ids: np.ndarray,
-    style_ids: np.ndarray,
-    spans: np.ndarray,
-) -> None:
-    """Columns 0-10 of `stack_features` row by row (the compiled module's way): the same
-    prefix sums and per-group sums, added in page order as `numpy.cumsum` and
-    `numpy.bincount` add them."""
-    n = p.shape[0]
-    prefix_array = np.empty(n + 1)
-    prefix = prefix_array
-    prefix[0] = 0.0
-    prefix[1] = p[0]
-    for j in range(1, n):
-        prefix[j + 1] = prefix[j] + p[j]
-    # Rows: weighted and plain weight sums of paths, parents, class strings.
-    groups_array = np.zeros((6, n))
-    groups = groups_array
-    for i in range(n):
-        groups[0, path_ids[i]] += weighted[i]
-        groups[1, path_ids[i]] += weight[i]
-        groups[2, parent_ids[i]] += weighted[i]
-        groups[3, parent_ids[i]] += weight[i]
-        groups[4, style_ids[i]] += weighted[i]
-        groups[5, style_ids[i]] += weight[i]
-    for i in range(n):
-        out[i, 0] = p[i]
-        out[i, 1] = p[i - 1] if i >= 1 else 0.0
-        out[i, 2] = p[i + 1] if i + 1 < n else 0.0
-        out[i, 3] = p[i - 2] if i >= 2 else 0.0
-        out[i, 4] = p[i + 2] if i + 2 < n else 0.0
-        for m in range(spans.shape[0]):
-            w = spans[m]
-            low = i - w if i > w else 0
-            high = i + w + 1 if i + w + 1 < n else n
-            out[i, 5 + m] = (prefix[high] - prefix[low]) / (high - low)
-        out[i, 8] = groups[0, path_ids[i]] / groups[1, path_ids[i]]
-        out[i, 9] = groups[2, parent_ids[i]] / groups[3, parent_ids[i]]
-        out[i, 10] = groups[4, style_ids[i]] / groups[5, style_ids[i]]

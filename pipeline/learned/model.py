@@ -12,7 +12,7 @@ nearby features, the nets from the page's layout as a whole, and the blend is be
 
 A model may have a second, "stacked" pass: the first pass scores every block from its features;
 the second sees the same features plus the first pass's probabilities of the block's neighbours
-and structural siblings (`pipeline.learned.features.stack_features`), so the decisions of a
+and structural siblings (`pipeline.learned.stacked`), so the decisions of a
 page's repeated items and of a run of paragraphs come out consistent.
 
 Which blocks a page keeps is the decision rule's (`pipeline.learned.decision`), with the
@@ -38,9 +38,10 @@ import numpy as np
 
 from pipeline.compiled import is_compiled_file
 from pipeline.learned import treewalk
+from pipeline.learned.columns import FEATURE_NAMES, STACK_FEATURES
 from pipeline.learned.convnet import ConvNet, NetError, net_from_spec
 from pipeline.learned.decision import decide, smooth
-from pipeline.learned.features import FEATURE_NAMES, STACK_FEATURES, stack_features
+from pipeline.learned.stacked import stack_features
 from pipeline.types import Block
 
 # Shipped models are data beside the package's modules (the n-gram cleaner's too).

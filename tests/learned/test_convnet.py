@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.learned.columns import N_FEATURES
 from pipeline.learned.convnet import NetError, net_from_spec
-from pipeline.learned.features import N_FEATURES
 from pipeline.learned.model import ModelError, load_model, model_from_json, sigmoid
 from pipeline.threads import BLAS_THREAD_VARIABLES
 
@@ -219,7 +219,7 @@ def test_bad_specs_are_refused(change, message):
 
 def stump_with_net(blend: float) -> dict:
     """The trees: one leaf of value 1.0 for every block; the net: `by_hand_spec`."""
-    from pipeline.learned.features import FEATURE_NAMES
+    from pipeline.learned.columns import FEATURE_NAMES
     from pipeline.learned.model import FORMAT
 
     return {

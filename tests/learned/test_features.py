@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 
 import numpy as np
@@ -15,16 +17,17 @@ from pipeline.cleaners.bte import BteCleaner
 from pipeline.cleaners.justext import classify_context_free, stopword_densities
 from pipeline.html.page_cues import N_PAGE_CUES, PAGE_CUE_NAMES, page_cues
 from pipeline.html.segment import segment
-from pipeline.learned.features import (
+from pipeline.learned.columns import (
     ANCESTOR_NAMES,
     FEATURE_NAMES,
     N_FEATURES,
     OWN_FEATURES,
+    PATH_CUES,
     STACK_FEATURES,
-    own_features,
-    page_features,
-    stack_features,
+    TAG_GROUPS,
 )
+from pipeline.learned.features import own_features, page_features
+from pipeline.learned.stacked import stack_features
 from pipeline.types import Block
 
 PAGE = """<html><body>
@@ -286,15 +289,34 @@ def source_features() -> ModuleType:
     return module
 
 
-def _both_ways(module: ModuleType, blocks, stoplist, probs=None) -> None:
+@pytest.fixture(scope="module")
+def source_stacked() -> ModuleType:
+    """The uncompiled stacked pass, switched the same way."""
+    module = compiled.load_source("pipeline.learned.stacked")
+    assert not compiled.is_compiled_file(module.__file__)
+    return module
+
+
+@contextmanager
+def _loops(on: bool, *modules: ModuleType) -> Iterator[None]:
+    """Run source modules with their compiled module's way (row loops) or numpy's."""
+    for module in modules:
+        module._COMPILED = on
+    try:
+        yield
+    finally:
+        for module in modules:
+            module._COMPILED = False
+
+
+def _both_ways(module: ModuleType, stacked: ModuleType, blocks, stoplist, probs=None) -> None:
     outputs = []
     for loops in (False, True):
-        module._COMPILED = loops
-        try:
+        with _loops(loops, module, stacked):
             x = module.page_features(blocks, stoplist)
-            s = module.stack_features(blocks, probs if probs is not None else np.zeros(len(blocks)))
-        finally:
-            module._COMPILED = False
+            s = stacked.stack_features(
+                blocks, probs if probs is not None else np.zeros(len(blocks))
+            )
         outputs.append((x, s))
     (x0, s0), (x1, s1) = outputs
     assert x0.shape == x1.shape == (len(blocks), N_FEATURES)
@@ -339,17 +361,19 @@ def _tricky_blocks(with_runs: bool) -> list[Block]:
 
 @pytest.mark.parametrize("stoplist", STOPLISTS, ids=["stop", "none", "empty", "odd"])
 @pytest.mark.parametrize("with_runs", [False, True])
-def test_loops_match_numpy_on_tricky_blocks(source_features, stoplist, with_runs):
+def test_loops_match_numpy_on_tricky_blocks(source_features, source_stacked, stoplist, with_runs):
     blocks = _tricky_blocks(with_runs)
     probs = np.linspace(0.0, 1.0, len(blocks))
-    _both_ways(source_features, blocks, stoplist, probs)
+    _both_ways(source_features, source_stacked, blocks, stoplist, probs)
     for size in (1, 2, 3):
-        _both_ways(source_features, blocks[:size], stoplist, probs[:size])
+        _both_ways(source_features, source_stacked, blocks[:size], stoplist, probs[:size])
 
 
-def test_loops_match_numpy_on_segmented_page(source_features, blocks):
+def test_loops_match_numpy_on_segmented_page(source_features, source_stacked, blocks):
     for stoplist in STOPLISTS:
-        _both_ways(source_features, blocks, stoplist, np.linspace(0.0, 1.0, len(blocks)))
+        _both_ways(
+            source_features, source_stacked, blocks, stoplist, np.linspace(0.0, 1.0, len(blocks))
+        )
 
 
 _words = st.sampled_from(["the", "The", "OF", "and", "İ", "ΣΑΣ", "的", "©", "&copy", "a.b!"])
@@ -361,9 +385,9 @@ _texts = st.lists(
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(_texts, min_size=1, max_size=8), st.sampled_from(STOPLISTS))
-def test_loops_match_numpy_on_random_text(source_features, texts, stoplist):
+def test_loops_match_numpy_on_random_text(source_features, source_stacked, texts, stoplist):
     blocks = [_block(i, t, "p", "html.body.p", "p") for i, t in enumerate(texts)]
-    _both_ways(source_features, blocks, stoplist)
+    _both_ways(source_features, source_stacked, blocks, stoplist)
 
 
 def test_stopword_column_matches_justext_densities(source_features):
@@ -383,10 +407,9 @@ def test_stopword_column_matches_justext_densities(source_features):
 def test_window_means_by_brute_force(source_features, n, w):
     values = np.random.default_rng(n * 100 + w).random((n, 3))
     reach = 15
-    sums = source_features._padded_prefix_sums(values, reach)
+    sums = source_features.padded_prefix_sums(values, reach)
     got = (
-        source_features._window_sums(sums, w, reach, n)
-        / source_features._window_sizes(n, w)[:, None]
+        source_features.window_sums(sums, w, reach, n) / source_features.window_sizes(n, w)[:, None]
     )
     want = [values[max(i - w, 0) : i + w + 1].mean(axis=0) for i in range(n)]
     assert got == pytest.approx(np.array(want))
@@ -446,7 +469,7 @@ def test_style_cues_follow_their_definition(source_features, style):
 )
 def test_path_cues(source_features, path, tag_group, cues):
     bits, depth = source_features._path_bits.__wrapped__(path)
-    names = [name for name, _ in source_features._TAG_GROUPS] + list(source_features._PATH_CUES)
+    names = [name for name, _ in TAG_GROUPS] + list(PATH_CUES)
     got = {names[i] for i in range(len(names)) if bits >> i & 1}
     assert got == cues | ({tag_group} if tag_group else set())
     assert depth == len(path.split(".")) / 16.0
@@ -458,18 +481,15 @@ def test_path_cues(source_features, path, tag_group, cues):
 # numpy. The shipped model needs both bit for bit, so equality below is exact.
 
 
-def _three_ways(module: ModuleType, blocks, stoplist, probs) -> None:
+def _three_ways(module: ModuleType, stacked: ModuleType, blocks, stoplist, probs) -> None:
     """Source with numpy columns, source with the loops (run by Python) and the installed
-    module (the loops in C when compiled) give identical matrices."""
+    modules (the loops in C when compiled) give identical matrices."""
     outputs = []
     for loops in (False, True):
-        module._COMPILED = loops
-        try:
+        with _loops(loops, module, stacked):
             outputs.append(
-                (module.page_features(blocks, stoplist), module.stack_features(blocks, probs))
+                (module.page_features(blocks, stoplist), stacked.stack_features(blocks, probs))
             )
-        finally:
-            module._COMPILED = False
     outputs.append((page_features(blocks, stoplist), stack_features(blocks, probs)))
     (x0, s0) = outputs[0]
     assert x0.shape == (len(blocks), N_FEATURES)
@@ -522,20 +542,17 @@ def _page_shapes() -> dict[str, list[Block]]:
 
 @pytest.mark.parametrize("shape", list(_page_shapes()))
 @pytest.mark.parametrize("stoplist", [STOP, None], ids=["stop", "none"])
-def test_loops_match_numpy_on_page_shapes(source_features, shape, stoplist):
+def test_loops_match_numpy_on_page_shapes(source_features, source_stacked, shape, stoplist):
     blocks = _page_shapes()[shape]
     probs = np.random.default_rng(len(blocks)).random(len(blocks))
-    _three_ways(source_features, blocks, stoplist, probs)
+    _three_ways(source_features, source_stacked, blocks, stoplist, probs)
 
 
-def test_loops_on_empty_page(source_features):
+def test_loops_on_empty_page(source_features, source_stacked):
     for loops in (False, True):
-        source_features._COMPILED = loops
-        try:
+        with _loops(loops, source_features, source_stacked):
             assert source_features.page_features([], STOP).shape == (0, N_FEATURES)
-            assert source_features.stack_features([], np.zeros(0)).shape == (0, 13)
-        finally:
-            source_features._COMPILED = False
+            assert source_stacked.stack_features([], np.zeros(0)).shape == (0, 13)
     assert stack_features([], np.zeros(0)).shape == (0, len(STACK_FEATURES))
 
 
@@ -557,7 +574,7 @@ _random_blocks = st.lists(
 
 @settings(max_examples=40, deadline=None)
 @given(_random_blocks, st.sampled_from([STOP, None]), st.integers(0, 2**32 - 1))
-def test_loops_match_numpy_on_random_pages(source_features, rows, stoplist, seed):
+def test_loops_match_numpy_on_random_pages(source_features, source_stacked, rows, stoplist, seed):
     blocks = [
         Block(
             i,
@@ -577,7 +594,7 @@ def test_loops_match_numpy_on_random_pages(source_features, rows, stoplist, seed
         for i, (text, tag, path, style, links, runs, ancestors) in enumerate(rows)
     ]
     probs = np.random.default_rng(seed).random(len(blocks))
-    _three_ways(source_features, blocks, stoplist, probs)
+    _three_ways(source_features, source_stacked, blocks, stoplist, probs)
 
 
 @settings(max_examples=200, deadline=None)

@@ -17,8 +17,9 @@ from pipeline.clean import clean_html
 from pipeline.cleaners.registry import make_cleaner
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
+from pipeline.learned.columns import FEATURE_NAMES, N_FEATURES, STACK_FEATURES
 from pipeline.learned.decision import expected_f1_threshold, without_repeats
-from pipeline.learned.features import FEATURE_NAMES, N_FEATURES, STACK_FEATURES, page_features
+from pipeline.learned.features import page_features
 from pipeline.learned.model import DEFAULT_MODEL, FORMAT, ModelError, load_model, model_from_json
 from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.types import Block, Verdict
@@ -310,7 +311,7 @@ def test_shipped_model_loads_without_sklearn_or_pickle():
         "def refuse(*a, **k):\n    raise AssertionError('pickle used')\n"
         "pickle.load = pickle.loads = refuse\n"
         "import numpy as np\n"
-        "from pipeline.learned.features import N_FEATURES\n"
+        "from pipeline.learned.columns import N_FEATURES\n"
         "from pipeline.learned.model import load_model\n"
         "m = load_model()\n"
         "print(m.metadata['model'], m.probabilities(np.ones((3, N_FEATURES))).shape)\n"

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from pipeline.compiled import compiled_modules
 from pipeline.html.segment import parse, segment
 from pipeline.lang import stoplists
-from pipeline.learned.features import N_FEATURES, page_features
+from pipeline.learned.columns import N_FEATURES
+from pipeline.learned.features import page_features
 from pipeline.learned.model import FORMAT, ModelError, TreeEnsemble, load_model, model_from_json
 
 
@@ -71,7 +72,7 @@ def _random_trees(rng: np.random.Generator, trees: int, depth: int, width: int) 
 
 
 def _document(spec: dict) -> dict:
-    from pipeline.learned.features import FEATURE_NAMES
+    from pipeline.learned.columns import FEATURE_NAMES
 
     return {
         "format": FORMAT,
