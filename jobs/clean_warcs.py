@@ -33,6 +33,8 @@ from pipeline.cleaners import DEFAULT_CLEANER, make_cleaner
 from pipeline.config import Limits
 from pipeline.inputs import input_stem, list_inputs
 from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_memory, parse_pairs
+from pipeline.report.charts import INSTALL_HINT as CHARTS_HINT
+from pipeline.report.charts import available as charts_available
 from pipeline.run import process_warc
 from pipeline.stats import Stats, WarcReport
 
@@ -158,6 +160,26 @@ def write_run_report(report: dict[str, Any], cfg: JobConfig, path: str | None) -
     fs.makedirs(fs_path.rpartition("/")[0], exist_ok=True)
     fs.pipe_file(fs_path, json.dumps(report, indent=2).encode())
     return path
+
+
+def html_report_path(json_path: str) -> str:
+    """The HTML report's path: the JSON report's, with ``.html`` for ``.json``."""
+    return json_path.removesuffix(".json") + ".html"
+
+
+def write_html_report(report: dict[str, Any], cfg: JobConfig, json_path: str) -> str:
+    """Write the HTML report of the whole output (this run and any before it) beside the JSON.
+
+    Built from the output directory alone, as ``warcclean report OUT`` rebuilds it; this run's
+    report is passed in as well in case ``--report`` put its JSON outside ``OUT/_runs/``.
+    """
+    from pipeline.report.run_report import write_report
+
+    path = html_report_path(json_path)
+    name = json_path.rpartition("/")[2]
+    return write_report(
+        cfg.output, path, storage_options=cfg.storage_dict, extra_runs=[(name, report)]
+    )
 
 
 def summary_table(result: RunResult) -> Table:
@@ -365,8 +387,17 @@ def main(
     out.print(summary_table(result))
     for path, error in sorted(result.failed.items()):
         out.print(f"[red]FAILED[/] {escape(path)}: {escape(error)}", soft_wrap=True)
-    where = write_run_report(run_report(result, cfg, started_at), cfg, report_path)
+    report = run_report(result, cfg, started_at)
+    where = write_run_report(report, cfg, report_path)
     out.print(f"run report: {escape(where)}", soft_wrap=True)
+    try:
+        html = write_html_report(report, cfg, where)
+    except Exception as exc:  # the data and the JSON report are written: the run succeeded
+        err.print(f"[yellow]HTML report not written[/]: {escape(f'{type(exc).__name__}: {exc}')}")
+    else:
+        out.print(f"HTML report: {escape(html)}", soft_wrap=True)
+        if not charts_available():
+            out.print(f"(tables only: {escape(CHARTS_HINT)} adds the charts)", soft_wrap=True)
     sys.exit(1 if result.failed else 0)
 
 

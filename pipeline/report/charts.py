@@ -47,10 +47,27 @@ def available() -> bool:
     return True
 
 
-def _figure(height: float) -> Any:
+def _figure(height: float, *, left: float = 0.6, bottom: float = 0.5) -> Any:
+    """A figure with fixed margins, in inches (``left``: room for the y tick labels).
+
+    Fixed rather than matplotlib's constrained layout, which draws every figure twice to
+    measure it: that was most of the report's time in a job (see bench/report.py).
+    """
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(_WIDTH, height), layout="constrained")
+    fig = Figure(figsize=(_WIDTH, height))
+    fig.subplots_adjust(
+        left=left / _WIDTH,
+        right=1 - 0.25 / _WIDTH,
+        bottom=bottom / height,
+        top=1 - 0.3 / height,
+    )
+    return fig
+
+
+def _label_room(labels: Sequence[str]) -> float:
+    """Inches the longest y tick label needs at the report's font size (an estimate)."""
+    return 0.3 + 0.07 * max((len(x) for x in labels), default=4)
 
 
 _ID = re.compile(r'\bid="([^"]+)"')
@@ -104,9 +121,9 @@ def bar_chart(
     """Horizontal bars, largest first (labels may be page-derived: text, never markup)."""
 
     def build() -> Any:
-        fig = _figure(0.9 + 0.24 * max(len(items), 1))
-        ax = fig.add_subplot()
         labels = [_truncate(k) for k, _ in items][::-1]
+        fig = _figure(0.9 + 0.24 * max(len(items), 1), left=_label_room(labels))
+        ax = fig.add_subplot()
         values = [v for _, v in items][::-1]
         bar_colors = list(colors)[::-1] if colors else BLUE
         bars = ax.barh(range(len(items)), values, color=bar_colors, height=0.7)
@@ -140,7 +157,12 @@ def histogram_chart(hist: Histogram, title: str, xlabel: str, prefix: str, *, lo
             hi = max(hi, lo + 1)
         ax.stairs(counts[lo:hi], edges[lo : hi + 1], fill=True, color=BLUE, alpha=0.8)
         if log_x:
+            from matplotlib.ticker import FuncFormatter, NullFormatter
+
             ax.set_xscale("log")
+            # Plain numbers: the default 10^k labels go through mathtext, slow and no clearer.
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(xlabel)
         ax.set_ylabel("documents")
         ax.set_title(title)
@@ -155,12 +177,13 @@ def throughput_per_input_chart(inputs: Sequence[InputSummary], prefix: str) -> S
 
     def build() -> Any:
         if len(rates) <= 30:
-            fig = _figure(0.9 + 0.22 * max(len(rates), 1))
-            ax = fig.add_subplot()
             ordered = sorted(rates, key=lambda r: r[1])
+            labels = [_truncate(n, 36) for n, _ in ordered]
+            fig = _figure(0.9 + 0.22 * max(len(rates), 1), left=_label_room(labels))
+            ax = fig.add_subplot()
             ax.barh(range(len(ordered)), [r for _, r in ordered], color=BLUE, height=0.7)
-            ax.set_yticks(range(len(ordered)), [_truncate(n, 48) for n, _ in ordered])
-            ax.set_xlabel("records per second (records / the input's task seconds)")
+            ax.set_yticks(range(len(ordered)), labels)
+            ax.set_xlabel("records per second of the input's task")
         else:
             fig = _figure(2.6)
             ax = fig.add_subplot()
