@@ -9,8 +9,11 @@ date, and text is kept as text (``svg.fonttype: none``), which also keeps the fi
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import io
 import re
+import threading
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -45,6 +48,32 @@ def available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def warm_up() -> threading.Thread | None:
+    """Import matplotlib and load its fonts in a background thread; None without matplotlib.
+
+    A job's client waits idle while the workers run, so the job starts this first and joins
+    it before drawing the report: the import and the font cache (most of a cold report's time,
+    bench/report.py) then cost the job nothing it was not already waiting for. Nothing else may
+    use matplotlib until the thread is joined.
+    """
+    if importlib.util.find_spec("matplotlib") is None:
+        return None
+
+    def draw_once() -> None:
+        def build() -> Any:
+            fig = _figure(1.0)
+            fig.add_subplot().set_title("warm-up")
+            return fig
+
+        # A failure here shows again, with its reason, when the report draws its charts.
+        with contextlib.suppress(Exception):
+            to_svg(_styled(build), "warm-")
+
+    thread = threading.Thread(target=draw_once, name="warcclean-report-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def _figure(height: float, *, left: float = 0.6, bottom: float = 0.5) -> Any:

@@ -209,12 +209,11 @@ class OutputSummary:
     )
     # page-level columns not known by name: column -> value -> pages (None: too many values)
     other_columns: dict[str, Counter[str] | None] = field(default_factory=dict)
-    docs_files: int = 0
-    rejects_files: int = 0
+    # rows per input stem (a file is named <stem>.parquet), to check them against the markers
+    docs_by_stem: Counter[str] = field(default_factory=Counter)
+    rejects_by_stem: Counter[str] = field(default_factory=Counter)
     # from the markers
     records: int = 0
-    marker_docs: int = 0
-    marker_rejects: Counter[str] = field(default_factory=Counter)
     skipped_by_type: Counter[str] = field(default_factory=Counter)
     issues_by_kind: Counter[str] = field(default_factory=Counter)
     issue_log: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -343,8 +342,6 @@ def _add_markers(summary: OutputSummary, markers: list[dict[str, Any]]) -> None:
             continue
         summary.inputs.append(item)
         summary.records += item.records
-        summary.marker_docs += item.docs
-        summary.marker_rejects += rejects
         summary.skipped_by_type += skipped
         summary.issues_by_kind += issues
         for issue in m.get("issue_log") or ():
@@ -411,13 +408,14 @@ def _read_docs(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSummary)
     for path in _parquet_files(fs, f"{root}/docs/*/*.parquet"):
         partition = path.rsplit("/", 2)[-2]
         language = partition.partition("=")[2] if partition.startswith("language=") else "und"
+        before = summary.docs
         try:
             with fs.open(path, "rb") as handle:
                 _read_docs_file(handle, language, summary, cleaners)
         except (OSError, pa.ArrowException) as exc:
             summary.problems.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
-        summary.docs_files += 1
+        summary.docs_by_stem[_stem(path)] += summary.docs - before
     summary.cleaners = [
         CleanerUse(c, v, p, n) for (c, v, p), n in sorted(cleaners.items(), key=lambda x: -x[1])
     ]
@@ -426,7 +424,8 @@ def _read_docs(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSummary)
 def _scalar_column(schema: pa.Schema, name: str) -> bool:
     t = schema.field(name).type
     return (
-        pa.types.is_boolean(t)
+        pa.types.is_null(t)
+        or pa.types.is_boolean(t)
         or pa.types.is_string(t)
         or pa.types.is_large_string(t)
         or pa.types.is_integer(t)
@@ -494,25 +493,43 @@ def _read_rejects(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSumma
                 for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=["reason"]):
                     for item in pc.value_counts(batch.column("reason")).to_pylist():
                         summary.rejects_by_reason[item["values"]] += item["counts"]
+                    summary.rejects_by_stem[_stem(path)] += batch.num_rows
         except (OSError, pa.ArrowException, KeyError) as exc:
             summary.problems.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
-        summary.rejects_files += 1
+        summary.rejects_by_stem.setdefault(_stem(path), 0)
+
+
+def _stem(path: str) -> str:
+    return path.rpartition("/")[2].removesuffix(".parquet")
 
 
 def _cross_check(summary: OutputSummary) -> None:
-    """Say where the markers and the Parquet files disagree (a missing or foreign file)."""
-    if not summary.inputs:
-        return
-    if summary.marker_docs != summary.docs:
+    """Say where the markers and the Parquet files disagree.
+
+    Files of an input without a marker are those of a failed or unfinished input (a re-run
+    replaces them); readers of the dataset see their rows, so they are counted, and named here.
+    """
+    marked = {i.stem: i for i in summary.inputs}
+    unmarked = sorted((set(summary.docs_by_stem) | set(summary.rejects_by_stem)) - set(marked))
+    if unmarked:
+        rows = sum(summary.docs_by_stem[s] for s in unmarked)
         summary.problems.append(
-            f"the markers count {summary.marker_docs:,} documents, the Parquet files hold "
-            f"{summary.docs:,} (files of an unfinished or foreign input, or a file missing)"
+            f"docs/ or rejects/ hold files of {len(unmarked)} input(s) without a completion "
+            f"marker ({rows:,} documents; a failed or unfinished input, which a re-run "
+            f"replaces): {', '.join(unmarked[:10])}"
         )
-    if summary.marker_rejects != summary.rejects_by_reason:
+    differ = [
+        f"{item.warc_path} (marker: {item.docs:,} documents, {item.rejects:,} rejects; files: "
+        f"{summary.docs_by_stem.get(stem, 0):,}, {summary.rejects_by_stem.get(stem, 0):,})"
+        for stem, item in marked.items()
+        if (summary.docs_by_stem.get(stem, 0), summary.rejects_by_stem.get(stem, 0))
+        != (item.docs, item.rejects)
+    ]
+    if differ:
         summary.problems.append(
-            f"the markers count {sum(summary.marker_rejects.values()):,} rejects, the Parquet "
-            f"files hold {summary.n_rejects:,}"
+            f"{len(differ)} inputs' files do not hold what their markers count (a file missing "
+            f"or replaced): {'; '.join(differ[:5])}"
         )
     unbalanced = [i.warc_path for i in summary.inputs if not i.balanced]
     if unbalanced:

@@ -157,18 +157,36 @@ def _read_gunzipped(fs: Any, path: str, member_at: int, offset: int, length: int
         return stream.read(length)
 
 
-def run_cleaner(output: str, storage_options: dict[str, Any] | None = None) -> tuple[str, dict]:
-    """The cleaner and parameters of the latest run under ``output`` (for a rejected record,
-    which has no row saying which cleaner judged it); the default cleaner when none is known."""
+def run_cleaner(
+    output: str, found: FoundRecord, storage_options: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any], str]:
+    """The cleaner and parameters that judged a rejected record, and how that is known.
+
+    A rejects row does not name its cleaner: the documents of the same input do (files of the
+    same stem), else the latest run report under ``_runs/``; else the default cleaner.
+    """
     from pipeline.cleaners import DEFAULT_CLEANER
 
     fs, root = url_to_fs(output, **_options(output, storage_options))
-    runs = sorted(p for p in fs.glob(f"{root.rstrip('/')}/_runs/*.json"))
-    for path in reversed(runs):
+    root = root.rstrip("/")
+    stem = found.path.rpartition("/")[2]
+    for path in sorted(fs.glob(f"{root}/docs/*/{stem}")):
+        with fs.open(path, "rb") as handle:
+            parquet = pq.ParquetFile(handle)
+            if parquet.metadata.num_rows:
+                first = next(parquet.iter_batches(batch_size=1, columns=_CLEANER_COLUMNS))
+                row = first.to_pylist()[0]
+                params = json.loads(row["cleaner_params"] or "{}")
+                return str(row["cleaner"]), params, "as the input's documents record"
+    for path in sorted(fs.glob(f"{root}/_runs/*.json"), reverse=True):
         try:
             data = json.loads(fs.cat_file(path))
         except (OSError, ValueError):
             continue
         if isinstance(data, dict) and data.get("cleaner"):
-            return str(data["cleaner"]), dict(data.get("cleaner_params") or {})
-    return DEFAULT_CLEANER, {}
+            params = dict(data.get("cleaner_params") or {})
+            return str(data["cleaner"]), params, "as the latest run report records"
+    return DEFAULT_CLEANER, {}, "the default: the run's cleaner is recorded nowhere"
+
+
+_CLEANER_COLUMNS = ["cleaner", "cleaner_params"]

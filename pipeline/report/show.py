@@ -107,11 +107,11 @@ def show_record(
         view: PageView = view_of_row(row, title=title, recleaned=recleaned, notices=notices)
         language = str(row.get("language") or "") or None
     else:
-        cleaner, params = run_cleaner(output, storage_options)
+        cleaner, params, how = run_cleaner(output, found, storage_options)
         notices.insert(
             0,
             f"The run rejected this record: {row.get('reason')} ({row.get('detail')}). Below "
-            f"it is cleaned again now with the run's cleaner, {cleaner}.",
+            f"it is cleaned again now with {cleaner} {json.dumps(params)} ({how}).",
         )
         result = _clean(
             item.body, cleaner=cleaner, params=params, url=item.url, http_headers=headers
