@@ -74,7 +74,7 @@ def one_run(out: Path, inputs: list[str], workers: int, cleaner: str, html: bool
     cfg = JobConfig(output=str(out), cleaner=cleaner)
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     t0 = time.perf_counter()
-    warming = job.warm_up_charts() if html else None
+    warming = job.warm_up_report() if html else None
     with job.make_client(None, workers, 1, "auto") as client:
         result = job.run_job(client, inputs, cfg)
     report = job.run_report(result, cfg, started_at)
@@ -84,10 +84,12 @@ def one_run(out: Path, inputs: list[str], workers: int, cleaner: str, html: bool
     if html:
         if warming is not None:
             warming.join()
+        joined = time.perf_counter()
         path = job.write_html_report(report, cfg, json_path)
         t2 = time.perf_counter()
         run.update(
             report_seconds=round(t2 - t1, 3),
+            waited_for_warm_up_seconds=round(joined - t1, 3),
             overhead=round((t2 - t1) / (t1 - t0), 5),
             charts=Path(path).read_text().count("<svg"),
         )

@@ -35,7 +35,7 @@ from pipeline.inputs import input_stem, list_inputs
 from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_memory, parse_pairs
 from pipeline.report.charts import INSTALL_HINT as CHARTS_HINT
 from pipeline.report.charts import available as charts_available
-from pipeline.report.charts import warm_up as warm_up_charts
+from pipeline.report.run_report import warm_up as warm_up_report
 from pipeline.run import process_warc
 from pipeline.stats import Stats, WarcReport
 
@@ -354,7 +354,7 @@ def main(
     err = Console(stderr=True)
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     # matplotlib loads while the workers run, so the report costs only its drawing at the end.
-    warming = None if no_html_report else warm_up_charts()
+    warming = None if no_html_report else warm_up_report()
     with make_client(scheduler, workers, threads_per_worker, memory_limit) as client:
         err.print(f"[bold]{len(paths)}[/] inputs, dashboard: {client.dashboard_link}")
         progress = Progress(

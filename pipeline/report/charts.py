@@ -9,11 +9,8 @@ date, and text is kept as text (``svg.fonttype: none``), which also keeps the fi
 
 from __future__ import annotations
 
-import contextlib
-import importlib.util
 import io
 import re
-import threading
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -48,32 +45,6 @@ def available() -> bool:
     except ImportError:
         return False
     return True
-
-
-def warm_up() -> threading.Thread | None:
-    """Import matplotlib and load its fonts in a background thread; None without matplotlib.
-
-    A job's client waits idle while the workers run, so the job starts this first and joins
-    it before drawing the report: the import and the font cache (most of a cold report's time,
-    bench/report.py) then cost the job nothing it was not already waiting for. Nothing else may
-    use matplotlib until the thread is joined.
-    """
-    if importlib.util.find_spec("matplotlib") is None:
-        return None
-
-    def draw_once() -> None:
-        def build() -> Any:
-            fig = _figure(1.0)
-            fig.add_subplot().set_title("warm-up")
-            return fig
-
-        # A failure here shows again, with its reason, when the report draws its charts.
-        with contextlib.suppress(Exception):
-            to_svg(_styled(build), "warm-")
-
-    thread = threading.Thread(target=draw_once, name="warcclean-report-warm-up", daemon=True)
-    thread.start()
-    return thread
 
 
 def _figure(height: float, *, left: float = 0.6, bottom: float = 0.5) -> Any:
@@ -184,20 +155,28 @@ def histogram_chart(hist: Histogram, title: str, xlabel: str, prefix: str, *, lo
         if log_x:
             lo = max(lo, 1)  # the [0, 1) bin has no place on a log axis (documents have text)
             hi = max(hi, lo + 1)
-        ax.stairs(counts[lo:hi], edges[lo : hi + 1], fill=True, color=BLUE, alpha=0.8)
         if log_x:
-            from matplotlib.ticker import FuncFormatter, NullFormatter
+            # Drawn on log10 of the edges with a linear axis, ticks at the powers of ten: the
+            # same picture as a log axis at a third of its cost (its locators and minor ticks).
+            import math
 
-            ax.set_xscale("log")
-            # Plain numbers: the default 10^k labels go through mathtext, slow and no clearer.
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
-            ax.xaxis.set_minor_formatter(NullFormatter())
+            xs = [math.log10(e) for e in edges[lo : hi + 1]]
+            ax.stairs(counts[lo:hi], xs, fill=True, color=BLUE, alpha=0.8)
+            ticks = list(range(math.ceil(xs[0]), math.floor(xs[-1]) + 1))
+            ax.set_xticks(ticks, [_power_of_ten(t) for t in ticks])
+            ax.set_xlim(xs[0], xs[-1])
+        else:
+            ax.stairs(counts[lo:hi], edges[lo : hi + 1], fill=True, color=BLUE, alpha=0.8)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("documents")
         ax.set_title(title)
         return fig
 
     return to_svg(_styled(build), prefix)
+
+
+def _power_of_ten(exponent: int) -> str:
+    return ("1", "10", "100", "1k", "10k", "100k", "1M", "10M", "100M")[exponent]
 
 
 def throughput_per_input_chart(inputs: Sequence[InputSummary], prefix: str) -> Safe:
