@@ -165,6 +165,8 @@ def _cards(summary: OutputSummary) -> Safe:
 
 
 def _no_charts() -> Safe:
+    if charts.available():
+        return el("p", "Charts left out on request.", class_="note", id="no-charts")
     return el(
         "p",
         "Charts need matplotlib, which is not installed: ",

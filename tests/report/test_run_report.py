@@ -191,11 +191,24 @@ def test_page_derived_strings_are_escaped(output: Path) -> None:
 def test_without_matplotlib_the_report_has_tables_and_says_how_to_get_charts(
     output: Path,
 ) -> None:
-    page = render_report(collect(str(output)), with_charts=False)
+    import builtins
+
+    real_import = builtins.__import__
+
+    def without_matplotlib(name: str, *args: object, **kwargs: object) -> object:
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    summary = collect(str(output))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(builtins, "__import__", without_matplotlib)
+        assert not charts.available()
+        page = render_report(summary)
     assert "<svg" not in page
     hint = LexborHTMLParser(page).css_first("#no-charts").text()
     assert charts.INSTALL_HINT in hint
-    assert _table(page, "languages")  # the numbers are all there
+    assert _table(page, "languages") == dict(summary.docs_by_language)
 
 
 @pytest.mark.skipif(not charts.available(), reason="matplotlib (the report extra) is absent")
