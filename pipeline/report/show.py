@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pipeline.config import Limits
 from pipeline.report.fetch import RecordError, fetch_record, find_record, run_cleaner
 from pipeline.report.page_view import PageView, render_page, view_of_result, view_of_row
 from pipeline.types import CleanResult, RawPage
@@ -86,6 +87,8 @@ def show_record(
         record_id=record_id,
         notes=tuple(row.get("notes") or ()),
         storage_options=storage_options,
+        # The job's default cap: a body the run cut is cut the same way here.
+        max_body_bytes=Limits().max_body_bytes,
     )
     if not isinstance(item, RawPage):
         raise RecordError(
