@@ -374,9 +374,9 @@ def _block(b: BlockView, *, differs: bool = False) -> Safe:
 
 
 def _kept_summary(view: PageView) -> str:
-    kept = [b for b in view.blocks if b.kept]
-    chars = sum(len(b.text) for b in kept)
-    return f"{len(kept)} of {len(view.blocks)} blocks kept, {chars:,} characters"
+    kept = sum(1 for b in view.blocks if b.kept)
+    # As a document counts them (n_chars): the kept blocks joined by blank lines.
+    return f"{kept} of {len(view.blocks)} blocks kept, {len(view.kept_text):,} characters"
 
 
 def render_page(view: PageView, compare: PageView | None = None) -> str:

@@ -80,6 +80,10 @@ def test_viewer_kept_text_equals_the_rows_text(
     tree = LexborHTMLParser(target.read_text())
     kept = [n.text() for n in tree.css(".blocks > .blk.kept > .txt")]
     assert kept and "\n\n".join(kept) == row["text"]
+    heading = next(h.text() for h in tree.css("h2") if h.text().startswith("Blocks"))
+    assert heading.endswith(
+        f"{row['n_good']} of {row['n_blocks']} blocks kept, {row['n_chars']:,} characters"
+    )
     labels = [n.attributes["data-label"] for n in tree.css(".blocks > .blk")]
     assert labels == [b["label"] for b in row["blocks"]]
     # The run's cleaner, the stored columns, and what only the fetched page tells (class).
