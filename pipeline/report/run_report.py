@@ -23,6 +23,7 @@ from fsspec.core import url_to_fs
 
 from pipeline.report import charts
 from pipeline.report.collect import (
+    MAX_CATEGORY_VALUES,
     Histogram,
     InputSummary,
     OutputSummary,
@@ -444,7 +445,9 @@ def _page_columns(summary: OutputSummary) -> Safe:
     for name, counts in sorted(summary.other_columns.items()):
         parts.append(el("h3", name))
         if counts is None:
-            parts.append(el("p", f"more than {50} distinct values: not a category"))
+            parts.append(
+                el("p", f"more than {MAX_CATEGORY_VALUES} distinct values: not a category")
+            )
         else:
             parts.append(
                 _count_table(
