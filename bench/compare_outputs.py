@@ -43,7 +43,17 @@ import pipeline  # noqa: E402
 SHARED = REPO.parent / "shared"
 DATASETS = ("wcxb-dev", "multilingual-dev")
 # Timings and host facts vary run to run; everything else in a marker must not.
-_VOLATILE = {"seconds", "timings", "started", "finished", "host", "pid", "worker", "elapsed"}
+_VOLATILE = {
+    "seconds",
+    "timings",
+    "started",
+    "finished",
+    "finished_at",
+    "host",
+    "pid",
+    "worker",
+    "elapsed",
+}
 
 
 def _digest(value: Any) -> str:

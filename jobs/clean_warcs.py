@@ -33,6 +33,9 @@ from pipeline.cleaners.registry import DEFAULT_CLEANER, make_cleaner
 from pipeline.config import Limits
 from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_memory, parse_pairs
 from pipeline.output.stats import Stats, WarcReport
+from pipeline.report.charts import INSTALL_HINT as CHARTS_HINT
+from pipeline.report.charts import available as charts_available
+from pipeline.report.run_report import warm_up as warm_up_report
 from pipeline.run import process_warc
 from pipeline.warc.inputs import input_stem, list_inputs
 
@@ -160,6 +163,26 @@ def write_run_report(report: dict[str, Any], cfg: JobConfig, path: str | None) -
     return path
 
 
+def html_report_path(json_path: str) -> str:
+    """The HTML report's path: the JSON report's, with ``.html`` for ``.json``."""
+    return json_path.removesuffix(".json") + ".html"
+
+
+def write_html_report(report: dict[str, Any], cfg: JobConfig, json_path: str) -> str:
+    """Write the HTML report of the whole output (this run and any before it) beside the JSON.
+
+    Built from the output directory alone, as ``warcclean report OUT`` rebuilds it; this run's
+    report is passed in as well in case ``--report`` put its JSON outside ``OUT/_runs/``.
+    """
+    from pipeline.report.run_report import write_report
+
+    path = html_report_path(json_path)
+    name = json_path.rpartition("/")[2]
+    return write_report(
+        cfg.output, path, storage_options=cfg.storage_dict, extra_runs=[(name, report)]
+    )
+
+
 def summary_table(result: RunResult) -> Table:
     totals = result.totals
     table = Table(title="warcclean run", show_header=True)
@@ -271,6 +294,11 @@ def make_client(
 @click.option("--base-url", default=None, help="Prefix for relative paths in paths files.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--retries", type=int, default=2, show_default=True)
+@click.option(
+    "--no-html-report",
+    is_flag=True,
+    help="Write no HTML report (it counts the whole output; `warcclean report OUT` builds it).",
+)
 def main(
     inputs: tuple[str, ...],
     output: str,
@@ -292,6 +320,7 @@ def main(
     base_url: str | None,
     no_progress: bool,
     retries: int,
+    no_html_report: bool,
 ) -> None:
     """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
     try:
@@ -324,6 +353,8 @@ def main(
     out = Console()
     err = Console(stderr=True)
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # matplotlib loads while the workers run, so the report costs only its drawing at the end.
+    warming = None if no_html_report else warm_up_report()
     with make_client(scheduler, workers, threads_per_worker, memory_limit) as client:
         err.print(f"[bold]{len(paths)}[/] inputs, dashboard: {client.dashboard_link}")
         progress = Progress(
@@ -365,8 +396,22 @@ def main(
     out.print(summary_table(result))
     for path, error in sorted(result.failed.items()):
         out.print(f"[red]FAILED[/] {escape(path)}: {escape(error)}", soft_wrap=True)
-    where = write_run_report(run_report(result, cfg, started_at), cfg, report_path)
+    report = run_report(result, cfg, started_at)
+    where = write_run_report(report, cfg, report_path)
     out.print(f"run report: {escape(where)}", soft_wrap=True)
+    if not no_html_report:
+        if warming is not None:
+            warming.join()
+        try:
+            html = write_html_report(report, cfg, where)
+        except Exception as exc:  # the data and the JSON report are written: the run succeeded
+            err.print(
+                f"[yellow]HTML report not written[/]: {escape(f'{type(exc).__name__}: {exc}')}"
+            )
+        else:
+            out.print(f"HTML report: {escape(html)}", soft_wrap=True)
+            if not charts_available():
+                out.print(f"(tables only: {escape(CHARTS_HINT)} adds the charts)", soft_wrap=True)
     sys.exit(1 if result.failed else 0)
 
 

@@ -1,4 +1,4 @@
-"""Command-line entry points: ``warcclean`` (clean, eval) and ``dask submit``.
+"""Command-line entry points: ``warcclean`` (clean, eval, report, show) and ``dask submit``.
 
 Commands are thin: each parses options and calls the library; nothing here decides anything a
 library caller could not decide the same way.
@@ -29,6 +29,7 @@ def main() -> None:
 # The commands below are defined by their owners' modules:
 #   clean  -> this file (debug one page)
 #   eval   -> pipeline.evaluate
+#   report, show -> pipeline.report (the run report and the page viewer)
 #   submit -> this file (the `dask submit` entry point)
 
 
@@ -294,6 +295,133 @@ def eval_command(
     if json_out is not None:
         report.write_json(json_out)
         console.print(f"wrote {json_out}")
+
+
+# --- report, show (owner: pipeline.report) -----------------------------------------------------
+@main.command("report")
+@click.argument("output")
+@click.option(
+    "-o",
+    "--out",
+    "out_path",
+    help="Where to write the HTML report [default: OUTPUT/_runs/report.html].",
+)
+@click.option(
+    "--storage-option", "storage", multiple=True, metavar="K=V", help="fsspec option (repeatable)."
+)
+@click.option("--no-charts", is_flag=True, help="Tables only, even when matplotlib is installed.")
+def report_command(
+    output: str, out_path: str | None, storage: tuple[str, ...], no_charts: bool
+) -> None:
+    """Write the HTML run report of an OUTPUT directory (rebuilt from _done/, _runs/, Parquet)."""
+    from pipeline.jobconfig import parse_pairs
+    from pipeline.report import charts
+    from pipeline.report.collect import ReportError
+    from pipeline.report.run_report import write_report
+
+    try:
+        options = parse_pairs(storage, "--storage-option")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--storage-option") from None
+    path = out_path or f"{output.rstrip('/')}/_runs/report.html"
+    try:
+        write_report(
+            output, path, storage_options=options, with_charts=False if no_charts else None
+        )
+    except (ReportError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {path}")
+    if not no_charts and not charts.available():
+        click.echo(f"tables only: {charts.INSTALL_HINT} adds the charts", err=True)
+
+
+@main.command("show")
+@click.argument("source")
+@click.option(
+    "-o",
+    "--out",
+    "out_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The HTML file to write.",
+)
+@click.option("--record-id", help="SOURCE is an output directory: show this record of the run.")
+@click.option("--compare", "compare_name", help="A second cleaner, shown side by side.")
+@click.option("--cleaner", "cleaner_name", help=f"For a PAGE file [default: {DEFAULT_CLEANER}].")
+@click.option(
+    "--param", "param_items", multiple=True, metavar="K=V", help="Cleaner parameter (PAGE file)."
+)
+@click.option("--language", help="ISO 639 code instead of detecting it (PAGE file).")
+@click.option("--url", help="The page's address (PAGE file): the default cleaner reads it.")
+@click.option(
+    "--storage-option", "storage", multiple=True, metavar="K=V", help="fsspec option (repeatable)."
+)
+def show_command(
+    source: str,
+    out_path: Path,
+    record_id: str | None,
+    compare_name: str | None,
+    cleaner_name: str | None,
+    param_items: tuple[str, ...],
+    language: str | None,
+    url: str | None,
+    storage: tuple[str, ...],
+) -> None:
+    """Show one page's blocks, kept and removed, with why, as an HTML file.
+
+    SOURCE is an HTML page file (.gz too), or with --record-id an output directory (local or
+    fsspec URL): the record is read back from its WARC and shown as the run labelled it.
+    """
+    from pipeline.cleaners.registry import make_cleaner
+    from pipeline.evaluate.scoring import parse_param
+    from pipeline.jobconfig import parse_pairs
+    from pipeline.report.fetch import RecordError
+    from pipeline.report.show import show_html, show_record
+
+    for name in filter(None, (cleaner_name, compare_name)):
+        try:
+            make_cleaner(name)
+        except (TypeError, ValueError) as exc:
+            raise click.BadParameter(str(exc), param_hint="--cleaner/--compare") from None
+    try:
+        if record_id is not None:
+            if cleaner_name or param_items or language or url:
+                raise click.UsageError(
+                    "--cleaner, --param, --language and --url are for a PAGE file; a record is "
+                    "shown as its run cleaned it (add --compare NAME for another cleaner)"
+                )
+            options = parse_pairs(storage, "--storage-option")
+            page = show_record(source, record_id, compare=compare_name, storage_options=options)
+        else:
+            path = Path(source)
+            if path.is_dir():
+                raise click.UsageError(f"{source} is a directory: add --record-id ID")
+            if not path.is_file():
+                raise click.UsageError(f"{source} is not a file")
+            params = dict(parse_param(item) for item in param_items)
+            cleaner = cleaner_name or DEFAULT_CLEANER
+            try:
+                make_cleaner(cleaner, **params)
+            except (TypeError, ValueError) as exc:
+                raise click.BadParameter(str(exc), param_hint="--param") from None
+            page = show_html(
+                _read_page(path),
+                title=str(path),
+                cleaner=cleaner,
+                params=params,
+                url=url,
+                language=language,
+                compare=compare_name,
+            )
+    except ValueError as exc:  # --param / --storage-option syntax
+        raise click.UsageError(str(exc)) from None
+    except RecordError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        out_path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out_path}: {exc}") from None
+    click.echo(f"wrote {out_path}")
 
 
 @click.command(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import datetime, timezone
 from typing import Any
 
 import fsspec
@@ -159,13 +160,18 @@ def process_warc(warc_path: str, cfg: JobConfig) -> WarcReport:
             input_bytes=input_bytes,
             issues=tuple(issues),
         )
-        write_marker(fs, paths, report.to_dict())
+        # When it finished, so that a report rebuilt from the output can place it in time.
+        write_marker(fs, paths, {**report.to_dict(), "finished_at": _utc_now()})
     except Exception as exc:
         # Dask ships the exception to the client: name the input, the output and the cause.
         raise WarcTaskError(
             f"input {warc_path!r} failed (output {cfg.output!r}): {type(exc).__name__}: {exc}"
         ) from exc
     return report
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _issue_kind(issue: object) -> str:

@@ -126,7 +126,9 @@ def test_python_script_runs_and_writes_a_run_report(tmp_path: Path) -> None:
         ]
     )
     assert proc.returncode == 0, proc.stderr
-    (report_file,) = (out / "_runs").iterdir()
+    (report_file,) = (out / "_runs").glob("*.json")
+    # The HTML report beside it (its contents: tests/report/test_run_report.py).
+    assert report_file.with_suffix(".html").read_text().startswith("<!DOCTYPE html>")
     report = json.loads(report_file.read_text())
     assert report["inputs"]["processed"] == 2
     assert report["cleaner_params"] == {"length_low": 70}

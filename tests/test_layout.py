@@ -29,7 +29,7 @@ LEVELS: tuple[frozenset[str], ...] = (
     frozenset({"pipeline.cleaners"}),
     frozenset({"pipeline.learned"}),
     frozenset({"pipeline.clean"}),
-    frozenset({"pipeline.evaluate", "pipeline.jobconfig"}),
+    frozenset({"pipeline.evaluate", "pipeline.jobconfig", "pipeline.report"}),
     frozenset({"pipeline.run"}),
     frozenset({"pipeline.cli", "pipeline.sandbox.__main__"}),
 )

@@ -1,0 +1,584 @@
+"""Read an output directory back into the numbers a run report shows.
+
+Everything comes from the output alone, so a report can be rebuilt at any time, also for an
+output that several resumed runs wrote:
+
+- ``_done/<stem>.json`` (one per finished input): records, skips by record type, reader issues,
+  seconds, bytes, and when the input finished;
+- ``_runs/*.json`` (one per run): when each run started, its cleaner and parameters, and the
+  inputs that failed with their errors;
+- the Parquet files, read column by column through their own schemas: documents per language,
+  text length and the share of blocks kept, the cleaner and version that wrote each row, rejects
+  by reason, and the values of page-level columns this module does not know by name (so a column
+  added later, such as a cleaner's fallback, is counted without a change here).
+
+Files are read one at a time in batches of a few columns, never ``text`` or ``blocks``, so memory
+stays flat whatever the size of the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import fsspec
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from fsspec.core import url_to_fs
+
+# Text length bins: four per decade from 1 character to 10 million (the body cap's order), so
+# a 300-character stub and a 30,000-character article are as far apart as they look in a list.
+LENGTH_EDGES: tuple[float, ...] = (0.0, *(10 ** (k / 4) for k in range(29)))
+# Share of a page's blocks kept, in twentieths; the last bin holds 1.0 (every block kept).
+SHARE_EDGES: tuple[float, ...] = tuple(k / 20 for k in range(21))
+
+# Columns the report reads or shows by name; any other scalar page-level column is counted
+# generically (`OutputSummary.other_columns`).
+KNOWN_DOC_COLUMNS = frozenset(
+    {
+        "record_id",
+        "url",
+        "warc_path",
+        "warc_offset",
+        "warc_length",
+        "warc_date",
+        "http_status",
+        "content_type",
+        "encoding",
+        "encoding_source",
+        "language",
+        "language_prob",
+        "stoplist",
+        "cleaner",
+        "cleaner_version",
+        "cleaner_params",
+        "text",
+        "n_blocks",
+        "n_good",
+        "n_chars",
+        "n_words",
+        "truncated",
+        "notes",
+        "blocks",
+    }
+)
+_READ_COLUMNS = ("n_chars", "n_words", "n_blocks", "n_good", "truncated", "notes")
+_DICT_COLUMNS = ("cleaner", "cleaner_version", "cleaner_params")
+# A generic column with more distinct values than this is an identifier, not a category.
+MAX_CATEGORY_VALUES = 50
+_BATCH_ROWS = 65_536
+
+
+class ReportError(ValueError):
+    """The output directory cannot be read as a warcclean output (message says why)."""
+
+
+@dataclass
+class Histogram:
+    """Counts of values in ``[edges[i], edges[i + 1])``; the last bin is closed on the right
+    for shares and open-ended for lengths (see `bin_index`)."""
+
+    edges: tuple[float, ...]
+    counts: list[int]
+    open_ended: bool
+
+    @classmethod
+    def empty(cls, edges: Sequence[float], *, open_ended: bool) -> Histogram:
+        n = len(edges) if open_ended else len(edges) - 1
+        return cls(tuple(edges), [0] * n, open_ended)
+
+    def bin_index(self, value: float) -> int:
+        i = bisect_right(self.edges, value) - 1
+        return max(0, min(i, len(self.counts) - 1))
+
+    def add_array(self, values: np.ndarray) -> None:
+        if not len(values):
+            return
+        idx = np.searchsorted(np.asarray(self.edges), values, side="right") - 1
+        idx = np.clip(idx, 0, len(self.counts) - 1)
+        for i, n in enumerate(np.bincount(idx, minlength=len(self.counts)).tolist()):
+            self.counts[i] += n
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def quantile(self, q: float) -> float | None:
+        """The lower edge of the bin holding the ``q`` quantile (what the bins can tell)."""
+        total = self.total
+        if not total:
+            return None
+        seen = 0
+        for i, n in enumerate(self.counts):
+            seen += n
+            if seen >= q * total:
+                return self.edges[i]
+        return self.edges[len(self.counts) - 1]
+
+
+@dataclass
+class InputSummary:
+    """One finished input, from its marker."""
+
+    warc_path: str
+    stem: str
+    records: int
+    docs: int
+    rejects: int
+    skipped: int
+    seconds: float
+    input_bytes: int
+    finished_at: datetime | None
+    balanced: bool
+
+    @property
+    def records_per_second(self) -> float | None:
+        return self.records / self.seconds if self.seconds > 0 else None
+
+    @property
+    def started_at(self) -> datetime | None:
+        if self.finished_at is None:
+            return None
+        from datetime import timedelta
+
+        return self.finished_at - timedelta(seconds=self.seconds)
+
+
+@dataclass
+class RunInfo:
+    """One run of the job, from its ``_runs/*.json`` report."""
+
+    name: str
+    started_at: str
+    seconds: float
+    processed: int
+    failed: int
+    skipped_done: int
+    records: int
+    docs: int
+    cleaner: str | None
+    cleaner_params: dict[str, Any]
+    records_per_second: float | None
+
+
+@dataclass
+class FailedInput:
+    input: str
+    error: str
+    run: str  # the started_at of the last run it failed in
+
+
+@dataclass
+class CleanerUse:
+    cleaner: str
+    version: str
+    params: str
+    docs: int
+
+
+@dataclass
+class OutputSummary:
+    """Everything a run report shows, counted from one output directory."""
+
+    output: str
+    inputs: list[InputSummary] = field(default_factory=list)
+    runs: list[RunInfo] = field(default_factory=list)
+    failed: list[FailedInput] = field(default_factory=list)
+    # from the Parquet files
+    docs: int = 0
+    docs_by_language: Counter[str] = field(default_factory=Counter)
+    rejects_by_reason: Counter[str] = field(default_factory=Counter)
+    text_chars: int = 0
+    text_words: int = 0
+    truncated: int = 0
+    notes: Counter[str] = field(default_factory=Counter)
+    cleaners: list[CleanerUse] = field(default_factory=list)
+    length: Histogram = field(
+        default_factory=lambda: Histogram.empty(LENGTH_EDGES, open_ended=True)
+    )
+    kept_share: Histogram = field(
+        default_factory=lambda: Histogram.empty(SHARE_EDGES, open_ended=False)
+    )
+    # page-level columns not known by name: column -> value -> pages (None: too many values)
+    other_columns: dict[str, Counter[str] | None] = field(default_factory=dict)
+    # rows per input stem (a file is named <stem>.parquet), to check them against the markers
+    docs_by_stem: Counter[str] = field(default_factory=Counter)
+    rejects_by_stem: Counter[str] = field(default_factory=Counter)
+    # from the markers
+    records: int = 0
+    skipped_by_type: Counter[str] = field(default_factory=Counter)
+    issues_by_kind: Counter[str] = field(default_factory=Counter)
+    issue_log: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # what could not be read, or disagrees
+
+    @property
+    def n_rejects(self) -> int:
+        return sum(self.rejects_by_reason.values())
+
+    @property
+    def n_skipped(self) -> int:
+        return sum(self.skipped_by_type.values())
+
+
+def collect(
+    output: str,
+    *,
+    storage_options: dict[str, Any] | None = None,
+    extra_runs: Iterable[tuple[str, dict[str, Any]]] = (),
+) -> OutputSummary:
+    """Count everything under ``output`` (a directory or fsspec URL).
+
+    ``extra_runs`` are ``(name, run report)`` pairs not stored under ``_runs/`` (the job passes
+    its own when ``--report`` wrote it elsewhere); a run already there is not counted twice.
+    Raises `ReportError` when ``output`` holds no warcclean output at all.
+    """
+    fs, root = url_to_fs(output, **(storage_options or {}) if "://" in output else {})
+    root = root.rstrip("/")
+    if not fs.isdir(root):
+        raise ReportError(f"{output} is not a directory")
+    summary = OutputSummary(output=output)
+    markers = _read_markers(fs, root, summary)
+    runs = _read_runs(fs, root, summary, list(extra_runs))
+    if not markers and not runs and not fs.exists(f"{root}/docs"):
+        raise ReportError(
+            f"{output} holds no warcclean output (no _done/, _runs/ or docs/ under it)"
+        )
+    _add_markers(summary, markers)
+    _add_runs(summary, runs, {m["stem"] for m in markers if "stem" in m})
+    _read_docs(fs, root, summary)
+    _read_rejects(fs, root, summary)
+    _cross_check(summary)
+    return summary
+
+
+def _load_json(fs: fsspec.AbstractFileSystem, paths: list[str], summary: OutputSummary) -> dict:
+    if not paths:
+        return {}
+    out = {}
+    # One call: async file systems (S3, GCS) fetch the files concurrently.
+    for path, data in fs.cat(paths, on_error="return").items():
+        if isinstance(data, BaseException):
+            summary.problems.append(f"{path}: {type(data).__name__}: {data}")
+            continue
+        try:
+            out[path] = json.loads(data)
+        except ValueError as exc:
+            summary.problems.append(f"{path} is not valid JSON: {exc}")
+    return out
+
+
+def _mtime(info: dict[str, Any]) -> datetime | None:
+    value = info.get("mtime", info.get("LastModified", info.get("created")))
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value, tz=timezone.utc)
+    return None
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO time as the job writes it (``2024-01-02T03:04:05Z``), in UTC; None if it is not."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def _read_markers(
+    fs: fsspec.AbstractFileSystem, root: str, summary: OutputSummary
+) -> list[dict[str, Any]]:
+    done = f"{root}/_done"
+    if not fs.isdir(done):
+        return []
+    infos = [
+        i
+        for i in fs.ls(done, detail=True)
+        if i["name"].endswith(".json") and not i["name"].rpartition("/")[2].startswith(".")
+    ]
+    data = _load_json(fs, sorted(i["name"] for i in infos), summary)
+    markers = []
+    for info in infos:
+        marker = data.get(info["name"])
+        if not isinstance(marker, dict):
+            continue
+        # Markers written before `finished_at` existed: the file's own time says the same.
+        marker.setdefault("_mtime", _mtime(info))
+        markers.append(marker)
+    return sorted(markers, key=lambda m: str(m.get("warc_path", "")))
+
+
+def _add_markers(summary: OutputSummary, markers: list[dict[str, Any]]) -> None:
+    for m in markers:
+        try:
+            rejects = Counter({str(k): int(v) for k, v in (m.get("rejects") or {}).items()})
+            skipped = Counter({str(k): int(v) for k, v in (m.get("skipped") or {}).items()})
+            issues = Counter({str(k): int(v) for k, v in (m.get("issues") or {}).items()})
+            records, docs = int(m["records"]), int(m["docs"])
+            item = InputSummary(
+                warc_path=str(m["warc_path"]),
+                stem=str(m.get("stem", "")),
+                records=records,
+                docs=docs,
+                rejects=sum(rejects.values()),
+                skipped=sum(skipped.values()),
+                seconds=float(m.get("seconds", 0.0)),
+                input_bytes=int(m.get("input_bytes", 0)),
+                finished_at=parse_time(m.get("finished_at")) or m.get("_mtime"),
+                balanced=records == docs + sum(rejects.values()) + sum(skipped.values()),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            summary.problems.append(f"marker of {m.get('warc_path', '?')} is incomplete: {exc}")
+            continue
+        summary.inputs.append(item)
+        summary.records += item.records
+        summary.skipped_by_type += skipped
+        summary.issues_by_kind += issues
+        for issue in m.get("issue_log") or ():
+            if isinstance(issue, dict):
+                summary.issue_log.append((item.warc_path, issue))
+
+
+def _read_runs(
+    fs: fsspec.AbstractFileSystem,
+    root: str,
+    summary: OutputSummary,
+    extra: list[tuple[str, dict[str, Any]]],
+) -> list[tuple[str, dict[str, Any]]]:
+    runs_dir = f"{root}/_runs"
+    found: list[tuple[str, dict[str, Any]]] = []
+    if fs.isdir(runs_dir):
+        names = sorted(p for p in fs.ls(runs_dir, detail=False) if p.endswith(".json"))
+        for path, data in _load_json(fs, names, summary).items():
+            if isinstance(data, dict) and "started_at" in data:
+                found.append((path.rpartition("/")[2], data))
+    seen = {(d.get("started_at"), d.get("seconds")) for _, d in found}
+    found += [(n, d) for n, d in extra if (d.get("started_at"), d.get("seconds")) not in seen]
+    return sorted(found, key=lambda nd: str(nd[1].get("started_at")))
+
+
+def _add_runs(
+    summary: OutputSummary, runs: list[tuple[str, dict[str, Any]]], done_stems: set[str]
+) -> None:
+    from pipeline.warc.inputs import input_stem
+
+    failed: dict[str, FailedInput] = {}
+    for name, data in runs:
+        inputs = data.get("inputs") or {}
+        totals = data.get("totals") or {}
+        summary.runs.append(
+            RunInfo(
+                name=name,
+                started_at=str(data.get("started_at", "")),
+                seconds=float(data.get("seconds") or 0.0),
+                processed=int(inputs.get("processed", 0)),
+                failed=int(inputs.get("failed", 0)),
+                skipped_done=int(inputs.get("skipped_done", 0)),
+                records=int(totals.get("records", 0)),
+                docs=int(totals.get("docs", 0)),
+                cleaner=data.get("cleaner"),
+                cleaner_params=dict(data.get("cleaner_params") or {}),
+                records_per_second=data.get("pages_per_second"),
+            )
+        )
+        for entry in data.get("failed") or ():
+            path = str(entry.get("input", ""))
+            failed[path] = FailedInput(path, str(entry.get("error", "")), str(data["started_at"]))
+    # An input that failed once and finished in a later run is no longer a failure.
+    summary.failed = [f for p, f in sorted(failed.items()) if input_stem(p) not in done_stems]
+
+
+def _parquet_files(fs: fsspec.AbstractFileSystem, pattern: str) -> list[str]:
+    # Temporary files of a write in progress are hidden (".name.tmp"): never counted.
+    return sorted(p for p in fs.glob(pattern) if not p.rpartition("/")[2].startswith((".", "_")))
+
+
+def _read_docs(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSummary) -> None:
+    cleaners: Counter[tuple[str, str, str]] = Counter()
+    for path in _parquet_files(fs, f"{root}/docs/*/*.parquet"):
+        partition = path.rsplit("/", 2)[-2]
+        language = partition.partition("=")[2] if partition.startswith("language=") else "und"
+        before = summary.docs
+        try:
+            with fs.open(path, "rb") as handle:
+                _read_docs_file(handle, language, summary, cleaners)
+        except (OSError, pa.ArrowException) as exc:
+            summary.problems.append(f"{path}: {type(exc).__name__}: {exc}")
+            continue
+        summary.docs_by_stem[_stem(path)] += summary.docs - before
+    summary.cleaners = [
+        CleanerUse(c, v, p, n) for (c, v, p), n in sorted(cleaners.items(), key=lambda x: -x[1])
+    ]
+
+
+def _scalar_column(schema: pa.Schema, name: str) -> bool:
+    t = schema.field(name).type
+    return (
+        pa.types.is_null(t)
+        or pa.types.is_boolean(t)
+        or pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_integer(t)
+        or pa.types.is_dictionary(t)
+    )
+
+
+def _read_docs_file(
+    handle: Any, language: str, summary: OutputSummary, cleaners: Counter[tuple[str, str, str]]
+) -> None:
+    parquet = pq.ParquetFile(handle, read_dictionary=list(_DICT_COLUMNS))
+    schema = parquet.schema_arrow
+    names = set(schema.names)
+    other = [n for n in schema.names if n not in KNOWN_DOC_COLUMNS and _scalar_column(schema, n)]
+    columns = [c for c in (*_READ_COLUMNS, *_DICT_COLUMNS) if c in names] + other
+    for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
+        n = batch.num_rows
+        summary.docs += n
+        summary.docs_by_language[language] += n
+        col = batch.column
+        if "n_chars" in names:
+            chars = col("n_chars").to_numpy(zero_copy_only=False)
+            summary.text_chars += int(chars.sum())
+            summary.length.add_array(chars.astype(np.float64))
+        if "n_words" in names:
+            summary.text_words += int(pc.sum(col("n_words")).as_py() or 0)
+        if "n_blocks" in names and "n_good" in names:
+            blocks = col("n_blocks").to_numpy(zero_copy_only=False).astype(np.float64)
+            good = col("n_good").to_numpy(zero_copy_only=False).astype(np.float64)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = np.where(blocks > 0, good / blocks, 0.0)
+            summary.kept_share.add_array(share)
+        if "truncated" in names:
+            summary.truncated += int(pc.sum(col("truncated")).as_py() or 0)
+        if "notes" in names:
+            flat = pc.list_flatten(col("notes"))
+            for item in pc.value_counts(flat).to_pylist():
+                summary.notes[item["values"]] += item["counts"]
+        if all(c in names for c in _DICT_COLUMNS):
+            table = pa.table({c: col(c) for c in _DICT_COLUMNS})
+            grouped = table.group_by(list(_DICT_COLUMNS)).aggregate([([], "count_all")])
+            for row in grouped.to_pylist():
+                key = tuple(str(row[c]) for c in _DICT_COLUMNS)
+                cleaners[key] += row["count_all"]  # type: ignore[index]
+        for name in other:
+            _count_values(summary, name, col(name))
+
+
+def _count_values(summary: OutputSummary, name: str, values: pa.Array) -> None:
+    counts = summary.other_columns.setdefault(name, Counter())
+    if counts is None:
+        return
+    for item in pc.value_counts(values).to_pylist():
+        value = item["values"]
+        counts["(none)" if value is None else str(value)] += item["counts"]
+    if len(counts) > MAX_CATEGORY_VALUES:
+        summary.other_columns[name] = None
+
+
+def _read_rejects(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSummary) -> None:
+    for path in _parquet_files(fs, f"{root}/rejects/*.parquet"):
+        try:
+            with fs.open(path, "rb") as handle:
+                parquet = pq.ParquetFile(handle)
+                for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=["reason"]):
+                    for item in pc.value_counts(batch.column("reason")).to_pylist():
+                        summary.rejects_by_reason[item["values"]] += item["counts"]
+                    summary.rejects_by_stem[_stem(path)] += batch.num_rows
+        except (OSError, pa.ArrowException, KeyError) as exc:
+            summary.problems.append(f"{path}: {type(exc).__name__}: {exc}")
+            continue
+        summary.rejects_by_stem.setdefault(_stem(path), 0)
+
+
+def _stem(path: str) -> str:
+    return path.rpartition("/")[2].removesuffix(".parquet")
+
+
+def _cross_check(summary: OutputSummary) -> None:
+    """Say where the markers and the Parquet files disagree.
+
+    Files of an input without a marker are those of a failed or unfinished input (a re-run
+    replaces them); readers of the dataset see their rows, so they are counted, and named here.
+    """
+    marked = {i.stem: i for i in summary.inputs}
+    unmarked = sorted((set(summary.docs_by_stem) | set(summary.rejects_by_stem)) - set(marked))
+    if unmarked:
+        rows = sum(summary.docs_by_stem[s] for s in unmarked)
+        summary.problems.append(
+            f"docs/ or rejects/ hold files of {len(unmarked)} input(s) without a completion "
+            f"marker ({rows:,} documents; a failed or unfinished input, which a re-run "
+            f"replaces): {', '.join(unmarked[:10])}"
+        )
+    differ = [
+        f"{item.warc_path} (marker: {item.docs:,} documents, {item.rejects:,} rejects; files: "
+        f"{summary.docs_by_stem.get(stem, 0):,}, {summary.rejects_by_stem.get(stem, 0):,})"
+        for stem, item in marked.items()
+        if (summary.docs_by_stem.get(stem, 0), summary.rejects_by_stem.get(stem, 0))
+        != (item.docs, item.rejects)
+    ]
+    if differ:
+        summary.problems.append(
+            f"{len(differ)} inputs' files do not hold what their markers count (a file missing "
+            f"or replaced): {'; '.join(differ[:5])}"
+        )
+    unbalanced = [i.warc_path for i in summary.inputs if not i.balanced]
+    if unbalanced:
+        summary.problems.append(
+            f"{len(unbalanced)} inputs do not account for every record (records != docs + "
+            f"rejects + skipped): {', '.join(unbalanced[:5])}"
+        )
+
+
+def sessions(inputs: Sequence[InputSummary], gap_seconds: float = 60.0) -> list[list[InputSummary]]:
+    """Inputs grouped into stretches of work: inputs whose time spans overlap, or lie within
+    ``gap_seconds`` of each other, belong to one session (a run, or one stretch of it)."""
+    timed = sorted((i for i in inputs if i.finished_at is not None), key=lambda i: i.started_at)
+    groups: list[list[InputSummary]] = []
+    end: datetime | None = None
+    for item in timed:
+        start = item.started_at
+        assert start is not None and item.finished_at is not None
+        if end is None or (start - end).total_seconds() > gap_seconds:
+            groups.append([])
+            end = item.finished_at
+        groups[-1].append(item)
+        end = max(end, item.finished_at)
+    return groups
+
+
+def rate_over_time(
+    session: Sequence[InputSummary], bins: int = 40
+) -> tuple[list[float], list[float]]:
+    """Records per second over a session: bin edges (seconds since its start) and rates.
+
+    Each input's records are spread evenly over the time it ran, so parallel inputs add up.
+    """
+    start = min(i.started_at for i in session if i.started_at is not None)
+    end = max(i.finished_at for i in session if i.finished_at is not None)
+    span = max((end - start).total_seconds(), 1.0)
+    width = span / bins
+    totals = [0.0] * bins
+    for item in session:
+        assert item.started_at is not None
+        a = (item.started_at - start).total_seconds()
+        b = a + item.seconds
+        if b - a < 1e-3:  # the markers round seconds to milliseconds: an instant
+            totals[min(int(a / width), bins - 1)] += item.records
+            continue
+        per_second = item.records / (b - a)
+        first, last = int(a / width), min(math.ceil(b / width), bins)
+        for k in range(first, last):
+            overlap = min(b, (k + 1) * width) - max(a, k * width)
+            if overlap > 0:
+                totals[k] += per_second * overlap
+    return [k * width for k in range(bins + 1)], [t / width for t in totals]

@@ -1,0 +1,633 @@
+"""The run report as one self-contained HTML file: charts inline, no script, nothing fetched.
+
+`build_report(OUT)` counts an output directory (`pipeline.report.collect`) and renders it;
+`write_report` also writes the file (local path or fsspec URL). The job calls it after each run
+(``OUT/_runs/<time>.html`` beside the JSON) and ``warcclean report OUT`` rebuilds it at any time.
+Without matplotlib the report has every table and a line saying how to get the charts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from fsspec.core import url_to_fs
+
+from pipeline.report import charts
+from pipeline.report.collect import (
+    MAX_CATEGORY_VALUES,
+    Histogram,
+    InputSummary,
+    OutputSummary,
+    collect,
+    sessions,
+)
+from pipeline.report.markup import Child, Safe, document, el, fmt_float, fmt_int
+
+# Tables list at most this many rows (the rest is summed in one row) so that a report over
+# 100,000 inputs stays a readable page.
+MAX_ROWS = 40
+
+
+def build_report(
+    output: str,
+    *,
+    storage_options: dict[str, Any] | None = None,
+    extra_runs: Iterable[tuple[str, dict[str, Any]]] = (),
+    with_charts: bool | None = None,
+) -> str:
+    """The HTML report of everything under ``output`` (see `collect` for what it reads).
+
+    ``with_charts`` None draws the charts when matplotlib is installed.
+    """
+    summary = collect(output, storage_options=storage_options, extra_runs=extra_runs)
+    return render_report(summary, with_charts=with_charts)
+
+
+def write_report(
+    output: str,
+    path: str,
+    *,
+    storage_options: dict[str, Any] | None = None,
+    extra_runs: Iterable[tuple[str, dict[str, Any]]] = (),
+    with_charts: bool | None = None,
+) -> str:
+    """Build the report of ``output`` and write it to ``path``; return ``path``."""
+    page = build_report(
+        output,
+        storage_options=storage_options,
+        extra_runs=extra_runs,
+        with_charts=with_charts,
+    )
+    fs, fs_path = url_to_fs(path, **(storage_options or {}) if "://" in path else {})
+    parent = fs_path.rpartition("/")[0]
+    if parent:
+        fs.makedirs(parent, exist_ok=True)
+    fs.pipe_file(fs_path, page.encode("utf-8"))
+    return path
+
+
+def warm_up() -> threading.Thread | None:
+    """Load matplotlib and draw every kind of chart once, in a background thread.
+
+    A job's client waits idle while the workers run, so the job starts this first and joins it
+    before writing the report: the imports, the font cache and matplotlib's first-use work (most
+    of a cold report's time, bench/report.py) then cost nothing the job was not waiting for
+    anyway. Nothing else may use matplotlib until the thread is joined. None without matplotlib.
+    """
+    if importlib.util.find_spec("matplotlib") is None:
+        return None
+
+    def draw_once() -> None:
+        now = datetime.now(timezone.utc)
+        summary = OutputSummary(output="warm-up")
+        summary.docs_by_language.update({"en": 2, "de": 1})
+        summary.rejects_by_reason.update({"not_html": 1})
+        summary.skipped_by_type.update({"request": 3})
+        summary.length.add_array(np.array([10.0, 1000.0]))
+        summary.kept_share.add_array(np.array([0.5, 1.0]))
+        summary.inputs = [
+            InputSummary(f"in-{k}", "s", 3, 1, 1, 1, 1.0, 0, now, True) for k in range(2)
+        ]
+        # A failure here shows again, with its reason, when the job draws the real report.
+        with contextlib.suppress(Exception):
+            # pyarrow imports pandas (when installed) the first time an array goes to numpy,
+            # as `collect` does: a third of a second better spent here.
+            pa.array([0]).to_numpy(zero_copy_only=False)
+            render_report(summary, with_charts=True)
+
+    thread = threading.Thread(target=draw_once, name="warcclean-report-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def render_report(summary: OutputSummary, *, with_charts: bool | None = None) -> str:
+    if with_charts is None:
+        with_charts = charts.available()
+    title = "warcclean run report"
+    body = [
+        el("h1", title),
+        el("p", "Output ", el("code", summary.output), class_="sub"),
+        _problems(summary),
+        _cards(summary),
+        _charts(summary) if with_charts else _no_charts(),
+        _languages(summary),
+        _reasons(summary),
+        _distributions(summary),
+        _cleaners(summary),
+        _page_columns(summary),
+        _failed(summary),
+        _issues(summary),
+        _throughput(summary),
+        _runs(summary),
+    ]
+    return document(title, body)
+
+
+def _section(title: str, *content: Child, id_: str | None = None) -> Safe:
+    return el("section", el("h2", title), *content, id=id_)
+
+
+def _problems(summary: OutputSummary) -> Safe:
+    if not summary.problems:
+        return Safe("")
+    return el(
+        "div",
+        el("b", "Check the output: "),
+        el("ul", [el("li", p) for p in summary.problems]),
+        class_="warn",
+        id="problems",
+    )
+
+
+def _card(value: str, label: str) -> Safe:
+    return el("div", el("b", value), el("span", label), class_="card")
+
+
+def _cards(summary: OutputSummary) -> Safe:
+    seconds = sum(r.seconds for r in summary.runs)
+    return el(
+        "div",
+        _card(fmt_int(len(summary.inputs)), "inputs done"),
+        _card(fmt_int(len(summary.failed)), "inputs failed"),
+        _card(fmt_int(summary.records), "records read"),
+        _card(fmt_int(summary.docs), "documents"),
+        _card(fmt_int(summary.n_rejects), "rejected"),
+        _card(fmt_int(summary.n_skipped), "skipped (not pages)"),
+        _card(f"{summary.text_chars / 1e6:,.1f} M", "characters of text"),
+        _card(fmt_int(len(summary.runs)), f"runs, {seconds:,.0f} s"),
+        class_="cards",
+        id="totals",
+    )
+
+
+def _no_charts() -> Safe:
+    if charts.available():
+        return el("p", "Charts left out on request.", class_="note", id="no-charts")
+    return el(
+        "p",
+        "Charts need matplotlib, which is not installed: ",
+        el("code", charts.INSTALL_HINT),
+        " adds them; the tables below hold the same numbers.",
+        class_="note",
+        id="no-charts",
+    )
+
+
+def _top(counter: Counter[str], limit: int = 20) -> list[tuple[str, int]]:
+    items = counter.most_common()
+    if len(items) <= limit:
+        return items
+    rest = sum(n for _, n in items[limit - 1 :])
+    return [*items[: limit - 1], (f"{len(items) - limit + 1} others", rest)]
+
+
+def _charts(summary: OutputSummary) -> Safe:
+    figures: list[tuple[Safe, str]] = []
+    if summary.docs_by_language:
+        figures.append(
+            (
+                charts.bar_chart(
+                    _top(summary.docs_by_language),
+                    "Documents per language",
+                    "documents",
+                    "c-lang-",
+                ),
+                "Detected language of every document (partition of docs/).",
+            )
+        )
+    reasons = [(f"rejected: {k}", v) for k, v in summary.rejects_by_reason.most_common()]
+    skips = [(f"skipped: {k}", v) for k, v in summary.skipped_by_type.most_common()]
+    if reasons or skips:
+        items = (reasons + skips)[:24]
+        colors = [charts.ORANGE if k.startswith("rejected") else charts.GREY for k, _ in items]
+        figures.append(
+            (
+                charts.bar_chart(items, "Rejections and skips", "records", "c-why-", colors),
+                "Rejected: a page that gave no document (rejects/). Skipped: records that are "
+                "not pages (requests, metadata, ...), counted in the markers.",
+            )
+        )
+    if summary.length.total:
+        figures.append(
+            (
+                charts.histogram_chart(
+                    summary.length,
+                    "Text length per document",
+                    "characters of kept text (log scale)",
+                    "c-len-",
+                    log_x=True,
+                ),
+                "Characters of each document's text (n_chars), four bins per decade.",
+            )
+        )
+    if summary.kept_share.total:
+        figures.append(
+            (
+                charts.histogram_chart(
+                    summary.kept_share,
+                    "Share of blocks kept per page",
+                    "kept blocks / all blocks of the page (n_good / n_blocks)",
+                    "c-share-",
+                    log_x=False,
+                ),
+                "Pages near 0 lost most of their blocks to the cleaner; near 1 kept nearly all.",
+            )
+        )
+    if summary.inputs:
+        figures.append(
+            (
+                charts.throughput_per_input_chart(summary.inputs, "c-tpi-"),
+                "Records read per second of each input's task (from its marker).",
+            )
+        )
+    groups = sessions(summary.inputs)
+    if groups:
+        figures.append(
+            (
+                charts.throughput_over_time_chart(groups, "c-time-"),
+                "All inputs' records per second, each spread over the time its task ran; one "
+                "line per stretch of work (a run, or a resumed run), the latest in blue.",
+            )
+        )
+    return el(
+        "div",
+        [el("figure", svg, el("figcaption", caption)) for svg, caption in figures],
+        class_="charts",
+        id="charts",
+    )
+
+
+def _bar(value: int, largest: int) -> Safe:
+    width = 0 if largest <= 0 else max(1, round(160 * value / largest))
+    return el("span", class_="bar", style=f"width:{width}px")
+
+
+def _count_table(
+    rows: Sequence[tuple[str, int]], header: str, total: int, id_: str, unit: str = "count"
+) -> Safe:
+    largest = max((n for _, n in rows), default=0)
+    body = [
+        el(
+            "tr",
+            el("td", key, class_="wrap"),
+            el("td", fmt_int(n), class_="n"),
+            el("td", fmt_float(100 * n / total, 1) + " %" if total else "–", class_="n"),
+            el("td", _bar(n, largest)),
+        )
+        for key, n in rows
+    ]
+    return el(
+        "table",
+        el(
+            "thead",
+            el(
+                "tr",
+                el("th", header),
+                el("th", unit, class_="n"),
+                el("th", "share", class_="n"),
+                el("th", ""),
+            ),
+        ),
+        el("tbody", body),
+        id=id_,
+    )
+
+
+def _languages(summary: OutputSummary) -> Safe:
+    rows = _top(summary.docs_by_language, MAX_ROWS)
+    return _section(
+        "Documents per language",
+        _count_table(rows, "language", summary.docs, "languages", "documents"),
+    )
+
+
+def _reasons(summary: OutputSummary) -> Safe:
+    rejected = summary.rejects_by_reason.most_common()
+    skipped = summary.skipped_by_type.most_common()
+    total = summary.records
+    return _section(
+        "Rejections and skips by reason",
+        el(
+            "p",
+            "Every record read ends as a document, a rejection with a reason (a row of "
+            "rejects/) or a skip (a record type that never holds a page). Shares are of "
+            f"the {total:,} records read.",
+            class_="sub",
+        ),
+        el("h3", "Rejected"),
+        _count_table(rejected, "reason", total, "rejects", "records")
+        if rejected
+        else el("p", "No record was rejected."),
+        el("h3", "Skipped"),
+        _count_table(skipped, "record type", total, "skips", "records")
+        if skipped
+        else el("p", "No record was skipped."),
+    )
+
+
+def _hist_table(hist: Histogram, id_: str, fmt: Any) -> Safe:
+    rows = []
+    last = len(hist.counts) - 1
+    for i, n in enumerate(hist.counts):
+        if not n:
+            continue
+        lo = hist.edges[i]
+        if hist.open_ended and i == last:
+            label = f"≥ {fmt(lo)}"
+        elif not hist.open_ended and i == last:
+            label = f"{fmt(lo)} – {fmt(hist.edges[i + 1])}"
+        else:
+            label = f"{fmt(lo)} – <{fmt(hist.edges[i + 1])}"
+        rows.append((label, n))
+    return _count_table(rows, "bin", hist.total, id_, "documents")
+
+
+def _chars(x: float) -> str:
+    return f"{x:,.0f}" if x >= 10 else f"{x:.3g}"
+
+
+def _distributions(summary: OutputSummary) -> Safe:
+    if not summary.docs:
+        return _section("Text length and blocks kept", el("p", "No documents."))
+    mean_chars = summary.text_chars / summary.docs
+    median = summary.length.quantile(0.5)
+    share_median = summary.kept_share.quantile(0.5)
+    return _section(
+        "Text length and blocks kept",
+        el(
+            "p",
+            f"{summary.docs:,} documents, {summary.text_chars:,} characters and "
+            f"{summary.text_words:,} words of text: {mean_chars:,.0f} characters per document "
+            f"on average, the median in the bin from {_chars(median or 0)}. Half of the pages "
+            f"kept at least {100 * (share_median or 0):.0f} % of their blocks (bin lower edge). "
+            f"{summary.truncated:,} documents were cut at the body cap or by their file.",
+            class_="sub",
+        ),
+        el(
+            "details",
+            el("summary", "Text length, by bin"),
+            _hist_table(summary.length, "length-bins", _chars),
+        ),
+        el(
+            "details",
+            el("summary", "Share of blocks kept, by bin"),
+            _hist_table(summary.kept_share, "share-bins", lambda x: f"{x:.2f}"),
+        ),
+    )
+
+
+def _cleaners(summary: OutputSummary) -> Safe:
+    rows = [
+        el(
+            "tr",
+            el("td", el("code", c.cleaner)),
+            el("td", el("code", c.version), class_="wrap"),
+            el("td", el("code", c.params), class_="wrap"),
+            el("td", fmt_int(c.docs), class_="n"),
+        )
+        for c in summary.cleaners
+    ]
+    runs = {(r.cleaner, json.dumps(r.cleaner_params, sort_keys=True)) for r in summary.runs}
+    note = (
+        el(
+            "p",
+            "The runs used different cleaners or parameters: the corpus mixes their outputs.",
+            class_="warn",
+        )
+        if len(summary.cleaners) > 1 or len(runs) > 1
+        else Safe("")
+    )
+    return _section(
+        "Cleaner",
+        el(
+            "p",
+            "The cleaner, its version and its parameters as every document records them.",
+            class_="sub",
+        ),
+        note,
+        el(
+            "table",
+            el(
+                "thead",
+                el(
+                    "tr",
+                    el("th", "cleaner"),
+                    el("th", "version"),
+                    el("th", "parameters"),
+                    el("th", "documents", class_="n"),
+                ),
+            ),
+            el("tbody", rows),
+            id="cleaners",
+        )
+        if rows
+        else el("p", "No documents, so no cleaner recorded."),
+    )
+
+
+def _page_columns(summary: OutputSummary) -> Safe:
+    """Notes and any page-level column this report does not know by name, counted generically."""
+    parts: list[Child] = []
+    if summary.notes:
+        parts += [
+            el("h3", "notes (how bodies were read)"),
+            _count_table(_top(summary.notes, MAX_ROWS), "note", summary.docs, "notes", "documents"),
+        ]
+    for name, counts in sorted(summary.other_columns.items()):
+        parts.append(el("h3", name))
+        if counts is None:
+            parts.append(
+                el("p", f"more than {MAX_CATEGORY_VALUES} distinct values: not a category")
+            )
+        else:
+            parts.append(
+                _count_table(
+                    _top(counts, MAX_ROWS), "value", summary.docs, f"col-{name}", "documents"
+                )
+            )
+    if not parts:
+        return Safe("")
+    return _section("Page-level flags", *parts, id_="page-columns")
+
+
+def _failed(summary: OutputSummary) -> Safe:
+    if not summary.failed:
+        return _section("Failed inputs", el("p", "None: every input finished."))
+    rows = [
+        el(
+            "tr",
+            el("td", el("code", f.input), class_="wrap"),
+            el("td", f.error, class_="wrap"),
+            el("td", f.run),
+        )
+        for f in summary.failed
+    ]
+    return _section(
+        "Failed inputs",
+        el(
+            "p",
+            f"{len(summary.failed)} inputs failed and have not finished since (a re-run of the "
+            "same command retries exactly these).",
+            class_="sub",
+        ),
+        el(
+            "table",
+            el("thead", el("tr", el("th", "input"), el("th", "error"), el("th", "last run"))),
+            el("tbody", rows),
+            id="failed",
+        ),
+    )
+
+
+def _issues(summary: OutputSummary) -> Safe:
+    if not summary.issues_by_kind:
+        return _section("Reader issues", el("p", "None: every file read cleanly."))
+    log_rows = [
+        el(
+            "tr",
+            el("td", el("code", path.rpartition("/")[2] or path), class_="wrap"),
+            el("td", str(issue.get("kind", ""))),
+            el("td", fmt_int(issue.get("offset")), class_="n"),
+            el("td", str(issue.get("detail", "")), class_="wrap"),
+        )
+        for path, issue in summary.issue_log[:MAX_ROWS]
+    ]
+    total = sum(summary.issues_by_kind.values())
+    return _section(
+        "Reader issues",
+        el(
+            "p",
+            "Stretches of bytes that were not a readable record, and where reading resumed "
+            "(the markers log each input's first 20).",
+            class_="sub",
+        ),
+        _count_table(summary.issues_by_kind.most_common(), "kind", total, "issues", "issues"),
+        el(
+            "details",
+            el("summary", f"The first {len(log_rows)} logged issues"),
+            el(
+                "table",
+                el(
+                    "thead",
+                    el(
+                        "tr",
+                        el("th", "input"),
+                        el("th", "kind"),
+                        el("th", "offset", class_="n"),
+                        el("th", "detail"),
+                    ),
+                ),
+                el("tbody", log_rows),
+                id="issue-log",
+            ),
+        ),
+    )
+
+
+def _throughput(summary: OutputSummary) -> Safe:
+    if not summary.inputs:
+        return Safe("")
+    slowest = sorted(summary.inputs, key=lambda i: i.records_per_second or 0.0)[:MAX_ROWS]
+    total_seconds = sum(i.seconds for i in summary.inputs)
+    rows = [
+        el(
+            "tr",
+            el("td", el("code", i.warc_path), class_="wrap"),
+            el("td", fmt_int(i.records), class_="n"),
+            el("td", fmt_int(i.docs), class_="n"),
+            el("td", f"{i.input_bytes / 1e6:,.1f}", class_="n"),
+            el("td", f"{i.seconds:,.1f}", class_="n"),
+            el("td", fmt_float(i.records_per_second, 1), class_="n"),
+        )
+        for i in slowest
+    ]
+    per_second = summary.records / total_seconds if total_seconds else 0.0
+    what = "every input" if len(summary.inputs) <= MAX_ROWS else f"the {MAX_ROWS} slowest inputs"
+    return _section(
+        "Throughput per input",
+        el(
+            "p",
+            f"{len(summary.inputs):,} inputs took {total_seconds:,.0f} task seconds for "
+            f"{summary.records:,} records ({per_second:,.1f} per task second). "
+            f"Below: {what}, slowest first.",
+            class_="sub",
+        ),
+        el(
+            "table",
+            el(
+                "thead",
+                el(
+                    "tr",
+                    el("th", "input"),
+                    el("th", "records", class_="n"),
+                    el("th", "documents", class_="n"),
+                    el("th", "MB", class_="n"),
+                    el("th", "seconds", class_="n"),
+                    el("th", "records/s", class_="n"),
+                ),
+            ),
+            el("tbody", rows),
+            id="inputs",
+        ),
+    )
+
+
+def _runs(summary: OutputSummary) -> Safe:
+    if not summary.runs:
+        return _section("Runs", el("p", "No run report under _runs/."))
+    rows = [
+        el(
+            "tr",
+            el("td", r.started_at),
+            el("td", f"{r.seconds:,.1f}", class_="n"),
+            el("td", fmt_int(r.processed), class_="n"),
+            el("td", fmt_int(r.skipped_done), class_="n"),
+            el("td", fmt_int(r.failed), class_="n"),
+            el("td", fmt_int(r.records), class_="n"),
+            el("td", fmt_int(r.docs), class_="n"),
+            el("td", fmt_float(r.records_per_second, 1), class_="n"),
+            el("td", el("code", r.cleaner or "?"), " ", el("code", _params(r.cleaner_params))),
+        )
+        for r in summary.runs
+    ]
+    return _section(
+        "Runs",
+        el(
+            "p",
+            "Each run of the job over this output (a re-run processes only unfinished inputs).",
+            class_="sub",
+        ),
+        el(
+            "table",
+            el(
+                "thead",
+                el(
+                    "tr",
+                    el("th", "started (UTC)"),
+                    el("th", "seconds", class_="n"),
+                    el("th", "processed", class_="n"),
+                    el("th", "already done", class_="n"),
+                    el("th", "failed", class_="n"),
+                    el("th", "records", class_="n"),
+                    el("th", "documents", class_="n"),
+                    el("th", "records/s", class_="n"),
+                    el("th", "cleaner"),
+                ),
+            ),
+            el("tbody", rows),
+            id="runs",
+        ),
+    )
+
+
+def _params(params: dict[str, Any]) -> str:
+    return json.dumps(params, sort_keys=True) if params else "{}"

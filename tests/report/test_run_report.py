@@ -1,0 +1,307 @@
+"""The HTML run report: written by the job, rebuilt by ``warcclean report``, numbers = Parquet."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pytest
+from click.testing import CliRunner
+from selectolax.lexbor import LexborHTMLParser
+
+from pipeline.cli import main as warcclean
+from pipeline.jobconfig import JobConfig
+from pipeline.report import charts
+from pipeline.report.collect import LENGTH_EDGES, ReportError, collect
+from pipeline.report.run_report import build_report, render_report
+from pipeline.run import process_warc
+from pipeline.warc.inputs import input_stem
+from tests.jobhelpers import load_job, make_inputs
+from tests.warc_builders import build_warc, html_response, request_record
+
+job = load_job()
+HOSTILE_URL = 'https://evil.example/"><script>document.title="pwned"</script>'
+
+
+def _table(page: str, table_id: str) -> dict[str, int]:
+    """First cell -> second cell (a count) of every body row of the table ``table_id``."""
+    tree = LexborHTMLParser(page)
+    table = tree.css_first(f"table#{table_id}")
+    assert table is not None, f"no table #{table_id}"
+    out = {}
+    for tr in table.css("tbody tr"):
+        cells = [td.text() for td in tr.css("td")]
+        out[cells[0]] = int(cells[1].replace(",", ""))
+    return out
+
+
+def _external_references(page: str) -> list[str]:
+    """Anything a browser would fetch: src/href to another document, CSS url() or @import."""
+    tree = LexborHTMLParser(page)
+    refs = []
+    for node in tree.css("[src], [href], link, script, iframe, object, embed"):
+        for name in ("src", "href"):
+            value = node.attributes.get(name)
+            if value is not None and not value.startswith(("#", "data:")):
+                refs.append(f"{node.tag} {name}={value}")
+        if node.tag in ("script", "iframe", "object", "embed", "link"):
+            refs.append(node.tag)
+    refs += re.findall(r"url\((?!#)[^)]*\)|@import", page)
+    return refs
+
+
+def _failed(output: Path) -> str:
+    return str(output.parent / "in" / "crawl-02.warc.gz")
+
+
+def _odd_input(directory: Path) -> str:
+    """A WARC with a hostile URL, a page of boilerplate only and a non-HTML record."""
+    path = directory / "odd.warc.gz"
+    menu = "".join(f'<li><a href="/{i}">Menu {i}</a></li>' for i in range(8))
+    path.write_bytes(
+        build_warc(
+            [
+                request_record(HOSTILE_URL),
+                html_response(
+                    HOSTILE_URL,
+                    "<html><body><p>The &lt;script&gt;alert(1)&lt;/script&gt; river flows by "
+                    "the old mill, where the town keeps its records of every flood since the "
+                    "year the bridge was built and the market moved to the square.</p>"
+                    "<p>Another paragraph of plain prose about the river and the mill, long "
+                    "enough for any cleaner to keep it as the page's text.</p></body></html>",
+                ),
+                html_response("https://odd.example/menu", f"<ul>{menu}</ul>"),
+                html_response(
+                    "https://odd.example/x.png", b"\x89PNG\r\n", content_type="image/png"
+                ),
+            ]
+        )
+    )
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def output(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An output written by two runs of the job (the second resumes), with a failed input."""
+    root = tmp_path_factory.mktemp("report")
+    inputs = [*make_inputs(root / "in", n=3), _odd_input(root / "in")]
+    out = root / "out"
+    runner = CliRunner()
+    common = ["--output", str(out), "--scheduler", "inproc", "--no-progress", "--retries", "0"]
+    first = runner.invoke(job.main, [*inputs[:2], *common])
+    assert first.exit_code == 0, first.output
+    # The second run resumes (two inputs are done) and one input fails: its rejects file
+    # cannot replace a directory; the directory is gone afterwards, as a user would fix it.
+    blocker = out / "rejects" / f"{input_stem(inputs[2])}.parquet"
+    blocker.mkdir(parents=True)
+    second = runner.invoke(job.main, [*inputs, *common])
+    assert second.exit_code == 1, second.output
+    blocker.rmdir()
+    return out
+
+
+def test_job_writes_the_html_report_beside_the_json(output: Path) -> None:
+    reports = sorted((output / "_runs").glob("*.json"))
+    assert len(reports) in (1, 2)  # two runs in the same second share a name
+    for json_path in reports:
+        page = json_path.with_suffix(".html").read_text()
+        assert page.startswith("<!DOCTYPE html>")
+        assert "<script" not in page.lower()
+        assert _external_references(page) == []
+
+
+def test_report_numbers_equal_the_parquet_files(output: Path) -> None:
+    page = build_report(str(output))
+    docs = ds.dataset(output / "docs", format="parquet", partitioning="hive").to_table(
+        columns=["language", "n_chars", "n_blocks", "n_good", "cleaner", "cleaner_version"]
+    )
+    rejects = ds.dataset(output / "rejects", format="parquet").to_table(columns=["reason"])
+    # Counted here with plain Python over the rows, independently of the report's code.
+    langs = Counter(docs.column("language").to_pylist())
+    reasons = Counter(rejects.column("reason").to_pylist())
+    assert _table(page, "languages") == dict(langs)
+    assert _table(page, "rejects") == dict(reasons)
+    chars = docs.column("n_chars").to_pylist()
+    good, blocks = docs.column("n_good").to_pylist(), docs.column("n_blocks").to_pylist()
+    shares = [g / b for g, b in zip(good, blocks, strict=True)]
+    length_bins = Counter(max(i for i, e in enumerate(LENGTH_EDGES) if c >= e) for c in chars)
+    share_bins = Counter(min(int(s * 20 + 1e-9), 19) for s in shares)
+    summary = collect(str(output))
+    assert summary.docs == docs.num_rows and summary.text_chars == sum(chars)
+    assert {i: n for i, n in enumerate(summary.length.counts) if n} == dict(length_bins)
+    assert {i: n for i, n in enumerate(summary.kept_share.counts) if n} == dict(share_bins)
+    assert sum(_table(page, "length-bins").values()) == docs.num_rows
+    assert sum(_table(page, "share-bins").values()) == docs.num_rows
+    # The failed input left files behind (its rejects file could not be written): readers see
+    # its documents, so the report counts them, and says whose they are.
+    (problem,) = summary.problems
+    assert "without a completion marker" in problem and input_stem(_failed(output)) in problem
+    assert problem in LexborHTMLParser(page).css_first("#problems").text()
+    cards = LexborHTMLParser(page).css_first("#totals").text()
+    assert f"{docs.num_rows:,}documents" in cards.replace(" ", "")
+    assert f"{rejects.num_rows:,}rejected" in cards.replace(" ", "")
+    (version,) = set(docs.column("cleaner_version").to_pylist())
+    assert version in LexborHTMLParser(page).css_first("table#cleaners").text()
+
+
+def test_skips_failed_inputs_runs_and_reader_state(output: Path) -> None:
+    page = build_report(str(output))
+    summary = collect(str(output))
+    markers = [json.loads(p.read_text()) for p in (output / "_done").glob("*.json")]
+    skipped = sum((Counter(m["skipped"]) for m in markers), Counter())
+    assert _table(page, "skips") == dict(skipped)
+    assert summary.records == sum(m["records"] for m in markers)
+    # The failure names the input and the error, and both runs are listed.
+    failed = LexborHTMLParser(page).css_first("table#failed").text()
+    assert "crawl-02.warc.gz" in failed and "WarcTaskError" in failed
+    assert len(LexborHTMLParser(page).css("table#runs tbody tr")) == len(summary.runs) >= 1
+    assert len(summary.inputs) == 3 and all(i.finished_at is not None for i in summary.inputs)
+
+
+def test_an_input_that_failed_and_later_finished_is_no_longer_listed(
+    output: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "out"
+    shutil.copytree(output, copy)
+    summary = collect(str(copy))
+    (failed,) = summary.failed
+    # A later run finishes it: its marker retires the failure.
+    (inp,) = [p for p in make_inputs(tmp_path / "in", n=3) if p.endswith("crawl-02.warc.gz")]
+    assert input_stem(failed.input) != input_stem(inp)  # another path: still failed
+    marker = json.loads(next((copy / "_done").glob("*.json")).read_text())
+    marker.update(warc_path=failed.input, stem=input_stem(failed.input))
+    (copy / "_done" / f"{input_stem(failed.input)}.json").write_text(json.dumps(marker))
+    assert collect(str(copy)).failed == []
+
+
+def test_page_derived_strings_are_escaped(output: Path) -> None:
+    page = build_report(str(output))
+    tree = LexborHTMLParser(page)
+    assert tree.css("script") == []
+    assert all(not a.startswith("on") for n in tree.css("*") for a in n.attributes)
+    assert "pwned" not in (tree.css_first("title").text() or "")
+
+
+def test_without_matplotlib_the_report_has_tables_and_says_how_to_get_charts(
+    output: Path,
+) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def without_matplotlib(name: str, *args: object, **kwargs: object) -> object:
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    summary = collect(str(output))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(builtins, "__import__", without_matplotlib)
+        assert not charts.available()
+        page = render_report(summary)
+    assert "<svg" not in page
+    hint = LexborHTMLParser(page).css_first("#no-charts").text()
+    assert charts.INSTALL_HINT in hint
+    assert _table(page, "languages") == dict(summary.docs_by_language)
+
+
+@pytest.mark.skipif(not charts.available(), reason="matplotlib (the report extra) is absent")
+def test_charts_are_inline_svg_and_a_rebuild_is_identical(output: Path) -> None:
+    first = build_report(str(output))
+    assert build_report(str(output)) == first  # reproducible: no dates, fixed hash salt
+    tree = LexborHTMLParser(first)
+    svgs = tree.css("#charts svg")
+    assert len(svgs) >= 5
+    ids = [n.attributes["id"] for n in tree.css("[id]")]
+    assert len(ids) == len(set(ids)), "several inline SVGs must not share ids"
+    assert _external_references(first) == []
+
+
+@pytest.mark.skipif(not charts.available(), reason="matplotlib (the report extra) is absent")
+def test_charts_leave_no_global_matplotlib_state(output: Path) -> None:
+    # In a fresh interpreter: whether pyplot was imported, and rcParams after the charts
+    # (all but "backend", whose reading itself imports pyplot to resolve the default).
+    code = (
+        "import sys, matplotlib\n"
+        "def params():\n"
+        "    return {k: matplotlib.rcParams[k] for k in matplotlib.rcParams if k != 'backend'}\n"
+        "before = params()\n"
+        "from pipeline.report.run_report import build_report\n"
+        f"page = build_report({str(output)!r})\n"
+        "assert page.count('<svg') >= 5, page.count('<svg')\n"
+        "assert 'matplotlib.pyplot' not in sys.modules\n"
+        "assert params() == before\n"
+        "print('ok')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_report_command(output: Path, tmp_path: Path) -> None:
+    target = tmp_path / "r.html"
+    result = CliRunner().invoke(warcclean, ["report", str(output), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.read_text() == build_report(str(output))
+    default = CliRunner().invoke(warcclean, ["report", str(output), "--no-charts"])
+    assert default.exit_code == 0, default.output
+    assert "<svg" not in (output / "_runs" / "report.html").read_text()
+    (output / "_runs" / "report.html").unlink()
+
+
+def test_report_command_on_something_that_is_not_an_output(tmp_path: Path) -> None:
+    result = CliRunner().invoke(warcclean, ["report", str(tmp_path / "nope")])
+    assert result.exit_code == 1
+    assert "is not a directory" in result.output and "Traceback" not in result.output
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(warcclean, ["report", str(tmp_path / "empty")])
+    assert result.exit_code == 1 and "holds no warcclean output" in result.output
+    with pytest.raises(ReportError):
+        collect(str(tmp_path / "empty"))
+
+
+def test_a_new_page_level_column_is_counted_without_a_change(tmp_path: Path) -> None:
+    """A column the report does not know (issue 19's per-page fallback, say) is counted."""
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    (inp,) = make_inputs(tmp_path / "in", n=1)
+    process_warc(inp, JobConfig(output=str(out), cleaner="justext"))
+    written: Counter[str] = Counter()
+    for path in (out / "docs").rglob("*.parquet"):
+        table = pq.ParquetFile(path).read()
+        fallback = ["bte" if i % 2 == 0 else None for i in range(table.num_rows)]
+        pq.write_table(table.append_column("fallback", [fallback]), path)
+        written.update("(none)" if f is None else f for f in fallback)
+    summary = collect(str(out))
+    counts = summary.other_columns["fallback"]
+    assert counts == written and sum(written.values()) == summary.docs
+    page = render_report(summary, with_charts=False)
+    assert _table(page, "col-fallback")["bte"] == counts["bte"]
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not charts.available(), reason="matplotlib (the report extra) is absent")
+def test_real_warcs_report_has_charts_and_no_external_reference(
+    real_warcs_dir: Path, tmp_path: Path
+) -> None:
+    inputs = sorted(
+        str(p) for p in real_warcs_dir.iterdir() if p.name.endswith((".warc", ".gz", ".arc"))
+    )
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        job.main, [*inputs, "--output", str(out), "--scheduler", "inproc", "--no-progress"]
+    )
+    assert result.exit_code in (0, 1), result.output
+    (html,) = (out / "_runs").glob("*.html")
+    page = html.read_text()
+    assert len(LexborHTMLParser(page).css("#charts svg")) >= 3
+    assert _external_references(page) == []
+    summary = collect(str(out))
+    assert summary.issues_by_kind  # the real files include damaged ones
+    assert _table(page, "issues") == dict(summary.issues_by_kind)
