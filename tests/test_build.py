@@ -42,6 +42,13 @@ def _build_wheel(out: Path, **env: str) -> zipfile.ZipFile:
     return zipfile.ZipFile(wheel)
 
 
+def _check_wheel(wheel: Path) -> subprocess.CompletedProcess[str]:
+    script = REPO / "docker" / "check_wheel.py"
+    return subprocess.run(
+        [sys.executable, str(script), str(wheel)], capture_output=True, text=True, check=False
+    )
+
+
 def _has_compiler() -> bool:
     return any(shutil.which(cc) for cc in ("cc", "gcc", "clang"))
 
@@ -74,6 +81,9 @@ def test_wheel_is_compiled_where_a_compiler_is(tmp_path: Path) -> None:
     # Building a wheel leaves the checkout's own in-place build record alone.
     after = IN_PLACE_RECORD.read_bytes() if IN_PLACE_RECORD.exists() else None
     assert after == record_before
+    # The Docker image's build stage accepts this wheel.
+    check = _check_wheel(Path(wheel.filename or ""))
+    assert check.returncode == 0, check.stderr
 
 
 def test_pure_python_wheel_on_request(tmp_path: Path) -> None:
@@ -83,3 +93,9 @@ def test_pure_python_wheel_on_request(tmp_path: Path) -> None:
     assert "pipeline/_build_info.json" not in names
     assert "pipeline/html/segment.py" in names
     assert Path(wheel.filename or "").name.endswith("-py3-none-any.whl")
+    # The Docker image's build stage refuses it, naming every module compiled.COMPILABLE lists.
+    from pipeline.compiled import COMPILABLE
+
+    check = _check_wheel(Path(wheel.filename or ""))
+    assert check.returncode == 1
+    assert "not compiled: " + ", ".join(COMPILABLE) in check.stderr
