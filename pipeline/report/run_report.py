@@ -136,6 +136,15 @@ def _section(title: str, *content: Child, id_: str | None = None) -> Safe:
     return el("section", el("h2", title), *content, id=id_)
 
 
+def _table(
+    heads: Sequence[str], rows: Sequence[Safe], numeric: Iterable[str] = (), **attrs: object
+) -> Safe:
+    """A table with a header row; the ``numeric`` columns' headers align right like their cells."""
+    right = set(numeric)
+    head = el("tr", [el("th", h, class_="n") if h in right else el("th", h) for h in heads])
+    return el("table", el("thead", head), el("tbody", rows), **attrs)
+
+
 def _problems(summary: OutputSummary) -> Safe:
     if not summary.problems:
         return Safe("")
@@ -285,21 +294,7 @@ def _count_table(
         )
         for key, n in rows
     ]
-    return el(
-        "table",
-        el(
-            "thead",
-            el(
-                "tr",
-                el("th", header),
-                el("th", unit, class_="n"),
-                el("th", "share", class_="n"),
-                el("th", ""),
-            ),
-        ),
-        el("tbody", body),
-        id=id_,
-    )
+    return _table((header, unit, "share", ""), body, numeric=(unit, "share"), id=id_)
 
 
 def _languages(summary: OutputSummary) -> Safe:
@@ -414,19 +409,10 @@ def _cleaners(summary: OutputSummary) -> Safe:
             class_="sub",
         ),
         note,
-        el(
-            "table",
-            el(
-                "thead",
-                el(
-                    "tr",
-                    el("th", "cleaner"),
-                    el("th", "version"),
-                    el("th", "parameters"),
-                    el("th", "documents", class_="n"),
-                ),
-            ),
-            el("tbody", rows),
+        _table(
+            ("cleaner", "version", "parameters", "documents"),
+            rows,
+            numeric=("documents",),
             id="cleaners",
         )
         if rows
@@ -479,12 +465,7 @@ def _failed(summary: OutputSummary) -> Safe:
             "same command retries exactly these).",
             class_="sub",
         ),
-        el(
-            "table",
-            el("thead", el("tr", el("th", "input"), el("th", "error"), el("th", "last run"))),
-            el("tbody", rows),
-            id="failed",
-        ),
+        _table(("input", "error", "last run"), rows, id="failed"),
     )
 
 
@@ -514,19 +495,10 @@ def _issues(summary: OutputSummary) -> Safe:
         el(
             "details",
             el("summary", f"The first {len(log_rows)} logged issues"),
-            el(
-                "table",
-                el(
-                    "thead",
-                    el(
-                        "tr",
-                        el("th", "input"),
-                        el("th", "kind"),
-                        el("th", "offset", class_="n"),
-                        el("th", "detail"),
-                    ),
-                ),
-                el("tbody", log_rows),
+            _table(
+                ("input", "kind", "offset", "detail"),
+                log_rows,
+                numeric=("offset",),
                 id="issue-log",
             ),
         ),
@@ -561,21 +533,10 @@ def _throughput(summary: OutputSummary) -> Safe:
             f"Below: {what}, slowest first.",
             class_="sub",
         ),
-        el(
-            "table",
-            el(
-                "thead",
-                el(
-                    "tr",
-                    el("th", "input"),
-                    el("th", "records", class_="n"),
-                    el("th", "documents", class_="n"),
-                    el("th", "MB", class_="n"),
-                    el("th", "seconds", class_="n"),
-                    el("th", "records/s", class_="n"),
-                ),
-            ),
-            el("tbody", rows),
+        _table(
+            ("input", "records", "documents", "MB", "seconds", "records/s"),
+            rows,
+            numeric=("records", "documents", "MB", "seconds", "records/s"),
             id="inputs",
         ),
     )
@@ -606,24 +567,28 @@ def _runs(summary: OutputSummary) -> Safe:
             "Each run of the job over this output (a re-run processes only unfinished inputs).",
             class_="sub",
         ),
-        el(
-            "table",
-            el(
-                "thead",
-                el(
-                    "tr",
-                    el("th", "started (UTC)"),
-                    el("th", "seconds", class_="n"),
-                    el("th", "processed", class_="n"),
-                    el("th", "already done", class_="n"),
-                    el("th", "failed", class_="n"),
-                    el("th", "records", class_="n"),
-                    el("th", "documents", class_="n"),
-                    el("th", "records/s", class_="n"),
-                    el("th", "cleaner"),
-                ),
+        _table(
+            (
+                "started (UTC)",
+                "seconds",
+                "processed",
+                "already done",
+                "failed",
+                "records",
+                "documents",
+                "records/s",
+                "cleaner",
             ),
-            el("tbody", rows),
+            rows,
+            numeric=(
+                "seconds",
+                "processed",
+                "already done",
+                "failed",
+                "records",
+                "documents",
+                "records/s",
+            ),
             id="runs",
         ),
     )
