@@ -542,6 +542,19 @@ def _throughput(summary: OutputSummary) -> Safe:
     )
 
 
+_RUN_COLUMNS = (
+    "started (UTC)",
+    "seconds",
+    "processed",
+    "already done",
+    "failed",
+    "records",
+    "documents",
+    "records/s",
+    "cleaner",
+)
+
+
 def _runs(summary: OutputSummary) -> Safe:
     if not summary.runs:
         return _section("Runs", el("p", "No run report under _runs/."))
@@ -568,27 +581,9 @@ def _runs(summary: OutputSummary) -> Safe:
             class_="sub",
         ),
         _table(
-            (
-                "started (UTC)",
-                "seconds",
-                "processed",
-                "already done",
-                "failed",
-                "records",
-                "documents",
-                "records/s",
-                "cleaner",
-            ),
+            _RUN_COLUMNS,
             rows,
-            numeric=(
-                "seconds",
-                "processed",
-                "already done",
-                "failed",
-                "records",
-                "documents",
-                "records/s",
-            ),
+            numeric=_RUN_COLUMNS[1:-1],
             id="runs",
         ),
     )
