@@ -42,6 +42,7 @@ from pipeline.learned.columns import FEATURE_NAMES, STACK_FEATURES
 from pipeline.learned.convnet import ConvNet, NetError, net_from_spec
 from pipeline.learned.decision import decide, smooth
 from pipeline.learned.stacked import stack_features
+from pipeline.threads import one_blas_thread
 from pipeline.types import Block
 
 # Shipped models are data beside the package's modules (the n-gram cleaner's too).
@@ -150,13 +151,14 @@ class NeighboursModel:
         second pass groups the first pass's probabilities by the blocks' paths and classes."""
         if x.shape[0] == 0:
             return np.zeros(0)
-        probs = sigmoid(self.scorer.raw(x))
-        if self.stacked is not None:
-            if blocks is None or len(blocks) != x.shape[0]:
-                raise ValueError("a stacked model needs the page's blocks with its features")
-            probs = sigmoid(self.stacked.raw(np.hstack((x, stack_features(blocks, probs)))))
-        if self.nets:
-            probs = (1.0 - self.blend) * probs + self.blend * self.net_probabilities(x)
+        if self.stacked is not None and (blocks is None or len(blocks) != x.shape[0]):
+            raise ValueError("a stacked model needs the page's blocks with its features")
+        with one_blas_thread():  # see pipeline.threads: a pool's threads only spin here
+            probs = sigmoid(self.scorer.raw(x))
+            if self.stacked is not None:
+                probs = sigmoid(self.stacked.raw(np.hstack((x, stack_features(blocks, probs)))))
+            if self.nets:
+                probs = (1.0 - self.blend) * probs + self.blend * self.net_probabilities(x)
         return smooth(probs, self.smoothing)
 
     def net_probabilities(self, x: np.ndarray) -> np.ndarray:
