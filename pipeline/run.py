@@ -23,9 +23,7 @@ from pipeline.jobconfig import JobConfig
 from pipeline.output.sink import (
     OutputPaths,
     PartitionedParquetSink,
-    doc_row,
     is_local,
-    reject_row,
     remove_marker,
     write_marker,
 )
@@ -126,18 +124,17 @@ def process_warc(warc_path: str, cfg: JobConfig) -> WarcReport:
                     outcome = clean_page(item, cfg)
                     if isinstance(outcome, Rejected):
                         stats.rejects[outcome.reason] += 1
-                        sink.write_reject(reject_row(outcome))
+                        sink.write_reject(outcome)
                     else:
-                        row = doc_row(
+                        language = sink.write_doc(
                             item,
                             outcome,
                             cleaner_version=cleaner_version,
                             cleaner_params=params_json,
                         )
                         stats.docs += 1
-                        stats.languages[row["language"]] += 1
-                        stats.text_chars += row["n_chars"]
-                        sink.write_doc(row)
+                        stats.languages[language] += 1
+                        stats.text_chars += len(outcome.text)
                 elif isinstance(item, Rejected):
                     stats.records += 1
                     if item.reason.startswith(SKIP_PREFIX):
@@ -145,7 +142,7 @@ def process_warc(warc_path: str, cfg: JobConfig) -> WarcReport:
                         stats.skipped[item.reason.removeprefix(SKIP_PREFIX)] += 1
                     else:
                         stats.rejects[item.reason] += 1
-                        sink.write_reject(reject_row(item))
+                        sink.write_reject(item)
                 else:
                     stats.issues[_issue_kind(item)] += 1
                     if len(issues) < MAX_ISSUES_LOGGED:

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from pipeline.clean import get_cleaner
 from pipeline.jobconfig import JobConfig, parse_value
-from pipeline.output.sink import OutputPaths, partition_language
+from pipeline.output.schema import partition_language
+from pipeline.output.sink import OutputPaths
 from pipeline.run import process_warc
 from pipeline.warc.inputs import input_stem
 from tests.warc_builders import build_warc, html_response

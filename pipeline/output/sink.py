@@ -1,4 +1,7 @@
-"""The output dataset: its Parquet schema and a writer that makes files appear atomically.
+"""The output dataset's writer: Parquet files that appear atomically, and completion markers.
+
+The schema is `pipeline.output.schema`; rows are buffered column by column
+(`pipeline.output.columns`).
 
 Layout under the output root (one set of files per input, named by the input's stem)::
 
@@ -21,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import secrets
 from collections.abc import Iterator
 from typing import Any
@@ -30,173 +32,9 @@ import fsspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.types import CleanResult, RawPage, Rejected, Verdict
-
-SCHEMA_VERSION = "1"
-_META = {b"warcclean.schema_version": SCHEMA_VERSION.encode()}
-
-BLOCK_TYPE = pa.struct(
-    [
-        pa.field("text", pa.string(), nullable=False),
-        pa.field("tag", pa.string(), nullable=False),
-        pa.field("dom_path", pa.string(), nullable=False),
-        pa.field("label", pa.string(), nullable=False),  # "good" | "bad"
-        pa.field("cf_class", pa.string()),  # jusText's context-free class; null for other cleaners
-        pa.field("is_heading", pa.bool_(), nullable=False),
-        pa.field("n_chars", pa.int32(), nullable=False),
-        pa.field("n_words", pa.int32(), nullable=False),
-        pa.field("n_link_chars", pa.int32(), nullable=False),
-        pa.field("n_tags", pa.int32(), nullable=False),
-        pa.field("n_markup_chars", pa.int32(), nullable=False),
-        pa.field("link_density", pa.float32(), nullable=False),
-        pa.field("stopword_density", pa.float32()),
-        pa.field("score", pa.float32()),
-    ]
-)
-
-DOCS_SCHEMA = pa.schema(
-    [
-        pa.field("record_id", pa.string(), nullable=False),
-        pa.field("url", pa.string(), nullable=False),
-        pa.field("warc_path", pa.string(), nullable=False),
-        pa.field("warc_offset", pa.int64(), nullable=False),
-        pa.field("warc_length", pa.int64(), nullable=False),
-        pa.field("warc_date", pa.string(), nullable=False),
-        pa.field("http_status", pa.int16()),
-        pa.field("content_type", pa.string()),
-        pa.field("encoding", pa.string(), nullable=False),
-        pa.field("encoding_source", pa.string(), nullable=False),
-        pa.field("language", pa.string(), nullable=False),
-        pa.field("language_prob", pa.float32(), nullable=False),
-        pa.field("stoplist", pa.string()),
-        pa.field("cleaner", pa.string(), nullable=False),
-        pa.field("cleaner_version", pa.string(), nullable=False),
-        pa.field("cleaner_params", pa.string(), nullable=False),
-        pa.field("text", pa.string(), nullable=False),
-        pa.field("n_blocks", pa.int32(), nullable=False),
-        pa.field("n_good", pa.int32(), nullable=False),
-        pa.field("n_chars", pa.int64(), nullable=False),
-        pa.field("n_words", pa.int64(), nullable=False),
-        pa.field("truncated", pa.bool_(), nullable=False),
-        pa.field("notes", pa.list_(pa.string()), nullable=False),
-        pa.field("blocks", pa.list_(pa.field("item", BLOCK_TYPE, nullable=False)), nullable=False),
-    ],
-    metadata={**_META, b"warcclean.table": b"docs"},
-)
-
-REJECTS_SCHEMA = pa.schema(
-    [
-        pa.field("warc_path", pa.string(), nullable=False),
-        pa.field("record_id", pa.string()),
-        pa.field("record_type", pa.string(), nullable=False),
-        pa.field("warc_offset", pa.int64()),
-        pa.field("warc_length", pa.int64()),
-        pa.field("url", pa.string()),
-        pa.field("reason", pa.string(), nullable=False),
-        pa.field("detail", pa.string(), nullable=False),
-    ],
-    metadata={**_META, b"warcclean.table": b"rejects"},
-)
-
-_SAFE_LANGUAGE = re.compile(r"[a-z]{2,3}|und")
-
-
-def partition_language(code: str) -> str:
-    """A detected language code as a safe hive partition value: ``[a-z]{2,3}`` or ``und``.
-
-    The value becomes a directory name, so anything else (``zh-cn``, ``../x``) is reduced to its
-    primary subtag when that is safe, else ``und``.
-    """
-    code = code.strip().lower()
-    if _SAFE_LANGUAGE.fullmatch(code):
-        return code
-    primary = re.split(r"[-_]", code, maxsplit=1)[0]
-    return primary if _SAFE_LANGUAGE.fullmatch(primary) else "und"
-
-
-def doc_row(
-    page: RawPage, result: CleanResult, *, cleaner_version: str, cleaner_params: str
-) -> dict[str, Any]:
-    """One DOCS_SCHEMA row. ``language`` is the partition value (see `partition_language`)."""
-    blocks = []
-    n_words = 0
-    for lb in result.blocks:
-        b = lb.block
-        good = lb.verdict is Verdict.GOOD
-        if good:
-            n_words += b.n_words
-        blocks.append(
-            {
-                "text": b.text,
-                "tag": b.tag,
-                "dom_path": b.dom_path,
-                "label": str(lb.verdict),
-                "cf_class": None if lb.cf_class is None else str(lb.cf_class),
-                "is_heading": b.is_heading,
-                "n_chars": b.n_chars,
-                "n_words": b.n_words,
-                "n_link_chars": b.n_link_chars,
-                "n_tags": b.n_tags,
-                "n_markup_chars": b.n_markup_chars,
-                "link_density": b.link_density,
-                "stopword_density": lb.stopword_density,
-                "score": lb.score,
-            }
-        )
-    return {
-        "record_id": page.record_id,
-        "url": page.url,
-        "warc_path": page.warc_path,
-        "warc_offset": page.warc_offset,
-        "warc_length": page.warc_length,
-        "warc_date": page.warc_date,
-        "http_status": page.http_status,
-        "content_type": page.content_type,
-        "encoding": result.encoding,
-        "encoding_source": result.encoding_source,
-        "language": partition_language(result.language.code),
-        "language_prob": result.language.prob,
-        "stoplist": result.stoplist,
-        "cleaner": result.cleaner,
-        "cleaner_version": cleaner_version,
-        "cleaner_params": cleaner_params,
-        "text": result.text,
-        "n_blocks": len(result.blocks),
-        "n_good": result.n_good,
-        "n_chars": len(result.text),
-        "n_words": n_words,
-        "truncated": page.truncated,
-        "notes": list(page.notes),
-        "blocks": blocks,
-    }
-
-
-def reject_row(rejected: Rejected) -> dict[str, Any]:
-    return {
-        "warc_path": rejected.warc_path,
-        "record_id": rejected.record_id,
-        "record_type": rejected.record_type,
-        "warc_offset": rejected.warc_offset,
-        "warc_length": rejected.warc_length,
-        "url": rejected.url,
-        "reason": rejected.reason,
-        "detail": rejected.detail,
-    }
-
-
-# Measured with tracemalloc on WCXB pages: a block's dict with its 14 values costs about 900 bytes
-# beyond its strings; a row about 1.5 kB beyond its text and blocks.
-_BLOCK_OVERHEAD = 900
-_ROW_OVERHEAD = 1500
-
-
-def _row_bytes(row: dict[str, Any]) -> int:
-    """Approximate Python memory held by a buffered row (strings counted once per character)."""
-    blocks = row.get("blocks") or ()
-    size = _ROW_OVERHEAD + len(row.get("text") or "") + len(row.get("detail") or "")
-    for b in blocks:
-        size += _BLOCK_OVERHEAD + len(b["text"]) + len(b["dom_path"])
-    return size
+from pipeline.output.columns import DocColumns, RejectColumns
+from pipeline.output.schema import DOCS_SCHEMA, REJECTS_SCHEMA, partition_language
+from pipeline.types import CleanResult, RawPage, Rejected
 
 
 def is_local(fs: fsspec.AbstractFileSystem) -> bool:
@@ -267,24 +105,34 @@ class _AtomicFile:
 
 
 class _Partition:
-    def __init__(self, fs: fsspec.AbstractFileSystem, final: str, schema: pa.Schema) -> None:
-        self.schema = schema
+    """One output file and the rows buffered for it (`pipeline.output.columns`)."""
+
+    def __init__(
+        self,
+        fs: fsspec.AbstractFileSystem,
+        final: str,
+        schema: pa.Schema,
+        buffer: type[DocColumns] | type[RejectColumns],
+    ) -> None:
+        self.new_buffer = buffer
+        self.rows: Any = buffer()
         self.file = _AtomicFile(fs, final)
         try:
             self.writer = pq.ParquetWriter(self.file.handle, schema, compression="zstd")
         except BaseException:
             self.file.abort()  # the temp file exists already: never leave it behind
             raise
-        self.rows: list[dict[str, Any]] = []
-        self.nbytes = 0
         self.written = 0
 
+    @property
+    def nbytes(self) -> int:
+        return int(self.rows.nbytes)
+
     def flush(self) -> None:
-        if self.rows:
-            self.writer.write_batch(pa.RecordBatch.from_pylist(self.rows, schema=self.schema))
+        if len(self.rows):
+            self.writer.write_batch(self.rows.to_batch())
             self.written += len(self.rows)
-            self.rows = []
-            self.nbytes = 0
+            self.rows = self.new_buffer()
 
     def commit(self) -> None:
         self.flush()
@@ -292,7 +140,7 @@ class _Partition:
         self.file.commit()
 
     def abort(self) -> None:
-        self.rows = []
+        self.rows = self.new_buffer()
         try:
             self.writer.close()
         finally:
@@ -334,29 +182,33 @@ class PartitionedParquetSink:
         if not self._closed:
             self.abort()
 
-    def write_doc(self, row: dict[str, Any]) -> None:
-        language = row["language"]
-        if not _SAFE_LANGUAGE.fullmatch(language):
-            raise ValueError(f"unsafe language partition value {language!r}")
+    def write_doc(
+        self, page: RawPage, result: CleanResult, *, cleaner_version: str, cleaner_params: str
+    ) -> str:
+        """Buffer one document in its language's file; return that partition value."""
+        # A safe directory name whatever the detector said (tests/output/test_sink.py).
+        language = partition_language(result.language.code)
         part = self._docs.get(language)
         if part is None:
             part = self._docs[language] = _Partition(
-                self.fs, self.paths.docs(language), DOCS_SCHEMA
+                self.fs, self.paths.docs(language), DOCS_SCHEMA, DocColumns
             )
-        self._add(part, row)
+        size = part.rows.add(
+            page, result, cleaner_version=cleaner_version, cleaner_params=cleaner_params
+        )
+        self._added(part, size)
+        return language
 
-    def write_reject(self, row: dict[str, Any]) -> None:
-        self._add(self._rejects_partition(), row)
+    def write_reject(self, rejected: Rejected) -> None:
+        part = self._rejects_partition()
+        self._added(part, part.rows.add(rejected))
 
     def _rejects_partition(self) -> _Partition:
         if self._rejects is None:
-            self._rejects = _Partition(self.fs, self.paths.rejects, REJECTS_SCHEMA)
+            self._rejects = _Partition(self.fs, self.paths.rejects, REJECTS_SCHEMA, RejectColumns)
         return self._rejects
 
-    def _add(self, part: _Partition, row: dict[str, Any]) -> None:
-        size = _row_bytes(row)
-        part.rows.append(row)
-        part.nbytes += size
+    def _added(self, part: _Partition, size: int) -> None:
         self._buffered_bytes += size
         if len(part.rows) >= self.batch_rows:
             self._buffered_bytes -= part.nbytes

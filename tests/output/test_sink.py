@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -13,16 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.output.schema import DOCS_SCHEMA, REJECTS_SCHEMA, SCHEMA_VERSION, partition_language
 from pipeline.output.sink import (
-    DOCS_SCHEMA,
-    REJECTS_SCHEMA,
-    SCHEMA_VERSION,
     OutputPaths,
     PartitionedParquetSink,
-    doc_row,
-    partition_language,
     read_marker,
-    reject_row,
     write_marker,
 )
 from pipeline.types import (
@@ -72,22 +68,29 @@ def make_result(n: int, lang: str) -> CleanResult:
     )
 
 
-def make_doc(n: int, lang: str) -> dict:
-    return doc_row(make_page(n), make_result(n, lang), cleaner_version="t", cleaner_params="{}")
+Doc = tuple[RawPage, CleanResult]
 
 
-def make_reject(n: int) -> dict:
-    return reject_row(Rejected("in/a.warc.gz", f"<r{n}>", "response", n, "u", "not_html", "pdf"))
+def make_doc(n: int, lang: str) -> Doc:
+    return make_page(n), make_result(n, lang)
 
 
-def write(root: Path, stem: str, docs: list[dict], rejects: list[dict], **kw) -> tuple[str, ...]:
+def make_reject(n: int) -> Rejected:
+    return Rejected("in/a.warc.gz", f"<r{n}>", "response", n, "u", "not_html", "pdf")
+
+
+def write_docs(sink: PartitionedParquetSink, docs: list[Doc]) -> None:
+    for page, result in docs:
+        sink.write_doc(page, result, cleaner_version="t", cleaner_params="{}")
+
+
+def write(root: Path, stem: str, docs: list[Doc], rejects: list[Rejected], **kw) -> tuple[str, ...]:
     fs = fsspec.filesystem("file")
     kw = {"batch_rows": 2, "batch_bytes": 1 << 20, **kw}
     with PartitionedParquetSink(fs, OutputPaths(str(root), stem), **kw) as sink:
-        for row in docs:
-            sink.write_doc(row)
-        for row in rejects:
-            sink.write_reject(row)
+        write_docs(sink, docs)
+        for rejected in rejects:
+            sink.write_reject(rejected)
         return sink.commit()
 
 
@@ -140,7 +143,7 @@ def test_nothing_visible_after_an_error(tmp_path: Path) -> None:
             fs, OutputPaths(str(tmp_path), "a"), batch_rows=1, batch_bytes=1 << 20
         ) as sink,
     ):
-        sink.write_doc(make_doc(1, "en"))
+        write_docs(sink, [make_doc(1, "en")])
         raise RuntimeError("input broke")
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
 
@@ -167,17 +170,15 @@ def test_leftover_temp_files_are_ignored_then_removed(tmp_path: Path) -> None:
     assert other.exists()  # only this stem's leftovers are touched
 
 
-def test_unsafe_language_is_refused(tmp_path: Path) -> None:
-    row = make_doc(1, "en")
-    row["language"] = "../../etc"
-    fs = fsspec.filesystem("file")
-    with (
-        pytest.raises(ValueError, match="unsafe"),
-        PartitionedParquetSink(
-            fs, OutputPaths(str(tmp_path), "a"), batch_rows=1, batch_bytes=1
-        ) as sink,
-    ):
-        sink.write_doc(row)
+def test_an_unsafe_language_code_is_written_as_und(tmp_path: Path) -> None:
+    page, result = make_doc(1, "en")
+    result = dataclasses.replace(result, language=LangGuess("../../etc", 0.5))
+    files = write(tmp_path, "a", [(page, result)], [])
+    assert sorted(Path(f).relative_to(tmp_path).as_posix() for f in files) == [
+        "docs/language=und/a.parquet",
+        "rejects/a.parquet",
+    ]
+    assert pq.read_table(files[0]).column("language").to_pylist() == ["und"]
 
 
 @pytest.mark.parametrize(
@@ -217,7 +218,7 @@ def test_object_store_writes_final_keys_and_drops_failed_ones() -> None:
     fs = fsspec.filesystem("memory")
     paths = OutputPaths("/bucket/out", "a")
     with PartitionedParquetSink(fs, paths, batch_rows=1, batch_bytes=1 << 20) as sink:
-        sink.write_doc(make_doc(1, "en"))
+        write_docs(sink, [make_doc(1, "en")])
         files = sink.commit()
     assert files == ("/bucket/out/docs/language=en/a.parquet", "/bucket/out/rejects/a.parquet")
     with (
@@ -226,7 +227,7 @@ def test_object_store_writes_final_keys_and_drops_failed_ones() -> None:
             fs, OutputPaths("/bucket/out", "b"), batch_rows=1, batch_bytes=1 << 20
         ) as sink,
     ):
-        sink.write_doc(make_doc(2, "en"))
+        write_docs(sink, [make_doc(2, "en")])
         raise RuntimeError("boom")
     assert not fs.exists("/bucket/out/docs/language=en/b.parquet")
     fs.rm("/bucket", recursive=True)

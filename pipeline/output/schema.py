@@ -1,0 +1,93 @@
+"""The output dataset's Parquet schema: documents with their blocks, and rejections.
+
+The contract with every reader (pyarrow, DuckDB, Polars, `datasets`) and with the README's
+schema table: a column is added here, in `pipeline.output.columns` (how it is filled) and in the
+README, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+
+SCHEMA_VERSION = "1"
+_META = {b"warcclean.schema_version": SCHEMA_VERSION.encode()}
+
+BLOCK_TYPE = pa.struct(
+    [
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("tag", pa.string(), nullable=False),
+        pa.field("dom_path", pa.string(), nullable=False),
+        pa.field("label", pa.string(), nullable=False),  # "good" | "bad"
+        pa.field("cf_class", pa.string()),  # jusText's context-free class; null for other cleaners
+        pa.field("is_heading", pa.bool_(), nullable=False),
+        pa.field("n_chars", pa.int32(), nullable=False),
+        pa.field("n_words", pa.int32(), nullable=False),
+        pa.field("n_link_chars", pa.int32(), nullable=False),
+        pa.field("n_tags", pa.int32(), nullable=False),
+        pa.field("n_markup_chars", pa.int32(), nullable=False),
+        pa.field("link_density", pa.float32(), nullable=False),
+        pa.field("stopword_density", pa.float32()),
+        pa.field("score", pa.float32()),
+    ]
+)
+
+DOCS_SCHEMA = pa.schema(
+    [
+        pa.field("record_id", pa.string(), nullable=False),
+        pa.field("url", pa.string(), nullable=False),
+        pa.field("warc_path", pa.string(), nullable=False),
+        pa.field("warc_offset", pa.int64(), nullable=False),
+        pa.field("warc_length", pa.int64(), nullable=False),
+        pa.field("warc_date", pa.string(), nullable=False),
+        pa.field("http_status", pa.int16()),
+        pa.field("content_type", pa.string()),
+        pa.field("encoding", pa.string(), nullable=False),
+        pa.field("encoding_source", pa.string(), nullable=False),
+        pa.field("language", pa.string(), nullable=False),
+        pa.field("language_prob", pa.float32(), nullable=False),
+        pa.field("stoplist", pa.string()),
+        pa.field("cleaner", pa.string(), nullable=False),
+        pa.field("cleaner_version", pa.string(), nullable=False),
+        pa.field("cleaner_params", pa.string(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("n_blocks", pa.int32(), nullable=False),
+        pa.field("n_good", pa.int32(), nullable=False),
+        pa.field("n_chars", pa.int64(), nullable=False),
+        pa.field("n_words", pa.int64(), nullable=False),
+        pa.field("truncated", pa.bool_(), nullable=False),
+        pa.field("notes", pa.list_(pa.string()), nullable=False),
+        pa.field("blocks", pa.list_(pa.field("item", BLOCK_TYPE, nullable=False)), nullable=False),
+    ],
+    metadata={**_META, b"warcclean.table": b"docs"},
+)
+
+REJECTS_SCHEMA = pa.schema(
+    [
+        pa.field("warc_path", pa.string(), nullable=False),
+        pa.field("record_id", pa.string()),
+        pa.field("record_type", pa.string(), nullable=False),
+        pa.field("warc_offset", pa.int64()),
+        pa.field("warc_length", pa.int64()),
+        pa.field("url", pa.string()),
+        pa.field("reason", pa.string(), nullable=False),
+        pa.field("detail", pa.string(), nullable=False),
+    ],
+    metadata={**_META, b"warcclean.table": b"rejects"},
+)
+
+SAFE_LANGUAGE = re.compile(r"[a-z]{2,3}|und")
+
+
+def partition_language(code: str) -> str:
+    """A detected language code as a safe hive partition value: ``[a-z]{2,3}`` or ``und``.
+
+    The value becomes a directory name, so anything else (``zh-cn``, ``../x``) is reduced to its
+    primary subtag when that is safe, else ``und``.
+    """
+    code = code.strip().lower()
+    if SAFE_LANGUAGE.fullmatch(code):
+        return code
+    primary = re.split(r"[-_]", code, maxsplit=1)[0]
+    return primary if SAFE_LANGUAGE.fullmatch(primary) else "und"
