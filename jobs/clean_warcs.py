@@ -38,6 +38,7 @@ from pipeline.report.charts import available as charts_available
 from pipeline.report.run_report import warm_up as warm_up_report
 from pipeline.run import process_warc
 from pipeline.warc.inputs import input_stem, list_inputs
+from pipeline.workers import WarmUp
 
 INPROC = "inproc"
 
@@ -94,6 +95,9 @@ def run_job(
         threads = sum(client.nthreads().values()) or 1
         window = max(4, 2 * threads)
     queue = list(reversed(todo))
+    if queue:
+        # Every worker, and any that joins later, loads the cleaner and data once, up front.
+        client.register_plugin(WarmUp(cfg))
     config_token = tokenize(cfg)
     path_of: dict[str, str] = {}
 
@@ -137,7 +141,14 @@ def run_report(result: RunResult, cfg: JobConfig, started_at: str) -> dict[str, 
             "skipped_done": len(result.skipped),
         },
         "totals": totals.to_dict(),
-        "pages_per_second": round(totals.records / result.seconds, 2) if result.seconds else None,
+        # Records counts every WARC record (requests and metadata too); pages are the records
+        # that could hold one (documents and rejects).
+        "records_per_second": round(totals.records / result.seconds, 2) if result.seconds else None,
+        "pages_per_second": (
+            round((totals.records - totals.n_skipped) / result.seconds, 2)
+            if result.seconds
+            else None
+        ),
         "failed": [{"input": p, "error": e} for p, e in sorted(result.failed.items())],
         "unbalanced": [r.warc_path for r in result.reports if not r.stats.balanced],
         "per_input": [
@@ -204,6 +215,8 @@ def summary_table(result: RunResult) -> Table:
     rate = totals.records / result.seconds if result.seconds else 0.0
     table.add_row("wall seconds", f"{result.seconds:.1f}")
     table.add_row("records / s", f"{rate:.1f}")
+    pages = totals.records - totals.n_skipped
+    table.add_row("pages / s", f"{pages / result.seconds if result.seconds else 0.0:.1f}")
     return table
 
 
@@ -217,9 +230,16 @@ def make_client(
         return Client(address)
     # Pages are pure-Python work that holds the GIL: processes with one thread each.
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(
-        n_workers=n, threads_per_worker=threads, processes=True, memory_limit=memory_limit
-    )
+    # Dask's statistical profiler samples the task thread's stack every 10 ms, about 6% of the
+    # job's CPU here (bench/pipeline.py); the local cluster runs without it unless the
+    # environment asks for it (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=True).
+    profile = dask.config.get("distributed.worker.profile.enabled")
+    if "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED" not in os.environ:
+        profile = False
+    with dask.config.set({"distributed.worker.profile.enabled": profile}):
+        cluster = LocalCluster(
+            n_workers=n, threads_per_worker=threads, processes=True, memory_limit=memory_limit
+        )
     return Client(cluster)
 
 

@@ -85,6 +85,26 @@ def _reject(page: RawPage, reason: str, detail: str) -> Rejected:
     )
 
 
+def warm_up(cfg: JobConfig) -> None:
+    """Load what every page of a job needs, once per process: the cleaner (a learned one reads its
+    model), the language profiles, and the parser and compiled kernels (by cleaning one small
+    page). Workers run it when they start (`pipeline.workers.WarmUp`); without it the first task
+    of each process pays the same cost on its first page."""
+    from pipeline.lang import profiles
+
+    get_cleaner(cfg.cleaner, cfg.params_dict)
+    profiles.model()
+    clean_html(_WARM_PAGE, cleaner=cfg.cleaner, limits=cfg.limits, **cfg.params_dict)
+
+
+_WARM_PAGE = (
+    b"<html><head><title>Warm-up</title></head><body><nav><a href='/'>Home</a></nav>"
+    b"<h1>A page to load the parser</h1><p>The detector, the stoplists and the model are loaded "
+    b"once, when the worker starts, instead of on the first page of its first task.</p></body>"
+    b"</html>"
+)
+
+
 def _cleaner_version(cfg: JobConfig) -> str:
     # Validates the cleaner name and params before any input is read; the instance is the one
     # clean_html then uses for every page (cached per process), so a model loads once.

@@ -134,6 +134,25 @@ def test_python_script_runs_and_writes_a_run_report(tmp_path: Path) -> None:
     assert report["cleaner_params"] == {"length_low": 70}
     assert report["totals"]["docs"] == len(rows(out))
     assert "documents" in proc.stdout
+    # Rates: every record, and the records that could hold a page (documents and rejects).
+    totals = report["totals"]
+    pages = totals["docs"] + sum(totals["rejects"].values())
+    assert pages < totals["records"]  # the inputs hold requests and metadata too
+    assert report["pages_per_second"] == pytest.approx(pages / report["seconds"], rel=0.01)
+    assert report["records_per_second"] == pytest.approx(
+        totals["records"] / report["seconds"], rel=0.01
+    )
+
+
+def test_local_cluster_workers_run_without_the_statistical_profiler(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED", raising=False)
+    with job.make_client(None, 1, 1, "2GiB") as client:
+        enabled = client.run(
+            lambda: __import__("dask").config.get("distributed.worker.profile.enabled")
+        )
+    assert list(enabled.values()) == [False]
 
 
 def test_dask_submit_runs_the_job_and_fails_loudly(tmp_path: Path) -> None:

@@ -54,6 +54,29 @@ def test_scheduler_and_two_workers_give_the_same_rows(tmp_path: Path) -> None:
             done = client.run(
                 lambda dask_worker: sum("clean-warc-" in str(e) for e in dask_worker.state.log)
             )
+            # each worker process loaded the cleaner and the profiles once, through the plugin
+            warmed = client.run(
+                lambda dask_worker: (
+                    sorted(n for n in dask_worker.plugins if n.startswith("warcclean-warm-up")),
+                    __import__("pipeline.lang.profiles", fromlist=["_model"])._model is not None,
+                )
+            )
     assert len(workers) == 2
     assert all(n >= 1 for n in done.values()), done
+    assert all(
+        names == ["warcclean-warm-up-neighbours-{}"] and built for names, built in warmed.values()
+    ), warmed
     assert rows(tmp_path / "out") == rows(tmp_path / "ref")
+
+
+def test_a_worker_that_cannot_warm_up_still_starts_and_says_why(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from pipeline.jobconfig import freeze
+    from pipeline.workers import WarmUp
+
+    cfg = JobConfig(output="unused", cleaner="neighbours", params=freeze({"model": "/no/model"}))
+    worker = type("FakeWorker", (), {"address": "tcp://127.0.0.1:1"})()
+    WarmUp(cfg).setup(worker)  # logs, does not raise
+    assert "warm-up failed on tcp://127.0.0.1:1" in caplog.text
+    assert "/no/model" in caplog.text

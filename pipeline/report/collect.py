@@ -388,7 +388,8 @@ def _add_runs(
                 docs=int(totals.get("docs", 0)),
                 cleaner=data.get("cleaner"),
                 cleaner_params=dict(data.get("cleaner_params") or {}),
-                records_per_second=data.get("pages_per_second"),
+                # Reports before records_per_second named the records' rate pages_per_second.
+                records_per_second=data.get("records_per_second", data.get("pages_per_second")),
             )
         )
         for entry in data.get("failed") or ():

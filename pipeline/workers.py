@@ -1,0 +1,34 @@
+"""What every Dask worker process does once, when it starts: load the job's cleaner and data.
+
+A worker plugin rather than work in the first task: a worker that joins later (an adaptive
+cluster, or one the nanny restarted after a memory kill) is set up the same way, and several
+threads of one worker never race to build the same model. This is the library's only Dask
+import besides the job script and the CLI.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from distributed.diagnostics.plugin import WorkerPlugin
+
+from pipeline.jobconfig import JobConfig
+from pipeline.run import warm_up
+
+
+class WarmUp(WorkerPlugin):
+    """Builds ``cfg``'s cleaner, the language profiles and the parser in each worker process."""
+
+    # One per job configuration: a second job with another cleaner registers its own.
+    def __init__(self, cfg: JobConfig) -> None:
+        self.cfg = cfg
+        self.name = f"warcclean-warm-up-{cfg.cleaner}-{cfg.params_json()}"
+
+    def setup(self, worker: Any) -> None:
+        try:
+            warm_up(self.cfg)
+        except Exception:
+            # The job's tasks build the same things and report the error per input; a worker
+            # that cannot warm up must still start so that they can.
+            logging.getLogger(__name__).exception("warcclean warm-up failed on %s", worker.address)
