@@ -102,6 +102,12 @@ def contenders(with_langid: bool) -> dict[str, Contender]:
     def ours_bte(html: bytes) -> str:
         return clean_html(html, cleaner="bte", language="en").text
 
+    def ours_density_lm(html: bytes) -> str:
+        return clean_html(html, cleaner="density-lm", language="en").text
+
+    def ours_density_mlp(html: bytes) -> str:
+        return clean_html(html, cleaner="density-mlp", language="en").text
+
     def ours_langid(html: bytes) -> str:
         return clean_html(html, cleaner="justext").text
 
@@ -113,6 +119,8 @@ def contenders(with_langid: bool) -> dict[str, Contender]:
         FLOOR: floor,
         "ours justext": ours_justext,
         "ours bte": ours_bte,
+        "ours density-lm": ours_density_lm,
+        "ours density-mlp": ours_density_mlp,
         JUSTEXT_PKG: justext_pkg,
     }
     if with_langid:

@@ -1,8 +1,10 @@
-"""Train the learned block cleaners (`neighbours`, `ngram-lm`) and print their held-out scores.
+"""Train the learned block cleaners (`neighbours`, `ngram-lm`; with ``--only density`` the
+second stages of `density-lm` and `density-mlp`) and print their held-out scores.
 
     python jobs/train_cleaner.py [--data-dir ../shared/data] [--out pipeline/models/neighbours.json]
                                  [--ngram-out pipeline/models/ngram-lm.npz] [--no-ngram] [--seed 13]
                                  [--select]
+    python jobs/train_cleaner.py --only density [--density-lm-out ...] [--density-mlp-out ...]
 
 Data: WCXB dev (CC-BY-4.0) and multilingual-dev (see its LICENSE.md). Pages are split by SITE (WCXB
 ``domain``, multilingual ``site``) into train / model-selection / held-out test with a seeded hash
@@ -35,8 +37,10 @@ import json
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +57,7 @@ from pipeline.lang import stoplists  # noqa: E402
 from pipeline.learned.columns import FEATURE_NAMES, STACK_FEATURES  # noqa: E402
 from pipeline.learned.features import page_features  # noqa: E402
 from pipeline.learned.stacked import stack_features  # noqa: E402
-from pipeline.types import Block  # noqa: E402
+from pipeline.types import Block, Verdict  # noqa: E402
 
 SPLIT_FRACTIONS = (0.6, 0.2)  # train, model selection; the rest is the held-out test
 LICENCES = (
@@ -666,6 +670,199 @@ def train_ngram(pages: list[PreparedPage], select: list[PreparedPage], out: Path
     return model
 
 
+def _labelled_kept(
+    pages: list[PreparedPage], keep: Callable[[list[Block]], list[bool]]
+) -> tuple[list[list[int]], list[np.ndarray]]:
+    """Per page, the indices of the blocks a first stage keeps and their labels (-1 unknown)."""
+    kept, labels = [], []
+    for p in pages:
+        idx = [i for i, k in enumerate(keep(p.blocks)) if k]
+        kept.append(idx)
+        labels.append(p.y[idx] if idx else np.zeros(0, dtype=np.int8))
+    return kept, labels
+
+
+def _best_threshold(
+    pages: list[PreparedPage], kept: list[list[int]], scores: list[np.ndarray], grid: np.ndarray
+) -> tuple[float, float]:
+    """The threshold on second-stage scores with the best mean F1 on ``pages``; (F1, threshold)."""
+    best = (-1.0, float(grid[0]))
+    for threshold in grid:
+        labels = []
+        for p, idx, s in zip(pages, kept, scores, strict=True):
+            keep = np.zeros(len(p.blocks), dtype=bool)
+            keep[idx] = s >= threshold
+            labels.append(keep)
+        f1 = mean_f1(score_pages(pages, labels))
+        if f1 > best[0]:
+            best = (f1, round(float(threshold), 3))
+    return best
+
+
+def report_density_stages(
+    test: list[PreparedPage], lm: Any, mlp: Any, scaler: Any, mlp_threshold: float
+) -> None:
+    """Held-out word F1 (wcxb and multilingual full-text pages) of each stage alone and of both
+    systems, so a two-stage system can be compared with its better single stage."""
+    from pipeline.cleaners.density import MeanDensityCleaner, StddevDensityCleaner
+    from pipeline.learned.density_mlp import line_features
+
+    def stage(cleaner: Any) -> list[np.ndarray]:
+        return [
+            np.array([lb.verdict is Verdict.GOOD for lb in cleaner.label(p.blocks, None)], bool)
+            for p in test
+        ]
+
+    def lm_alone(p: PreparedPage) -> np.ndarray:
+        texts = [b.text for b in p.blocks]
+        return lm.scores(texts) >= lm.threshold if texts else np.zeros(0, bool)
+
+    def mlp_alone(p: PreparedPage) -> np.ndarray:
+        if not p.blocks:
+            return np.zeros(0, bool)
+        x = scaler.transform(line_features(p.blocks))
+        return mlp.predict_proba(x)[:, 1] >= mlp_threshold
+
+    stddev, mean = stage(StddevDensityCleaner()), stage(MeanDensityCleaner())
+    systems = {
+        "density-stddev (stage 1 of density-lm)": stddev,
+        "class n-gram models alone (stage 2 of density-lm)": [lm_alone(p) for p in test],
+        "density-lm (both stages)": [s & lm_alone(p) for s, p in zip(stddev, test, strict=True)],
+        "density-mean (stage 1 of density-mlp)": mean,
+        "MLP alone (stage 2 of density-mlp)": [mlp_alone(p) for p in test],
+        "density-mlp (both stages)": [m & mlp_alone(p) for m, p in zip(mean, test, strict=True)],
+    }
+    print("| held-out test pages | wcxb F1 | multilingual F1 |\n|---|---:|---:|")
+    for name, labels in systems.items():
+        rows = score_pages(test, labels)
+        wcxb = mean_f1([r for p, r in zip(test, rows, strict=True) if p.key.startswith("wcxb/")])
+        ml = mean_f1([r for p, r in zip(test, rows, strict=True) if p.key.startswith("ml/")])
+        print(f"| {name} | {wcxb:.3f} | {ml:.3f} |", flush=True)
+
+
+def train_density(pages: list[PreparedPage], args: argparse.Namespace) -> int:
+    """Seed 000 (Pal: density filter, then class n-gram models) and seed 001 (mean-density
+    filter, then an MLP over each block and its neighbours): the second stages are fitted on
+    the training sites' blocks that their first stage keeps, thresholds chosen on model
+    selection, and the held-out test pages scored for each stage and for the system."""
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.preprocessing import StandardScaler
+
+    from pipeline.cleaners.density import MeanDensityCleaner, StddevDensityCleaner
+    from pipeline.cleaners.ngram import NgramModel, save_model, train_lm
+    from pipeline.learned.density_mlp import FEATURE_NAMES as MLP_FEATURES
+    from pipeline.learned.density_mlp import FORMAT as MLP_FORMAT
+    from pipeline.learned.density_mlp import line_features
+
+    parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
+    meta = {
+        "licences": list(LICENCES),
+        "split": {
+            "rule": "part = f(sha256(f'{seed}:{site}')[:8] / 2**64): < 0.6 train, < 0.8 select, "
+            "else test; site = 'wcxb:'+metadata domain or 'ml:'+manifest site",
+            "seed": args.seed,
+        },
+    }
+
+    def first_stage(cleaner: Any) -> Callable[[list[Block]], list[bool]]:
+        return lambda blocks: [lb.verdict is Verdict.GOOD for lb in cleaner.label(blocks, None)]
+
+    # Seed 000: density-stddev, then a content and a boilerplate character model.
+    stddev = first_stage(StddevDensityCleaner())
+    kept, labels = _labelled_kept(parts["train"], stddev)
+    content = [
+        p.blocks[i].text
+        for p, idx, y in zip(parts["train"], kept, labels, strict=True)
+        for i, v in zip(idx, y, strict=True)
+        if v == 1
+    ]
+    boiler = [
+        p.blocks[i].text
+        for p, idx, y in zip(parts["train"], kept, labels, strict=True)
+        for i, v in zip(idx, y, strict=True)
+        if v == 0
+    ]
+    order, bits, beta = 4, 17, 2.0
+    lm = NgramModel(
+        train_lm(content, order, bits, beta), train_lm(boiler, order, bits, beta), 0.0, {}
+    )
+    sel_kept, _ = _labelled_kept(parts["select"], stddev)
+    sel_scores = [
+        lm.scores([p.blocks[i].text for i in idx]) if idx else np.zeros(0)
+        for p, idx in zip(parts["select"], sel_kept, strict=True)
+    ]
+    f1, threshold = _best_threshold(
+        parts["select"], sel_kept, sel_scores, np.arange(-1.0, 1.01, 0.125)
+    )
+    lm_meta = {
+        **meta,
+        "order": order,
+        "bits": bits,
+        "beta": beta,
+        "selection_f1": f1,
+        "first_stage": "density-stddev base=0.5 min_chars=60",
+        "training_blocks": {"content": len(content), "boilerplate": len(boiler)},
+    }
+    lm = NgramModel(lm.content, lm.boilerplate, threshold, lm_meta)
+    args.density_lm_out.parent.mkdir(parents=True, exist_ok=True)
+    save_model(lm, args.density_lm_out)
+    print(
+        f"density-lm: {len(content)} content / {len(boiler)} boilerplate training blocks, "
+        f"threshold {threshold} (selection F1 {f1:.4f}); wrote {args.density_lm_out} "
+        f"({args.density_lm_out.stat().st_size / 1e3:.0f} kB)",
+        flush=True,
+    )
+
+    # Seed 001: density-mean, then an MLP over 3 numbers of the previous, this and next block.
+    mean_filter = first_stage(MeanDensityCleaner())
+    kept, labels = _labelled_kept(parts["train"], mean_filter)
+    rows = [line_features(p.blocks)[idx] for p, idx in zip(parts["train"], kept, strict=True)]
+    x = np.vstack([r for r in rows if len(r)])
+    y = np.concatenate([v for v in labels if len(v)])
+    known = y >= 0
+    x, y = x[known], y[known]
+    scaler = StandardScaler().fit(x)
+    mlp = MLPClassifier(
+        hidden_layer_sizes=(16,),
+        activation="relu",
+        max_iter=300,
+        random_state=args.seed,
+        early_stopping=False,
+    )
+    mlp.fit(scaler.transform(x), y)
+    sel_kept, _ = _labelled_kept(parts["select"], mean_filter)
+    sel_probs = [
+        mlp.predict_proba(scaler.transform(line_features(p.blocks)[idx]))[:, 1]
+        if idx
+        else np.zeros(0)
+        for p, idx in zip(parts["select"], sel_kept, strict=True)
+    ]
+    f1, threshold = _best_threshold(
+        parts["select"], sel_kept, sel_probs, np.arange(0.05, 0.96, 0.05)
+    )
+    doc = {
+        "format": MLP_FORMAT,
+        "features": list(MLP_FEATURES),
+        "threshold": threshold,
+        "mlp": export_mlp(scaler, mlp),
+        "metadata": {
+            **meta,
+            "hidden": [16],
+            "selection_f1": f1,
+            "first_stage": "density-mean",
+            "training_blocks": len(y),
+        },
+    }
+    args.density_mlp_out.write_text(json.dumps(doc, separators=(",", ":")) + "\n")
+    print(
+        f"density-mlp: {len(y)} training blocks, threshold {threshold} (selection F1 {f1:.4f}); "
+        f"wrote {args.density_mlp_out} ({args.density_mlp_out.stat().st_size / 1e3:.0f} kB)",
+        flush=True,
+    )
+    report_density_stages(parts["test"], lm, mlp, scaler, threshold)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
@@ -679,6 +876,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="train only the neighbours model and leave the ngram-lm model file as it is",
     )
+    ap.add_argument(
+        "--only",
+        choices=("density",),
+        default=None,
+        help="density: train only the two-stage density cleaners (density-lm, density-mlp) and "
+        "leave the other model files as they are",
+    )
+    ap.add_argument(
+        "--density-lm-out", type=Path, default=REPO / "pipeline" / "models" / "density-lm.npz"
+    )
+    ap.add_argument(
+        "--density-mlp-out", type=Path, default=REPO / "pipeline" / "models" / "density-mlp.json"
+    )
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument(
         "--select",
@@ -691,6 +901,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     pages = prepare(args.data_dir, args.seed)
     print(f"prepared {len(pages)} pages in {time.time() - t0:.0f}s", flush=True)
+    if args.only == "density":
+        return train_density(pages, args)
     return train_and_report(pages, args)
 
 

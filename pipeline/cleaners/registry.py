@@ -42,7 +42,9 @@ DEFAULT_CLEANER = "neighbours"
 _CLEANERS: dict[str, str] = {
     "bte": "pipeline.cleaners.bte:BteCleaner",
     "density-fixed": "pipeline.cleaners.density:FixedDensityCleaner",
+    "density-lm": "pipeline.cleaners.density_lm:DensityLmCleaner",
     "density-mean": "pipeline.cleaners.density:MeanDensityCleaner",
+    "density-mlp": "pipeline.learned.density_mlp:DensityMlpCleaner",
     "density-stddev": "pipeline.cleaners.density:StddevDensityCleaner",
     "justext": "pipeline.cleaners.justext:JusTextCleaner",
     "kimatu": "pipeline.cleaners.kimatu:KimatuCleaner",

@@ -225,7 +225,9 @@ def _trees(spec: dict[str, Any], width: int) -> TreeEnsemble:
     )
 
 
-def _mlp(spec: dict[str, Any], width: int) -> Mlp:
+def mlp_from_spec(spec: dict[str, Any], width: int) -> Mlp:
+    """An `Mlp` from its exported spec (weights, biases, the standardisation's mean and scale)
+    for ``width`` input features; raises `ModelError` when the spec does not fit."""
     try:
         weights = [np.asarray(w, dtype=np.float64) for w in spec["weights"]]
         biases = [np.asarray(b, dtype=np.float64) for b in spec["biases"]]
@@ -248,7 +250,7 @@ def _scorer(spec: Any, width: int) -> Scorer:
     if kind == "trees":
         return _trees(spec, width)
     if kind == "mlp":
-        return _mlp(spec, width)
+        return mlp_from_spec(spec, width)
     raise ModelError(f"unknown model kind {kind!r}")
 
 

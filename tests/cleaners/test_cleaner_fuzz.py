@@ -86,7 +86,9 @@ SOUP = st.recursive(TEXT, lambda children: elements(children), max_leaves=40)
 )
 @given(
     html=st.lists(SOUP, min_size=1, max_size=6).map("".join),
-    cleaner=st.sampled_from(["justext", "bte", "density-mean", "kimatu"]),
+    cleaner=st.sampled_from(
+        ["justext", "bte", "density-mean", "kimatu", "density-lm", "density-mlp"]
+    ),
     as_bytes=st.booleans(),
 )
 def test_cleaner_labels_every_block_once_on_tag_soup(
