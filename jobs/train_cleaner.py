@@ -389,17 +389,22 @@ def out_of_fold_net_probs(pages: list[PreparedPage], seed: int) -> list[np.ndarr
     """The `NETS` sequence nets' mean probabilities of every training page, from nets fitted
     without its site, on the same folds as `out_of_fold_probs`."""
     from sklearn.model_selection import GroupKFold
-    from train_sequence import net_probs
 
     probs: list[np.ndarray] = [np.zeros(0)] * len(pages)
     groups = [p.site for p in pages]
     for fit_idx, score_idx in GroupKFold(STACK_FOLDS).split(pages, groups=groups):
         specs = fit_pages_nets([pages[i] for i in fit_idx], seed)
-        xs = [pages[i].x for i in score_idx]
-        mean = [np.mean(p, axis=0) for p in zip(*(net_probs(s, xs) for s in specs), strict=True)]
+        mean = mean_net_probs(specs, [pages[i].x for i in score_idx])
         for i, pr in zip(score_idx, mean, strict=True):
             probs[i] = pr
     return probs
+
+
+def mean_net_probs(specs: list[dict], xs: list[np.ndarray]) -> list[np.ndarray]:
+    """Each page's mean probabilities over the nets ``specs``."""
+    from train_sequence import net_probs
+
+    return [np.mean(p, axis=0) for p in zip(*(net_probs(s, xs) for s in specs), strict=True)]
 
 
 def fit_pages_nets(pages: list[PreparedPage], seed: int) -> list[dict]:

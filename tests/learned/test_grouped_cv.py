@@ -1,0 +1,159 @@
+"""jobs/grouped_cv.py: the folds hold whole groups out, and the tables count what they say."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.evaluate.scoring import PageScore
+
+REPO = Path(__file__).resolve().parents[2]
+pytest.importorskip("sklearn", reason="the grouped folds use scikit-learn (test extra)")
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("grouped_cv", REPO / "jobs" / "grouped_cv.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("grouped_cv", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+gcv = _module()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from("abcdefgh"), min_size=2, max_size=60),
+    st.sampled_from(gcv.GROUPINGS),
+    st.integers(2, 4),
+)
+def test_every_page_is_scored_once_by_a_model_that_never_saw_its_group(groups, by, n_folds):
+    distinct = len(set(groups))
+    if distinct < 2 or (by != "dataset" and distinct < n_folds):
+        with pytest.raises(ValueError):
+            gcv.folds(groups, by, n_folds)
+        return
+    splits = gcv.folds(groups, by, n_folds)
+    scored = sorted(i for _, score in splits for i in score)
+    assert scored == list(range(len(groups)))
+    for fit, score in splits:
+        assert set(fit) | set(score) == set(range(len(groups)))
+        assert not {groups[i] for i in fit} & {groups[i] for i in score}
+    if by == "dataset":
+        assert len(splits) == distinct
+
+
+def _page(key: str, language: str, site: str) -> SimpleNamespace:
+    return SimpleNamespace(key=key, site=site, page=SimpleNamespace(language=language))
+
+
+def _score(f1: float | None, with_found: int = 0, with_total: int = 0) -> PageScore:
+    return PageScore(
+        id="x",
+        language="x",
+        page_type=None,
+        metric="word" if f1 is not None else None,
+        precision=f1,
+        recall=f1,
+        f1=f1,
+        with_found=with_found,
+        with_total=with_total,
+        without_present=0,
+        without_total=0,
+        output_chars=10,
+        empty=False,
+    )
+
+
+def test_groups_and_tables():
+    pages = (
+        [_page(f"wcxb/{i}", "en", f"wcxb:s{i}") for i in range(5)]
+        + [_page(f"ml/zh-cwce-{i}", "zh", f"ml:z{i}") for i in range(5)]
+        + [_page("ml/de-fund-1", "de", "ml:d")]
+    )
+    sources = {f"ml/zh-cwce-{i}": "cwced" for i in range(5)} | {"ml/de-fund-1": "fundus"}
+    assert [gcv.group_of(p, "dataset", sources) for p in pages[4:7]] == ["wcxb", "cwced", "cwced"]
+    assert gcv.group_of(pages[0], "language", sources) == "en"
+    assert gcv.group_of(pages[-1], "language", sources) == "de"
+    assert gcv.group_of(pages[-1], "site", sources) == "ml:d"
+    assert gcv.language_group(pages[5]) == "unspaced (zh ja th my ko)"
+    assert gcv.language_group(pages[-1]) == "other languages"
+
+    en = [0.2, 0.4, 0.6, 0.8, 1.0]
+    zh = [1.0, 1.0, 0.5, 0.5, 0.0]
+    rows = [_score(f) for f in en + zh] + [_score(None, with_found=1, with_total=2)]
+    groups = [gcv.group_of(p, "dataset", sources) for p in pages]
+    out = gcv.tables({"m": rows}, pages, groups, "dataset")["m"]
+    # fundus has one page: below the five a held-out row needs
+    assert set(out["held-out group"]) == {"wcxb", "cwced"}
+    assert out["held-out group"]["wcxb"]["f1"] == pytest.approx(sum(en) / 5)
+    assert out["held-out group"]["cwced"]["f1"] == pytest.approx(sum(zh) / 5)
+    langs = out["language group"]
+    assert langs["multilingual (all)"]["pages"] == 6
+    assert langs["multilingual (all)"]["f1"] == pytest.approx(sum(zh) / 5)
+    assert langs["multilingual (all)"]["with_share"] == pytest.approx(0.5)
+    assert langs["other languages"]["f1"] is None
+    assert gcv.tables({"m": rows}, pages, groups, "site")["m"]["held-out group"] == {}
+    text = gcv.markdown(gcv.tables({"m": rows}, pages, groups, "dataset"), "dataset")
+    assert "| cwced | 5 | 0.600 |" in text
+    assert "w 0.50" in text
+
+
+def test_sources_are_read_from_the_manifest(tmp_path: Path):
+    folder = tmp_path / "multilingual-dev"
+    folder.mkdir()
+    rows = [{"id": "de-fund-001", "dataset": "fundus"}, {"id": "ja-merc-006", "dataset": "mercury"}]
+    (folder / "manifest.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
+    assert gcv.datasets(tmp_path) == {"ml/de-fund-001": "fundus", "ml/ja-merc-006": "mercury"}
+
+
+def test_refuses_a_data_dir_without_the_sets(tmp_path: Path, capsys):
+    with pytest.raises(SystemExit):
+        gcv.main(["--data-dir", str(tmp_path)])
+    assert "does not hold wcxb-dev and multilingual-dev" in capsys.readouterr().err
+
+
+def test_whole_page_keeps_counts_pages_that_keep_nearly_everything():
+    import numpy as np
+
+    def page(n: int) -> SimpleNamespace:
+        return SimpleNamespace(blocks=[SimpleNamespace(n_chars=10)] * n)
+
+    pages = [page(12), page(12), page(5), page(12)]
+    keeps = {
+        "m": [np.ones(12, bool), np.array([True] * 6 + [False] * 6), np.ones(5, bool)],
+        "rule": [np.zeros(12, bool)] * 3,
+    }
+    keeps["m"].append(np.array([True] * 11 + [False]))  # 92% kept
+    keeps["rule"].append(np.zeros(12, bool))
+    low = _score(0.4)
+    low = PageScore(**{**{f: getattr(low, f) for f in PageScore.__slots__}, "precision": 0.2})
+    results = {"m": [low, _score(0.9), _score(1.0), _score(0.8)], "rule": [_score(0.6)] * 4}
+    out = gcv.whole_page_keeps(pages, keeps, results, "m")
+    # page 2 keeps half, page 3 has too few blocks: pages 0 and 3 count
+    assert out["pages"] == 2
+    assert out["of_full_text_pages"] == 4
+    assert out["precision_below_0.3"] == 1
+    assert out["mean_f1"] == {"m": pytest.approx(0.6), "rule": pytest.approx(0.6)}
+
+
+def test_zeroed_columns_are_named_by_parts_and_zeroed_in_a_copy():
+    import numpy as np
+
+    names = gcv.tc.FEATURE_NAMES
+    cols = gcv.zeroed_columns("stopword, ends_sentence,")
+    assert cols and all("stopword" in names[i] or "ends_sentence" in names[i] for i in cols)
+    assert len(cols) == sum(1 for n in names if "stopword" in n or "ends_sentence" in n)
+    assert gcv.zeroed_columns("") == []
+    page = gcv.tc.PreparedPage("k", None, "train", [], None, np.ones((3, len(names))), np.ones(3))
+    zeroed = gcv.with_zeroed(page, cols)
+    assert (zeroed.x[:, cols] == 0).all() and zeroed.x.sum() == 3 * (len(names) - len(cols))
+    assert (page.x == 1).all()
