@@ -74,7 +74,7 @@ def group_of(page: tc.PreparedPage, by: str, sources: dict[str, str]) -> str:
     if by == "dataset":
         return sources.get(page.key, "wcxb")
     if by == "language":
-        return "en" if page.key.startswith("wcxb/") else page.page.language
+        return tc._group(page)
     return page.site
 
 
