@@ -266,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--folds must be at least 2")
     if not (args.data_dir / "multilingual-dev" / "manifest.jsonl").is_file():
         ap.error(f"{args.data_dir} does not hold wcxb-dev and multilingual-dev")
+    zeroed = zeroed_columns(args.zero_columns)
+    if args.zero_columns and not zeroed:
+        ap.error(f"no feature column name contains any of {args.zero_columns!r}")
 
     t0 = time.time()
     pages = tc.prepare(args.data_dir, args.seed)
@@ -275,9 +278,6 @@ def main(argv: list[str] | None = None) -> int:
     splits = folds(groups, args.by, args.folds)
     shipped = load_model(DEFAULT_MODEL)
 
-    zeroed = zeroed_columns(args.zero_columns)
-    if args.zero_columns and not zeroed:
-        ap.error(f"no feature column name contains any of {args.zero_columns!r}")
     learned = ("trees + nets" if args.nets else "trees") + ", group held out"
     if zeroed:
         learned += f", {len(zeroed)} columns zeroed"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -134,8 +135,7 @@ def test_whole_page_keeps_counts_pages_that_keep_nearly_everything():
     }
     keeps["m"].append(np.array([True] * 11 + [False]))  # 92% kept
     keeps["rule"].append(np.zeros(12, bool))
-    low = _score(0.4)
-    low = PageScore(**{**{f: getattr(low, f) for f in PageScore.__slots__}, "precision": 0.2})
+    low = dataclasses.replace(_score(0.4), precision=0.2)
     results = {"m": [low, _score(0.9), _score(1.0), _score(0.8)], "rule": [_score(0.6)] * 4}
     out = gcv.whole_page_keeps(pages, keeps, results, "m")
     # page 2 keeps half, page 3 has too few blocks: pages 0 and 3 count
@@ -157,3 +157,12 @@ def test_zeroed_columns_are_named_by_parts_and_zeroed_in_a_copy():
     zeroed = gcv.with_zeroed(page, cols)
     assert (zeroed.x[:, cols] == 0).all() and zeroed.x.sum() == 3 * (len(names) - len(cols))
     assert (page.x == 1).all()
+
+
+def test_refuses_a_column_part_that_names_nothing_before_reading_pages(tmp_path: Path, capsys):
+    folder = tmp_path / "multilingual-dev"
+    folder.mkdir()
+    (folder / "manifest.jsonl").write_text("")
+    with pytest.raises(SystemExit):
+        gcv.main(["--data-dir", str(tmp_path), "--zero-columns", "no_such_column"])
+    assert "no feature column name contains any of 'no_such_column'" in capsys.readouterr().err
