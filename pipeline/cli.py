@@ -244,6 +244,14 @@ def clean_command(
     is_flag=True,
     help="Pass the ground-truth language instead of detecting it.",
 )
+@click.option(
+    "--group-by",
+    "group_by",
+    multiple=True,
+    type=click.Choice(["source", "language", "site"]),
+    help="Also score per source dataset, language or site (repeatable). The learned cleaners "
+    "saw most of the dev sites: refitted with whole groups held out, see jobs/grouped_cv.py.",
+)
 def eval_command(
     dataset_dir: Path,
     cleaner_name: str,
@@ -252,6 +260,7 @@ def eval_command(
     limit: int | None,
     pages_file: Path | None,
     language_from_truth: bool,
+    group_by: tuple[str, ...],
 ) -> None:
     """Score a cleaner on a labelled dev set (WCXB layout or multilingual-dev)."""
     import sys
@@ -290,6 +299,7 @@ def eval_command(
             on_page=lambda _row: progress.advance(task),
         )
     report.dataset = str(dataset_dir)
+    report.group_by = tuple(dict.fromkeys(group_by))
     # Piped output (files, CI logs) gets wide tables instead of rich's 80-column default.
     ev.print_report(report, Console(width=None if sys.stdout.isatty() else 150))
     if json_out is not None:

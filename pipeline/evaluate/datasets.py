@@ -7,6 +7,11 @@ shapes are read:
   every page is English.
 * multilingual: top-level ``language``, and either ``main_content`` or ``with``/``without``
   snippets (``main_content`` is null on snippet-only pages).
+
+Where the folder says so, each page also gets the source dataset and the site it came from (the
+multilingual set's ``manifest.jsonl``: ``dataset`` and ``site``; WCXB's ``metadata-*.json``:
+``domain``, the source being WCXB itself); otherwise the site is the URL's host. These are what
+`warcclean eval --group-by` groups by.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from pipeline.evaluate.metrics import tokens_for
 
@@ -37,6 +43,8 @@ class Page:
     without_snippets: tuple[str, ...] = ()
     page_type: str | None = None
     url: str | None = None
+    source: str | None = None  # the dataset the page was collected from
+    site: str | None = None
 
     def read_html(self) -> bytes:
         return gzip.decompress(self.html_path.read_bytes())
@@ -123,7 +131,51 @@ def load_dataset(directory: str | Path, ids: Iterable[str] | None = None) -> lis
         paths = sorted(truth_dir / f"{i}.json" for i in wanted)
     if not paths:
         raise DatasetError(f"{root}: no ground-truth files")
-    return [load_page(p, html_dir) for p in paths]
+    origins = _origins(root)
+    pages = []
+    for path in paths:
+        page = load_page(path, html_dir)
+        source, site = origins.get(page.id, (None, None))
+        pages.append(replace(page, source=source, site=site or _host(page.url)))
+    return pages
+
+
+def _host(url: str | None) -> str | None:
+    if not url:
+        return None
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:  # e.g. a malformed IPv6 literal: the page is still scored, without a site
+        return None
+    return host.removeprefix("www.") if host else None
+
+
+def _origins(root: Path) -> dict[str, tuple[str | None, str | None]]:
+    """Page id -> (source dataset, site) from the folder's manifest or metadata, if it has one."""
+    out: dict[str, tuple[str | None, str | None]] = {}
+    manifest = root / "manifest.jsonl"
+    try:
+        if manifest.is_file():
+            for n, line in enumerate(manifest.read_text(encoding="utf-8").splitlines(), 1):
+                if line.strip():
+                    row = json.loads(line)
+                    if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+                        raise DatasetError(f"{manifest}:{n}: not an object with a string 'id'")
+                    out[row["id"]] = (_text(row.get("dataset")), _text(row.get("site")))
+        for meta in sorted(root.glob("metadata-*.json")):
+            doc = json.loads(meta.read_text(encoding="utf-8"))
+            if not isinstance(doc, dict):
+                raise DatasetError(f"{meta}: not a JSON object of page ids")
+            for page_id, info in doc.items():
+                domain = info.get("domain") if isinstance(info, dict) else None
+                out.setdefault(page_id, ("wcxb", _text(domain)))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"{root}: unreadable manifest or metadata ({exc})") from exc
+    return out
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def read_ids(path: str | Path) -> list[str]:

@@ -66,6 +66,8 @@ class PageScore:
     error: str | None = None  # "ExceptionType: message" when the cleaner raised
     ms: float | None = None  # CPU milliseconds of the cleaning call
     detected_language: str | None = None
+    source: str | None = None  # the page's source dataset and site (`Page.source`, `Page.site`)
+    site: str | None = None
 
     @property
     def with_share(self) -> float | None:
@@ -113,6 +115,8 @@ def score_text(page: Page, text: str) -> PageScore:
         without_total=len(page.without_snippets),
         output_chars=len(text),
         empty=page.has_reference and not tokens_for(text, page.language),
+        source=page.source,
+        site=page.site,
     )
 
 
@@ -152,6 +156,14 @@ def aggregate(rows: Sequence[PageScore]) -> dict[str, Any]:
     }
 
 
+# What `Report.group_by` may name: the page's source dataset, its language, its site.
+GROUP_KEYS: dict[str, Callable[[PageScore], str | None]] = {
+    "source": lambda r: r.source,
+    "language": lambda r: r.language,
+    "site": lambda r: r.site,
+}
+
+
 def _grouped(rows: Sequence[PageScore], key: Callable[[PageScore], str | None]) -> dict:
     groups: dict[str, list[PageScore]] = defaultdict(list)
     for r in rows:
@@ -169,6 +181,9 @@ class Report:
     language_from_truth: bool = False
     dataset: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    # Extra per-group tables (`GROUP_KEYS`), e.g. ("source", "site"): a score per held-out group
+    # shows whether a cleaner holds up across sources or rides on a few large ones.
+    group_by: tuple[str, ...] = ()
 
     def summary(self) -> dict[str, Any]:
         rows = self.rows
@@ -178,6 +193,10 @@ class Report:
         if len({r.language for r in rows}) > 1:
             out["by_language"] = _grouped(rows, lambda r: r.language)
             out["by_script_scoring"] = _grouped(rows, lambda r: r.metric or "snippets-only")
+        for key in self.group_by:
+            if key not in GROUP_KEYS:
+                raise ValueError(f"cannot group by {key!r}; one of {', '.join(GROUP_KEYS)}")
+            out[f"by_{key}"] = _grouped(rows, GROUP_KEYS[key])
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -328,3 +347,6 @@ def print_report(report: Report, console: Any = None, min_language_pages: int = 
             big[f"other ({len({r.language for r in small})} langs)"] = aggregate(small)
         console.print(summary_table("by language", big))
         console.print(summary_table("by scoring", summary["by_script_scoring"]))
+    for key in report.group_by:
+        if key != "language" or "by_language" not in summary:
+            console.print(summary_table(f"by {key}", summary[f"by_{key}"]))

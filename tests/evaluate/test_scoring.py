@@ -325,3 +325,100 @@ def test_print_report_pools_small_languages(tmp_path: Path) -> None:
     assert "by language" in text
     assert "other (1 langs)" in text
     assert "│ de " in text and "│ it " not in text
+
+
+def _two_source_set(root: Path) -> Path:
+    """Three pages from two sources: the manifest names the source and site of two of them."""
+    _write_page(
+        root,
+        "de-a-001",
+        "<p>Der Hund bellt laut und lange in der Nacht.</p>",
+        {"language": "de", "main_content": "Der Hund bellt laut und lange in der Nacht."},
+    )
+    _write_page(
+        root,
+        "de-b-001",
+        f"<html><body>{NAV}</body></html>",
+        {"language": "de", "main_content": "Die Katze schläft den ganzen Tag."},
+    )
+    _write_page(
+        root,
+        "fr-c-001",
+        "<p>Le chat dort sur le canapé toute la journée.</p>",
+        {
+            "language": "fr",
+            "main_content": "Le chat dort sur le canapé toute la journée.",
+            "url": "https://www.journal.example/article/1",
+        },
+    )
+    rows = [
+        {"id": "de-a-001", "dataset": "fundus", "site": "a.example"},
+        {"id": "de-b-001", "dataset": "goose3", "site": "b.example"},
+    ]
+    (root / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def test_pages_carry_source_and_site_from_manifest_or_url(tmp_path: Path) -> None:
+    pages = {p.id: p for p in ds.load_dataset(_two_source_set(tmp_path))}
+    assert (pages["de-a-001"].source, pages["de-a-001"].site) == ("fundus", "a.example")
+    assert (pages["de-b-001"].source, pages["de-b-001"].site) == ("goose3", "b.example")
+    # Not in the manifest: no source, the site from the URL's host without "www.".
+    assert (pages["fr-c-001"].source, pages["fr-c-001"].site) == (None, "journal.example")
+
+
+def test_wcxb_metadata_gives_domain_and_source(tiny_wcxb: Path) -> None:
+    meta = {"0001": {"domain": "cats.example", "page_type": "article"}}
+    (tiny_wcxb / "metadata-dev.json").write_text(json.dumps(meta))
+    pages = {p.id: p for p in ds.load_dataset(tiny_wcxb)}
+    assert (pages["0001"].source, pages["0001"].site) == ("wcxb", "cats.example")
+    assert (pages["0002"].source, pages["0002"].site) == (None, "example.org")
+
+
+def test_bad_manifest_is_a_dataset_error(tmp_path: Path) -> None:
+    root = _two_source_set(tmp_path)
+    (root / "manifest.jsonl").write_text('{"id": "de-a-001"}\n[1, 2]\n')
+    with pytest.raises(ds.DatasetError, match=r"manifest.jsonl:2"):
+        ds.load_dataset(root)
+
+
+def test_group_by_source_and_site_scores_each_group(tmp_path: Path) -> None:
+    pages = ds.load_dataset(_two_source_set(tmp_path))
+    report = ev.evaluate(pages, "density-fixed", language_from_truth=True)
+    report.group_by = ("source", "site")
+    summary = report.summary()
+    # density-fixed keeps the lone paragraphs whole and drops the link menu: F1 1, 1 and 0.
+    assert summary["by_source"]["fundus"]["f1"] == pytest.approx(1.0)
+    assert summary["by_source"]["goose3"]["f1"] == pytest.approx(0.0)
+    assert summary["by_source"]["unknown"]["pages"] == 1
+    assert summary["overall"]["f1"] == pytest.approx(2 / 3)
+    assert set(summary["by_site"]) == {"a.example", "b.example", "journal.example"}
+    report.group_by = ("domain",)
+    with pytest.raises(ValueError, match="cannot group by 'domain'"):
+        report.summary()
+
+
+def test_eval_command_group_by_prints_and_writes_groups(tmp_path: Path) -> None:
+    root = _two_source_set(tmp_path / "set")
+    out = tmp_path / "out.json"
+    args = ["eval", str(root), "--cleaner", "density-fixed", "--language-from-truth"]
+    result = CliRunner().invoke(main, [*args, "--group-by", "source", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "by source" in result.output and "goose3" in result.output
+    data = json.loads(out.read_text())
+    assert data["summary"]["by_source"]["goose3"]["pages"] == 1
+    assert {r["source"] for r in data["pages"]} == {"fundus", "goose3", None}
+    bad = CliRunner().invoke(main, [*args, "--group-by", "domain"])
+    assert bad.exit_code == 2 and "domain" in bad.output
+
+
+@pytest.mark.shared
+def test_dev_sets_have_a_source_and_site_for_every_page(
+    wcxb_dir: Path, multilingual_dir: Path
+) -> None:
+    pages = ds.load_dataset(wcxb_dir) + ds.load_dataset(multilingual_dir)
+    assert all(p.source for p in pages)
+    # A few WCXB pages have neither a domain in the metadata nor a URL: those alone lack a site.
+    assert all(p.site for p in pages if p.url)
+    sources = {p.source for p in pages}
+    assert {"wcxb", "fundus", "trafilatura", "cwced"} <= sources
