@@ -215,10 +215,9 @@ def stages(inputs: list[str], cleaner_name: str, batch_rows: int) -> dict:
     """CPU seconds of each stage of the job's work on ``inputs``, one stage at a time."""
     import pyarrow.parquet as pq
 
-    from pipeline.clean import _is_plain_utf8, get_cleaner
+    from pipeline.clean import _is_plain_utf8, get_cleaner, label_blocks
     from pipeline.html import guard
     from pipeline.html.decode import decode_html
-    from pipeline.html.page_cues import page_cues
     from pipeline.html.segment import parse, segment
     from pipeline.lang import langid, stoplists
     from pipeline.output.columns import DocColumns
@@ -250,10 +249,7 @@ def stages(inputs: list[str], cleaner_name: str, batch_rows: int) -> dict:
             guess = langid.detect_blocks(blocks)
             stoplist = stoplists.stoplist(guess.code)
             t3 = clock()
-            if getattr(cleaner, "needs_page_cues", False):
-                labeled = cleaner.label(blocks, stoplist, cues=page_cues(tree, page.url))
-            else:
-                labeled = cleaner.label(blocks, stoplist)
+            labeled, notes = label_blocks(cleaner, blocks, stoplist, tree, page.url, guess.code)
             text = "\n\n".join(lb.block.text for lb in labeled if lb.verdict is Verdict.GOOD)
             result = CleanResult(
                 text,
@@ -263,6 +259,7 @@ def stages(inputs: list[str], cleaner_name: str, batch_rows: int) -> dict:
                 decoded.source,
                 cleaner.name,
                 guess.code if stoplist is not None else None,
+                notes=notes,
             )
             t4 = clock()
             spent["decode"] += t1 - t0

@@ -47,6 +47,7 @@ import train_cleaner as tc  # noqa: E402
 from pipeline.cleaners.registry import make_cleaner  # noqa: E402
 from pipeline.evaluate.scoring import PageScore, aggregate  # noqa: E402
 from pipeline.learned.decision import smooth  # noqa: E402
+from pipeline.learned.link_guard import guard  # noqa: E402
 from pipeline.learned.model import DEFAULT_MODEL, load_model  # noqa: E402
 from pipeline.types import Verdict  # noqa: E402
 
@@ -57,22 +58,14 @@ RULE_CLEANERS = ("justext", "kimatu")
 # this many blocks (shorter pages are often all content).
 WHOLE_PAGE_SHARE = 0.9
 WHOLE_PAGE_MIN_BLOCKS = 10
+LOW_PRECISION = 0.3
 
 
-def datasets(data_dir: Path) -> dict[str, str]:
-    """Page key -> the source dataset it came from (the WCXB set is one source)."""
-    out: dict[str, str] = {}
-    manifest = data_dir / "multilingual-dev" / "manifest.jsonl"
-    for line in manifest.read_text().splitlines():
-        if line.strip():
-            row = json.loads(line)
-            out[f"ml/{row['id']}"] = row["dataset"]
-    return out
-
-
-def group_of(page: tc.PreparedPage, by: str, sources: dict[str, str]) -> str:
+def group_of(page: tc.PreparedPage, by: str) -> str:
+    """The page's group: its source dataset (`pipeline.evaluate.datasets.Page.source`; WCXB is
+    one), its language (WCXB's pages English) or its site."""
     if by == "dataset":
-        return sources.get(page.key, "wcxb")
+        return page.page.source or "wcxb"
     if by == "language":
         return tc._group(page)
     return page.site
@@ -113,14 +106,15 @@ def out_of_group_keeps(
     shipped: object,
     nets: bool,
     seed: int,
-) -> list[np.ndarray]:
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Each page's kept blocks from the shipped shape fitted without the page's group, decided
-    by the shipped model's rule."""
+    by the shipped model's rule, and the probabilities they were decided on."""
     name, first, second = tc.FINAL
     if second is not None:
         raise SystemExit(f"{name}: a stacked shape is not cross-validated here")
     blend = shipped.blend if nets else 0.0
     keeps: list[np.ndarray] = [np.zeros(0, dtype=bool)] * len(pages)
+    decided_on: list[np.ndarray] = [np.zeros(0)] * len(pages)
     for k, (fit_idx, score_idx) in enumerate(splits, 1):
         t = time.time()
         fit = [pages[i] for i in fit_idx]
@@ -132,9 +126,22 @@ def out_of_group_keeps(
             net = tc.mean_net_probs(tc.fit_pages_nets(fit, seed), [p.x for p in scored])
             probs = [(1 - blend) * a + blend * b for a, b in zip(probs, net, strict=True)]
         for i, p, pr in zip(score_idx, scored, probs, strict=True):
-            keeps[i] = shipped.decide(smooth(pr, shipped.smoothing), p.blocks)
+            decided_on[i] = smooth(pr, shipped.smoothing)
+            keeps[i] = shipped.decide(decided_on[i], p.blocks)
         print(f"fold {k}/{len(splits)}: {len(scored)} pages in {time.time() - t:.0f}s", flush=True)
-    return keeps
+    return keeps, decided_on
+
+
+def guarded_keeps(
+    pages: list[tc.PreparedPage], keeps: list[np.ndarray], probs: list[np.ndarray]
+) -> tuple[list[np.ndarray], int]:
+    """``keeps`` after the shipped cleaner's link guard (`pipeline.learned.link_guard`), each page
+    taken in its dev-set language (the WCXB pages as English), and how many pages it changed."""
+    out = [
+        guard(k, pr, p.blocks, p.stoplist, tc._group(p))[0]
+        for p, k, pr in zip(pages, keeps, probs, strict=True)
+    ]
+    return out, sum(1 for a, b in zip(keeps, out, strict=True) if not np.array_equal(a, b))
 
 
 def rule_keeps(name: str, pages: list[tc.PreparedPage]) -> list[np.ndarray]:
@@ -200,6 +207,25 @@ def whole_page_keeps(
     }
     for name, rows in results.items():
         out["mean_f1"][name] = float(np.mean([rows[i].f1 for i in chosen])) if chosen else None
+    return out
+
+
+def low_precision_pages(
+    pages: list[tc.PreparedPage], results: dict[str, list[PageScore]]
+) -> dict[str, dict[str, int]]:
+    """Per method, the full-text pages scored below `LOW_PRECISION` precision: the multilingual
+    ones and the unspaced-script ones among them (issue 19's target: at most one CJK page)."""
+    out = {}
+    for method, rows in results.items():
+        low = [
+            p
+            for p, r in zip(pages, rows, strict=True)
+            if p.key.startswith("ml/") and r.f1 is not None and r.precision < LOW_PRECISION
+        ]
+        out[method] = {
+            "multilingual": len(low),
+            "unspaced": sum(1 for p in low if p.page.language in UNSPACED),
+        }
     return out
 
 
@@ -273,8 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     pages = tc.prepare(args.data_dir, args.seed)
     print(f"prepared {len(pages)} pages in {time.time() - t0:.0f}s", flush=True)
-    sources = datasets(args.data_dir)
-    groups = [group_of(p, args.by, sources) for p in pages]
+    groups = [group_of(p, args.by) for p in pages]
     splits = folds(groups, args.by, args.folds)
     shipped = load_model(DEFAULT_MODEL)
 
@@ -283,11 +308,17 @@ def main(argv: list[str] | None = None) -> int:
         learned += f", {len(zeroed)} columns zeroed"
         print("zeroed: " + ", ".join(tc.FEATURE_NAMES[i] for i in zeroed), flush=True)
     refit_pages = [with_zeroed(p, zeroed) for p in pages] if zeroed else pages
+    refit, refit_probs = out_of_group_keeps(refit_pages, splits, shipped, args.nets, args.seed)
+    shipped_probs = [shipped.probabilities(p.x, p.blocks) for p in pages]
+    as_shipped = [shipped.decide(pr, p.blocks) for pr, p in zip(shipped_probs, pages, strict=True)]
+    guarded, n_guarded = guarded_keeps(pages, refit, refit_probs)
+    shipped_guarded, n_shipped_guarded = guarded_keeps(pages, as_shipped, shipped_probs)
+    print(f"link guard changed {n_guarded} pages held out, {n_shipped_guarded} shipped", flush=True)
     keeps = {
-        learned: out_of_group_keeps(refit_pages, splits, shipped, args.nets, args.seed),
-        "shipped model (saw ~80% of sites)": [
-            shipped.decide(shipped.probabilities(p.x, p.blocks), p.blocks) for p in pages
-        ],
+        learned: refit,
+        f"{learned} + link guard": guarded,
+        "shipped model (saw ~80% of sites)": as_shipped,
+        "shipped model + link guard": shipped_guarded,
     }
     for name in RULE_CLEANERS:
         keeps[name] = rule_keeps(name, pages)
@@ -301,6 +332,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{whole['precision_below_0.3']} of them with precision below 0.3; mean F1 on them: "
         + ", ".join(f"{k} {v:.3f}" for k, v in whole["mean_f1"].items() if v is not None)
     )
+    low = low_precision_pages(pages, results)
+    print(f"\nmultilingual full-text pages with precision below {LOW_PRECISION} (unspaced):")
+    for method, n in low.items():
+        print(f"  {method}: {n['multilingual']} ({n['unspaced']})")
     if args.json is not None:
         doc = {
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -312,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
             "pages": len(pages),
             "tables": summary,
             "whole_page_keeps": whole,
+            "low_precision_pages": low,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(doc, indent=1) + "\n")

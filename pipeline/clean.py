@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pipeline.cleaners.registry import DEFAULT_CLEANER, Cleaner, make_cleaner
@@ -16,7 +16,7 @@ from pipeline.html.guard import Deadline
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
-from pipeline.types import CleanResult, Decoded, LangGuess, Verdict
+from pipeline.types import Block, CleanResult, Decoded, LabeledBlock, LangGuess, Verdict
 
 # Limits is frozen, so one default instance serves every call (its validation costs per build).
 _DEFAULT_LIMITS = Limits()
@@ -107,6 +107,28 @@ def _is_plain_utf8(decoded: Decoded) -> bool:
     )
 
 
+def label_blocks(
+    impl: Cleaner,
+    blocks: Sequence[Block],
+    stoplist: frozenset[str] | None,
+    tree: Any,
+    url: str | None,
+    language: str,
+) -> tuple[list[LabeledBlock], tuple[str, ...]]:
+    """``impl``'s labels for the page's blocks and its notes about the page, given what the
+    cleaner declares it needs (`pipeline.cleaners.registry.Cleaner`): ``tree`` is the parsed page
+    the cues are read from."""
+    extra: dict[str, Any] = {}
+    if getattr(impl, "needs_page_cues", False):
+        extra["cues"] = page_cues(tree, url)
+    if getattr(impl, "needs_language", False):
+        extra["language"] = language
+    label_noted = getattr(impl, "label_noted", None)
+    if label_noted is not None:
+        return label_noted(blocks, stoplist, **extra)
+    return impl.label(blocks, stoplist, **extra), ()
+
+
 def clean_decoded(
     decoded: Decoded,
     *,
@@ -162,10 +184,7 @@ def clean_decoded(
     else:
         guess = langid.detect_blocks(blocks)
     stoplist = stoplists.stoplist(guess.code)
-    if getattr(impl, "needs_page_cues", False):
-        labeled = impl.label(blocks, stoplist, cues=page_cues(tree, url))
-    else:
-        labeled = impl.label(blocks, stoplist)
+    labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code)
     deadline.check("labelling")
     text = "\n\n".join(lb.block.text for lb in labeled if lb.verdict is Verdict.GOOD)
     return CleanResult(
@@ -177,4 +196,5 @@ def clean_decoded(
         cleaner=impl.name,
         stoplist=guess.code if stoplist is not None else None,
         params=tuple(sorted(impl.params().items())),
+        notes=notes,
     )

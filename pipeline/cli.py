@@ -104,6 +104,7 @@ def _result_json(result: CleanResult, path: Path) -> dict[str, Any]:
         "stoplist": result.stoplist,
         "n_blocks": len(result.blocks),
         "n_good": result.n_good,
+        "notes": list(result.notes),
         "text": result.text,
         "blocks": blocks,
     }
@@ -123,6 +124,8 @@ def _print_result(result: CleanResult, path: Path) -> None:
     console.print(f"language   {result.language.code}  p={result.language.prob:.3f}")
     console.print(f"stoplist   {result.stoplist or 'none: language-independent mode'}")
     console.print(f"blocks     {len(result.blocks)}, good {result.n_good}")
+    if result.notes:
+        console.print(f"notes      {', '.join(result.notes)}")
     table = Table(show_lines=False, pad_edge=False)
     for name, justify in (
         ("#", "right"),

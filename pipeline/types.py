@@ -120,6 +120,9 @@ class CleanResult:
     cleaner: str
     stoplist: str | None  # stoplist language used, None for language-independent mode
     params: tuple[tuple[str, Any], ...] = ()
+    # What the cleaner says about the page as a whole (e.g. `pipeline.learned.link_guard`'s
+    # notes); the docs' `notes` column carries them after the reader's.
+    notes: tuple[str, ...] = ()
 
     @property
     def n_good(self) -> int:

@@ -18,7 +18,10 @@ class Cleaner(Protocol):
 
     A cleaner may also declare ``needs_runs`` (BTE's token/tag runs in `Block.runs`) and
     ``needs_page_cues``: then `pipeline.clean_html` passes ``cues=`` to `label`, what the page
-    declares about itself and its URL's shape (`pipeline.html.page_cues`)."""
+    declares about itself and its URL's shape (`pipeline.html.page_cues`), and
+    ``needs_language``: then it passes ``language=``, the page's ISO 639 code. One with a
+    ``label_noted`` method is called through it instead of `label`: it returns the labelled
+    blocks and notes about the page (`CleanResult.notes`)."""
 
     name: str
 

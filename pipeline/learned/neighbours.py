@@ -11,20 +11,28 @@ import numpy as np
 from pipeline.cleaners.registry import model_params
 from pipeline.learned.decision import decide
 from pipeline.learned.features import page_features
+from pipeline.learned.link_guard import guard
 from pipeline.learned.model import DEFAULT_MODEL, load_model
 from pipeline.types import Block, LabeledBlock, Verdict
 
 
 class NeighboursCleaner:
     """Labels blocks with the learned model; ``threshold`` replaces the model's decision rule
-    (one fixed threshold for every page, no fallback; repeats are still dropped),
-    ``model`` names another model file."""
+    (one fixed threshold for every page, no fallback or link guard; repeats are still dropped),
+    ``model`` names another model file, ``link_guard=False`` turns off
+    `pipeline.learned.link_guard` under the model's own rule."""
 
     name: ClassVar[str] = "neighbours"
     needs_runs: ClassVar[bool] = True
     needs_page_cues: ClassVar[bool] = True
+    needs_language: ClassVar[bool] = True
 
-    def __init__(self, threshold: float | None = None, model: str | None = None) -> None:
+    def __init__(
+        self, threshold: float | None = None, model: str | None = None, link_guard: bool = True
+    ) -> None:
+        if not isinstance(link_guard, bool):
+            raise ValueError(f"link_guard must be true or false, got {link_guard!r}")
+        self.link_guard = link_guard
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or DEFAULT_MODEL)
         if threshold is not None:
@@ -34,7 +42,10 @@ class NeighboursCleaner:
         self.threshold = threshold
 
     def params(self) -> dict[str, Any]:
-        return model_params(self.threshold, self._model_path)
+        out = model_params(self.threshold, self._model_path)
+        if not self.link_guard:
+            out["link_guard"] = False
+        return out
 
     def probabilities(
         self,
@@ -49,21 +60,39 @@ class NeighboursCleaner:
         blocks: Sequence[Block],
         stoplist: frozenset[str] | None,
         cues: np.ndarray | None = None,
+        language: str | None = None,
     ) -> list[LabeledBlock]:
-        """``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
+        """`label_noted` without the page notes."""
+        return self.label_noted(blocks, stoplist, cues, language)[0]
+
+    def label_noted(
+        self,
+        blocks: Sequence[Block],
+        stoplist: frozenset[str] | None,
+        cues: np.ndarray | None = None,
+        language: str | None = None,
+    ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
+        """The labelled blocks and the page notes (`pipeline.learned.link_guard`'s).
+
+        ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
-        nothing and has no known URL."""
+        nothing and has no known URL. ``language``: the page's ISO 639 code, which decides
+        whether the link guard looks at the page (None: it does)."""
         probs = self.probabilities(blocks, stoplist, cues)
+        notes: tuple[str, ...] = ()
         if self.threshold is None:
             keep = self.model.decide(probs, blocks)
-        else:  # an explicit threshold is taken as it is, without the fallback
+            if self.link_guard:
+                keep, notes = guard(keep, probs, blocks, stoplist, language)
+        else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]
             keep = decide(probs, self.threshold, 0.0, texts, self.model.drop_repeats)
         good, bad = Verdict.GOOD, Verdict.BAD
         # tuple.__new__ builds each LabeledBlock without the NamedTuple's Python-level __new__:
         # 0.13 instead of 0.23 ms on a page of 250 blocks, and this runs for every page.
         make = tuple.__new__
-        return [
+        labeled = [
             make(LabeledBlock, (b, good if k else bad, None, p, None))
             for b, k, p in zip(blocks, keep.tolist(), probs.tolist(), strict=True)
         ]
+        return labeled, notes

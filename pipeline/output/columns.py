@@ -98,7 +98,7 @@ class DocColumns:
                 len(result.text),
                 n_words,
                 page.truncated,
-                list(page.notes),
+                [*page.notes, *result.notes],
             )
         )
         self.nbytes += size

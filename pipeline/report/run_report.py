@@ -425,7 +425,7 @@ def _page_columns(summary: OutputSummary) -> Safe:
     parts: list[Child] = []
     if summary.notes:
         parts += [
-            el("h3", "notes (how bodies were read)"),
+            el("h3", "notes (how bodies were read, what the cleaner doubted)"),
             _count_table(_top(summary.notes, MAX_ROWS), "note", summary.docs, "notes", "documents"),
         ]
     for name, counts in sorted(summary.other_columns.items()):

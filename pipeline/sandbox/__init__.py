@@ -128,6 +128,7 @@ def result_to_json(result: CleanResult) -> dict[str, Any]:
         "cleaner": result.cleaner,
         "stoplist": result.stoplist,
         "params": [list(p) for p in result.params],
+        "notes": list(result.notes),
     }
 
 
@@ -163,6 +164,7 @@ def result_from_json(data: dict[str, Any]) -> CleanResult:
         cleaner=data["cleaner"],
         stoplist=data["stoplist"],
         params=tuple((k, _param_value(v)) for k, v in data["params"]),
+        notes=tuple(data["notes"]),
     )
 
 

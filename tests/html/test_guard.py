@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
@@ -145,6 +146,9 @@ def test_result_json_round_trip_is_exact() -> None:
     for cleaner in ("justext", "bte"):
         result = clean_html(ARTICLE, cleaner=cleaner)
         assert result_from_json(result_to_json(result)) == result
+    # A page isolated in the sandbox keeps the cleaner's notes about it.
+    noted = dataclasses.replace(result, notes=("link_guard",))
+    assert result_from_json(result_to_json(noted)).notes == ("link_guard",)
 
 
 @pytest.mark.timeout(60)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import json
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -52,8 +51,10 @@ def test_every_page_is_scored_once_by_a_model_that_never_saw_its_group(groups, b
         assert len(splits) == distinct
 
 
-def _page(key: str, language: str, site: str) -> SimpleNamespace:
-    return SimpleNamespace(key=key, site=site, page=SimpleNamespace(language=language))
+def _page(key: str, language: str, site: str, source: str | None = None) -> SimpleNamespace:
+    return SimpleNamespace(
+        key=key, site=site, page=SimpleNamespace(language=language, source=source)
+    )
 
 
 def _score(f1: float | None, with_found: int = 0, with_total: int = 0) -> PageScore:
@@ -76,22 +77,27 @@ def _score(f1: float | None, with_found: int = 0, with_total: int = 0) -> PageSc
 
 def test_groups_and_tables():
     pages = (
-        [_page(f"wcxb/{i}", "en", f"wcxb:s{i}") for i in range(5)]
-        + [_page(f"ml/zh-cwce-{i}", "zh", f"ml:z{i}") for i in range(5)]
-        + [_page("ml/de-fund-1", "de", "ml:d")]
+        [_page(f"wcxb/{i}", "en", f"wcxb:s{i}", "wcxb" if i else None) for i in range(5)]
+        + [_page(f"ml/zh-cwce-{i}", "zh", f"ml:z{i}", "cwced") for i in range(5)]
+        + [_page("ml/de-fund-1", "de", "ml:d", "fundus")]
     )
-    sources = {f"ml/zh-cwce-{i}": "cwced" for i in range(5)} | {"ml/de-fund-1": "fundus"}
-    assert [gcv.group_of(p, "dataset", sources) for p in pages[4:7]] == ["wcxb", "cwced", "cwced"]
-    assert gcv.group_of(pages[0], "language", sources) == "en"
-    assert gcv.group_of(pages[-1], "language", sources) == "de"
-    assert gcv.group_of(pages[-1], "site", sources) == "ml:d"
+    # A WCXB page outside the set's metadata has no source of its own: it is still WCXB's.
+    assert [gcv.group_of(p, "dataset") for p in pages[:1] + pages[4:7]] == [
+        "wcxb",
+        "wcxb",
+        "cwced",
+        "cwced",
+    ]
+    assert gcv.group_of(pages[0], "language") == "en"
+    assert gcv.group_of(pages[-1], "language") == "de"
+    assert gcv.group_of(pages[-1], "site") == "ml:d"
     assert gcv.language_group(pages[5]) == "unspaced (zh ja th my ko)"
     assert gcv.language_group(pages[-1]) == "other languages"
 
     en = [0.2, 0.4, 0.6, 0.8, 1.0]
     zh = [1.0, 1.0, 0.5, 0.5, 0.0]
     rows = [_score(f) for f in en + zh] + [_score(None, with_found=1, with_total=2)]
-    groups = [gcv.group_of(p, "dataset", sources) for p in pages]
+    groups = [gcv.group_of(p, "dataset") for p in pages]
     out = gcv.tables({"m": rows}, pages, groups, "dataset")["m"]
     # fundus has one page: below the five a held-out row needs
     assert set(out["held-out group"]) == {"wcxb", "cwced"}
@@ -106,14 +112,6 @@ def test_groups_and_tables():
     text = gcv.markdown(gcv.tables({"m": rows}, pages, groups, "dataset"), "dataset")
     assert "| cwced | 5 | 0.600 |" in text
     assert "w 0.50" in text
-
-
-def test_sources_are_read_from_the_manifest(tmp_path: Path):
-    folder = tmp_path / "multilingual-dev"
-    folder.mkdir()
-    rows = [{"id": "de-fund-001", "dataset": "fundus"}, {"id": "ja-merc-006", "dataset": "mercury"}]
-    (folder / "manifest.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
-    assert gcv.datasets(tmp_path) == {"ml/de-fund-001": "fundus", "ml/ja-merc-006": "mercury"}
 
 
 def test_refuses_a_data_dir_without_the_sets(tmp_path: Path, capsys):
@@ -166,3 +164,53 @@ def test_refuses_a_column_part_that_names_nothing_before_reading_pages(tmp_path:
     with pytest.raises(SystemExit):
         gcv.main(["--data-dir", str(tmp_path), "--zero-columns", "no_such_column"])
     assert "no feature column name contains any of 'no_such_column'" in capsys.readouterr().err
+
+
+def test_low_precision_pages_are_counted_on_multilingual_full_text_pages():
+    pages = [
+        _page("ml/zh-1", "zh", "a"),
+        _page("ml/ja-1", "ja", "b"),
+        _page("ml/de-1", "de", "c"),
+        _page("wcxb/1", "en", "d"),
+        _page("ml/pl-1", "pl", "e"),
+    ]
+
+    def scored(precision: float) -> PageScore:
+        return dataclasses.replace(_score(0.5), precision=precision)
+
+    rows = [scored(0.1), scored(0.9), scored(0.2), scored(0.1), _score(None)]
+    out = gcv.low_precision_pages(pages, {"m": rows})
+    # the English page does not count, nor the snippet-only page (no F1)
+    assert out == {"m": {"multilingual": 2, "unspaced": 1}}
+
+
+def test_the_link_guard_rows_narrow_only_unsure_link_lists_outside_english():
+    import numpy as np
+
+    from pipeline.html.segment import parse, segment
+    from pipeline.lang.stoplists import stoplist
+
+    links = "".join(
+        f'<li><a href="/{i}">Schlagzeile Nummer {i} aus der Stadt und dem Land</a></li>'
+        for i in range(10)
+    )
+    text = (
+        "<p>Die Stadt hat am Montag bekannt gegeben, dass die Sanierung der alten Brücke im "
+        "Frühjahr beginnen wird und dass die Arbeiten etwa zwei Jahre dauern werden, weil die "
+        "Pfeiler und das Geländer erneuert werden müssen und der Verkehr umgeleitet wird.</p>"
+    )
+    blocks = segment(parse(f"<ul>{links}</ul>{text}".encode()), record_runs=True)
+    stop = stoplist("de")
+
+    def page(key: str, language: str) -> SimpleNamespace:
+        return SimpleNamespace(
+            key=key, blocks=blocks, stoplist=stop, page=SimpleNamespace(language=language)
+        )
+
+    pages = [page("ml/de-1", "de"), page("wcxb/1", "en"), page("ml/de-2", "de")]
+    everything = np.ones(len(blocks), dtype=bool)
+    unsure, sure = np.full(len(blocks), 0.6), np.full(len(blocks), 0.95)
+    out, changed = gcv.guarded_keeps(pages, [everything] * 3, [unsure, unsure, sure])
+    assert changed == 1
+    assert out[0].tolist() == [b.text.startswith("Die Stadt") for b in blocks]
+    assert out[1].all() and out[2].all()

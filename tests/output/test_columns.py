@@ -81,7 +81,7 @@ def expected_row(page: RawPage, result: CleanResult, version: str, params: str) 
         "n_chars": len(result.text),
         "n_words": sum(lb.block.n_words for lb in good),
         "truncated": page.truncated,
-        "notes": list(page.notes),
+        "notes": list(page.notes) + list(result.notes),
         "blocks": blocks,
     }
 
@@ -145,6 +145,7 @@ def documents(draw: st.DrawFn, n: int) -> tuple[RawPage, CleanResult]:
         encoding_source="meta",
         cleaner="justext",
         stoplist=draw(st.none() | st.just("en")),
+        notes=tuple(draw(st.lists(texts, max_size=2))),
     )
     return page, result
 
