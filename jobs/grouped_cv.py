@@ -2,7 +2,8 @@
 the rule cleaners on the same pages.
 
     python jobs/grouped_cv.py [--by dataset|language|site] [--folds 5] [--nets]
-                              [--zero-columns PART,...] [--data-dir ../shared/data] [--json FILE]
+                              [--zero-columns PART,...] [--without-test-part]
+                              [--data-dir ../shared/data] [--json FILE]
 
 Why: a split by site still lets the model and its features be chosen on other pages of the same
 source datasets, so it cannot show how the cleaner does on a kind of page it never saw (issue 19:
@@ -18,8 +19,10 @@ What is refitted per fold: the shipped shape's trees (`train_cleaner.FINAL`) and
 (PyTorch, the ``train`` extra), its sequence nets, blended with the shipped share. The decision
 rule (threshold or per-page expected F1, fallback, smoothing, repeat dropping) is the shipped
 model's, not re-tuned per fold: it was chosen on site-grouped folds of most of these pages, a
-small leak beside refitting the model. jusText and Kimatu (no training) and the shipped model
-(fitted on about 80% of the sites) are scored on the same pages for reference. Scores are
+small leak beside refitting the model. Each learned row is also scored after the shipped
+cleaner's link guard (`pipeline.learned.link_guard`, the page's dev-set language standing for
+the detected one). jusText and Kimatu (no training) and the shipped model (fitted on about 80% of
+the sites) are scored on the same pages for reference. Scores are
 `pipeline.evaluate.scoring.score_text`'s, as `warcclean eval` gives them.
 """
 
@@ -106,9 +109,12 @@ def out_of_group_keeps(
     shipped: object,
     nets: bool,
     seed: int,
+    without_test_part: bool = False,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Each page's kept blocks from the shipped shape fitted without the page's group, decided
-    by the shipped model's rule, and the probabilities they were decided on."""
+    by the shipped model's rule, and the probabilities they were decided on. With
+    ``without_test_part`` each fold leaves out the pages of the test part of training's own site
+    split (about 20% of the sites), as the shipped model did."""
     name, first, second = tc.FINAL
     if second is not None:
         raise SystemExit(f"{name}: a stacked shape is not cross-validated here")
@@ -117,7 +123,7 @@ def out_of_group_keeps(
     decided_on: list[np.ndarray] = [np.zeros(0)] * len(pages)
     for k, (fit_idx, score_idx) in enumerate(splits, 1):
         t = time.time()
-        fit = [pages[i] for i in fit_idx]
+        fit = [pages[i] for i in fit_idx if not without_test_part or pages[i].part != "test"]
         scored = [pages[i] for i in score_idx]
         probs = tc._scorer_probs(
             tc.fit_spec(first, *tc._training_rows(fit), seed), len(tc.FEATURE_NAMES), scored
@@ -286,6 +292,12 @@ def main(argv: list[str] | None = None) -> int:
         help="feature columns whose names contain any PART are zeroed in training and scoring "
         "of the refitted model, to measure what they contribute (e.g. stopword,sentence)",
     )
+    ap.add_argument(
+        "--without-test-part",
+        action="store_true",
+        help="fit no fold on the test part of training's site split, as the shipped model was "
+        "not (does fitting on more sites of the same sources help unseen ones?)",
+    )
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args(argv)
     if args.folds < 2:
@@ -304,11 +316,15 @@ def main(argv: list[str] | None = None) -> int:
     shipped = load_model(DEFAULT_MODEL)
 
     learned = ("trees + nets" if args.nets else "trees") + ", group held out"
+    if args.without_test_part:
+        learned += ", test part not fitted"
     if zeroed:
         learned += f", {len(zeroed)} columns zeroed"
         print("zeroed: " + ", ".join(tc.FEATURE_NAMES[i] for i in zeroed), flush=True)
     refit_pages = [with_zeroed(p, zeroed) for p in pages] if zeroed else pages
-    refit, refit_probs = out_of_group_keeps(refit_pages, splits, shipped, args.nets, args.seed)
+    refit, refit_probs = out_of_group_keeps(
+        refit_pages, splits, shipped, args.nets, args.seed, args.without_test_part
+    )
     shipped_probs = [shipped.probabilities(p.x, p.blocks) for p in pages]
     as_shipped = [shipped.decide(pr, p.blocks) for pr, p in zip(shipped_probs, pages, strict=True)]
     guarded, n_guarded = guarded_keeps(pages, refit, refit_probs)
@@ -344,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
             "by": args.by,
             "folds": len(splits),
             "zeroed_columns": [tc.FEATURE_NAMES[i] for i in zeroed],
+            "without_test_part": args.without_test_part,
             "pages": len(pages),
             "tables": summary,
             "whole_page_keeps": whole,
