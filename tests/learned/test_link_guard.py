@@ -18,10 +18,9 @@ from pipeline.cli import main
 from pipeline.html.segment import parse, segment
 from pipeline.lang.stoplists import stoplist
 from pipeline.learned import link_guard
-from pipeline.learned.columns import FEATURE_NAMES
-from pipeline.learned.model import FORMAT
 from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.types import Block, Verdict
+from tests.model_builders import stump
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "multilingual-dev"
 
@@ -63,23 +62,7 @@ def doubtful_model(tmp_path: Path) -> Path:
     """A model file whose one tree gives every block longer than about 20 characters probability
     0.55 and every shorter one 0.45, kept at 0.5: it keeps headlines and paragraphs alike, never
     sure of either, which is the guard's case."""
-    spec = {
-        "format": FORMAT,
-        "features": list(FEATURE_NAMES),
-        "threshold": 0.5,
-        "fallback_ratio": 0.0,
-        "model": {
-            "kind": "trees",
-            "baseline": 0.0,
-            "depth": 1,
-            "feature": [[FEATURE_NAMES.index("log_chars"), 0, 0]],
-            "threshold": [[3.0, 0.0, 0.0]],
-            "left": [[1, 1, 2]],
-            "right": [[2, 1, 2]],
-            "value": [[0.0, -0.2, 0.2]],
-        },
-        "metadata": {},
-    }
+    spec = {**stump(3.0, short=-0.2, long=0.2), "fallback_ratio": 0.0}
     path = tmp_path / "doubtful.json"
     path.write_text(json.dumps(spec))
     return path

@@ -23,31 +23,10 @@ from pipeline.learned.features import page_features
 from pipeline.learned.model import DEFAULT_MODEL, FORMAT, ModelError, load_model, model_from_json
 from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.types import Block, Verdict
+from tests.model_builders import LOG_CHARS, stump
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "data" / "neighbours_expected.json"
-LOG_CHARS = FEATURE_NAMES.index("log_chars")
-
-
-def stump(threshold: float = 3.0) -> dict:
-    """One tree: log_chars <= threshold -> -2.0 (boilerplate), else +2.0 (content)."""
-    return {
-        "format": FORMAT,
-        "features": list(FEATURE_NAMES),
-        "threshold": 0.5,
-        "fallback_ratio": 0.5,
-        "model": {
-            "kind": "trees",
-            "baseline": 0.0,
-            "depth": 1,
-            "feature": [[LOG_CHARS, 0, 0]],
-            "threshold": [[threshold, 0.0, 0.0]],
-            "left": [[1, 1, 2]],
-            "right": [[2, 1, 2]],
-            "value": [[0.0, -2.0, 2.0]],
-        },
-        "metadata": {},
-    }
 
 
 def test_tree_inference_by_hand():
