@@ -16,7 +16,6 @@ is checked cooperatively between stages and inside the segmentation loop.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 
@@ -28,11 +27,23 @@ from pipeline.errors import PageTimeout, PageTooComplex
 _VOID = frozenset(
     "area base br col embed hr img input link meta param source track wbr keygen".split()
 )
-# A start or end tag: "<name" or "</name". Comments, doctypes and "<" in text do not match.
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]{0,15})")
-# The same scan over UTF-8 bytes (tag names are ASCII, so both see the same tags).
-_TAG_BYTES = re.compile(rb"<(/?)([A-Za-z][A-Za-z0-9:-]{0,15})")
-_VOID_BYTES = frozenset(tag.encode() for tag in _VOID)
+# A tag name starts with an ASCII letter and goes on with letters, digits, ":" and "-"; only
+# start and end tags ("<name", "</name") count: comments, doctypes and "<" in text do not.
+_LETTER = np.zeros(256, bool)
+_LETTER[[*range(65, 91), *range(97, 123)]] = True
+_NAME_BYTE = _LETTER.copy()
+_NAME_BYTE[[*range(48, 58), ord(":"), ord("-")]] = True
+_LOWER = np.arange(256, dtype=np.uint64)
+_LOWER[65:91] += 32
+# Bytes of a name looked at: void names have at most 6 letters, one more shows where it ends.
+_NAME_PEEK = 7
+
+
+def _name_key(name: bytes) -> int:
+    return sum(byte << (8 * k) for k, byte in enumerate(name))
+
+
+_VOID_KEYS = np.array(sorted(_name_key(tag.encode()) for tag in _VOID), dtype=np.uint64)
 _LT = ord("<")
 # Below this many "<", the nesting scan is skipped: nesting depth cannot exceed the number of
 # tags, and a parse at that depth takes well under a second even in the worst tag mix measured.
@@ -82,22 +93,41 @@ class PageEstimate:
 def nesting_depth(html: str | bytes) -> int:
     """The deepest element nesting the markup could produce (see `PageEstimate.max_depth`).
 
-    ``html`` is text or its UTF-8 bytes; both give the same depth.
+    ``html`` is text or its UTF-8 bytes; both give the same depth. Vectorised because it runs on
+    the pages with the most tags: a loop over 50,000 tags took 20-40 ms.
     """
-    depth = deepest = 0
-    if isinstance(html, bytes):
-        void, found = _VOID_BYTES, _TAG_BYTES.findall(html)
-    else:
-        void, found = _VOID, _TAG.findall(html)
-    for closing, name in found:
-        if closing:
-            if depth:
-                depth -= 1
-        elif name.lower() not in void:
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-    return deepest
+    data = html if isinstance(html, bytes) else html.encode("utf-8", "surrogatepass")
+    raw = np.frombuffer(data, np.uint8)
+    return _depth(raw, np.flatnonzero(raw == _LT))
+
+
+def _depth(raw: np.ndarray, opens: np.ndarray) -> int:
+    """`nesting_depth` of the bytes ``raw`` whose "<" are at ``opens``."""
+    if not opens.size:
+        return 0
+    padded = np.concatenate((raw, np.zeros(_NAME_PEEK + 2, np.uint8)))
+    closing = padded[opens + 1] == ord("/")
+    start = opens + 1 + closing
+    is_tag = _LETTER[padded[start]]
+    closing, start = closing[is_tag], start[is_tag]
+    # Each start tag's first name bytes, lower-cased and packed into one integer, to look up
+    # void tags (end tags never open anything, void or not).
+    start = start[~closing]
+    in_name = np.ones(start.size, bool)
+    key = np.zeros(start.size, np.uint64)
+    for k in range(_NAME_PEEK):
+        byte = padded[start + k]
+        in_name &= _NAME_BYTE[byte]
+        key |= np.where(in_name, _LOWER[byte], 0) << np.uint64(8 * k)
+    steps = np.full(closing.size, -1, np.int64)
+    steps[~closing] = np.where(np.isin(key, _VOID_KEYS), 0, 1)
+    if not steps.size:
+        return 0
+    # Depth never goes below zero (an end tag with nothing open is ignored): the running sum
+    # minus its lowest point so far, where that is below zero.
+    total = np.cumsum(steps)
+    depth = total - np.minimum(np.minimum.accumulate(total), 0)
+    return max(int(depth.max()), 0)
 
 
 def estimate(html: str | bytes) -> PageEstimate:
@@ -109,10 +139,13 @@ def estimate(html: str | bytes) -> PageEstimate:
     """
     if isinstance(html, bytes):
         # numpy's vectorised compare counts 2x faster than bytes.count's byte loop.
-        tags = int(np.count_nonzero(np.frombuffer(html, np.uint8) == _LT))
+        raw = np.frombuffer(html, np.uint8)
+        is_lt = raw == _LT
+        tags = int(np.count_nonzero(is_lt))
+        depth = _depth(raw, np.flatnonzero(is_lt)) if tags >= DEPTH_SCAN_MIN_TAGS else 0
     else:
         tags = html.count("<")
-    depth = nesting_depth(html) if tags >= DEPTH_SCAN_MIN_TAGS else 0
+        depth = nesting_depth(html) if tags >= DEPTH_SCAN_MIN_TAGS else 0
     return PageEstimate(tags=tags, max_depth=depth)
 
 

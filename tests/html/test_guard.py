@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.clean import clean_decoded, clean_html
 from pipeline.config import Limits
@@ -51,6 +54,75 @@ def test_nesting_depth_counts_open_elements_and_ignores_void_tags() -> None:
     # "<" in text and comments are not tags.
     assert nesting_depth("a < b and <!-- <div> --> 1<2") == 1  # the commented <div> counts
     assert nesting_depth("a < b, 3 <4") == 0
+
+
+_SPEC_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]{0,15})")
+_SPEC_VOID = set(
+    "area base br col embed hr img input link meta param source track wbr keygen".split()
+)
+
+
+def _spec_depth(html: str) -> int:
+    """The definition, tag by tag: start tags open unless void, end tags close what is open."""
+    depth = deepest = 0
+    for closing, name in _SPEC_TAG.findall(html):
+        if closing:
+            depth = max(depth - 1, 0)
+        elif name.lower() not in _SPEC_VOID:
+            depth += 1
+            deepest = max(deepest, depth)
+    return deepest
+
+
+_PIECES = st.sampled_from(
+    [
+        "<div>",
+        "</div>",
+        "<p>",
+        "</p>",
+        "<BR>",
+        "<br/>",
+        "<br2>",
+        "<Img src=x>",
+        "<keygen>",
+        "<keygens>",
+        "<source>",
+        "</source>",
+        "<a:b>",
+        "<x-y>",
+        "</ul>",
+        "<!-- <li> -->",
+        "< div>",
+        "</ div>",
+        "</>",
+        "<",
+        "<<",
+        "<1>",
+        "a",
+        "é",
+        "\u4e2d",
+        " ",
+        "<wbr>",
+        "<WBR>",
+        "<trackx>",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES | st.text(max_size=4), max_size=60))
+def test_nesting_depth_matches_its_definition(pieces: list[str]) -> None:
+    html = "".join(pieces)
+    expected = _spec_depth(html)
+    assert nesting_depth(html) == expected
+    assert nesting_depth(html.encode("utf-8", "surrogatepass")) == expected
+
+
+def test_nesting_depth_at_the_ends_of_the_markup() -> None:
+    assert nesting_depth("") == 0
+    assert nesting_depth("<") == 0 and nesting_depth("</") == 0
+    assert nesting_depth("<b") == 1  # a start tag cut by the end of the page still opens
+    assert nesting_depth("<keygen") == 0 and nesting_depth("<keygenx") == 1
 
 
 def test_estimate_skips_the_depth_scan_for_small_pages() -> None:
