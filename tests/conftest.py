@@ -3,7 +3,10 @@ only; tests that read it skip with a reason elsewhere, and the core suite never 
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# The suite's processes (and the Dask workers and sandbox children they start) share one
+# language-profile cache of their own, never the user's (pipeline/lang/cache.py).
+if "WARCCLEAN_CACHE_DIR" not in os.environ:
+    os.environ["WARCCLEAN_CACHE_DIR"] = tempfile.mkdtemp(prefix="warcclean-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["WARCCLEAN_CACHE_DIR"], ignore_errors=True)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -42,6 +42,10 @@ def test_dockerfile_shape() -> None:
     from pipeline.threads import BLAS_THREAD_VARIABLES
 
     assert all(re.search(rf"\b{name}=1\b", text) for name in BLAS_THREAD_VARIABLES)
+    # The language profiles are built into the image's cache, before the unprivileged user.
+    cache_dir = re.search(r"^ENV WARCCLEAN_CACHE_DIR=(\S+)$", text, re.M)
+    prebuild = text.find('RUN python -c "from pipeline.lang.profiles import model; model()"')
+    assert cache_dir and 0 < cache_dir.start() < prebuild < text.rfind("USER ")
     users = re.findall(r"^USER (\S+)$", text, re.M)
     assert users and users[-1] not in {"root", "0"}
     for line in re.findall(r"^COPY (?!--from)(.+)$", text, re.M):

@@ -21,7 +21,8 @@ about that data this module relies on:
 The scorer is multinomial naive Bayes over those grams: a language's score for a text is the sum,
 over the text's grams that some profile knows, of ``log(p + SMOOTHING)`` with ``p`` the gram's
 relative frequency in the profile (count / n_words of its length). Everything is built once per
-process into numpy arrays, about 23 MB: the per-gram scores (87,598 grams x 55 profiles, float32,
+machine into numpy arrays, about 23 MB, kept in the cache (`pipeline.lang.cache`) and mapped by
+every later process: the per-gram scores (87,598 grams x 55 profiles, float32,
 19 MB) and the tables that find a gram's row (`NgramModel`). Scoring a text is then a dozen numpy
 calls on arrays of a few thousand elements, with no Python loop over characters or grams.
 """
@@ -29,6 +30,7 @@ calls on arrays of a few thousand elements, with no Python loop over characters 
 from __future__ import annotations
 
 import codecs
+import hashlib
 import json
 import re
 import threading
@@ -36,8 +38,11 @@ import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
+
+from pipeline.lang import cache
 
 # Additive smoothing of a gram's relative frequency, so that a gram a profile lacks costs a
 # bounded penalty instead of ruling the language out. langdetect's mean weight is the same
@@ -223,15 +228,69 @@ def _build(smoothing: float = SMOOTHING) -> NgramModel:
     )
 
 
+_CACHE_NAME = "langprofiles"
+_ARRAYS = ("scores", "table", "unigram_rows", "keys", "slots", "overflow_keys", "overflow_rows")
+
+
+def inputs_digest() -> str:
+    """A digest of everything `_build` reads or is: langdetect's profiles and kanji classes,
+    this module's source and its constants (a cache entry is valid for exactly these)."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(f"{SMOOTHING!r} {_SLOT_BITS}".encode())
+    package = resources.files("langdetect")
+    for entry in sorted(package.joinpath("profiles").iterdir(), key=str):
+        digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    digest.update(package.joinpath("utils").joinpath("messages.properties").read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def _from_arrays(arrays: dict[str, np.ndarray], languages: list[str]) -> NgramModel:
+    """The model over arrays read back from the cache, after checking they fit together."""
+    # np.asarray: plain ndarray views of the mapped files, so results are never np.memmap
+    a = {key: np.asarray(arrays[key]) for key in _ARRAYS}
+    rows = len(a["keys"])
+    expected = {
+        "scores": ((rows, len(languages)), np.float32),
+        "table": ((0x10000,), np.uint16),
+        "unigram_rows": ((0x10000,), np.int32),
+        "keys": ((rows,), np.int64),
+        "slots": ((1 << _SLOT_BITS,), np.int32),
+        "overflow_keys": ((len(a["overflow_rows"]),), np.int64),
+        "overflow_rows": ((len(a["overflow_keys"]),), np.int32),
+    }
+    for key, (shape, dtype) in expected.items():
+        if a[key].shape != shape or a[key].dtype != dtype:
+            raise ValueError(f"cached {key} is {a[key].dtype}{a[key].shape}")
+    if not all(isinstance(code, str) for code in languages):
+        raise ValueError("cached language names are not strings")
+    return NgramModel(languages=tuple(languages), **a)
+
+
+def _load_or_build() -> NgramModel:
+    digest = inputs_digest()
+    cached = cache.load(_CACHE_NAME, digest)
+    if cached is not None:
+        arrays, meta = cached
+        try:
+            return _from_arrays(arrays, meta["languages"])
+        except (ValueError, KeyError, TypeError):
+            pass  # a damaged entry: build, as without a cache
+    built = _build()
+    arrays = {key: getattr(built, key) for key in _ARRAYS}
+    cache.save(_CACHE_NAME, digest, arrays, {"languages": list(built.languages)})
+    return built
+
+
 _lock = threading.Lock()
 _model: NgramModel | None = None
 
 
 def model() -> NgramModel:
-    """The process's model, built on first use (about 0.5 s) under a lock: worker threads race."""
+    """The process's model under a lock (worker threads race): read from the machine's cache
+    (`pipeline.lang.cache`, a few ms) or built (about 0.5 s) and put there."""
     global _model
     if _model is None:
         with _lock:
             if _model is None:
-                _model = _build()
+                _model = _load_or_build()
     return _model

@@ -163,12 +163,14 @@ def test_same_answer_every_call_and_in_a_fresh_process(monkeypatch: pytest.Monke
 def test_threads_building_the_model_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(langprofiles, "_model", None)
     built: list[langprofiles.NgramModel] = []
-    real_build = langprofiles._build
-    monkeypatch.setattr(langprofiles, "_build", lambda: built.append(real_build()) or built[-1])
+    real_load = langprofiles._load_or_build
+    monkeypatch.setattr(
+        langprofiles, "_load_or_build", lambda: built.append(real_load()) or built[-1]
+    )
     with ThreadPoolExecutor(4) as pool:
         guesses = list(pool.map(detect, [GERMAN] * 8))
     assert len(set(guesses)) == 1 and guesses[0].code == "de"
-    assert len(built) == 1  # the lock: one build per process, however many threads race
+    assert len(built) == 1  # the lock: one load per process, however many threads race
 
 
 def test_guess_is_reported_with_its_probability() -> None:
