@@ -2,7 +2,7 @@
 the rule cleaners on the same pages.
 
     python jobs/grouped_cv.py [--by dataset|language|site] [--folds 5] [--nets]
-                              [--zero-columns PART,...] [--without-test-part]
+                              [--zero-columns PART,...] [--without-test-part] [--powers P,...]
                               [--data-dir ../shared/data] [--json FILE]
 
 Why: a split by site still lets the model and its features be chosen on other pages of the same
@@ -50,7 +50,7 @@ import train_cleaner as tc  # noqa: E402
 from pipeline.cleaners.registry import make_cleaner  # noqa: E402
 from pipeline.evaluate.scoring import PageScore, aggregate  # noqa: E402
 from pipeline.learned.decision import smooth  # noqa: E402
-from pipeline.learned.link_guard import guard  # noqa: E402
+from pipeline.learned.link_guard import TRUSTED_LANGUAGES, guard  # noqa: E402
 from pipeline.learned.model import DEFAULT_MODEL, load_model  # noqa: E402
 from pipeline.types import Verdict  # noqa: E402
 
@@ -148,6 +148,19 @@ def guarded_keeps(
         for p, k, pr in zip(pages, keeps, probs, strict=True)
     ]
     return out, sum(1 for a, b in zip(keeps, out, strict=True) if not np.array_equal(a, b))
+
+
+def stricter_keeps(
+    pages: list[tc.PreparedPage], probs: list[np.ndarray], shipped: object, power: float
+) -> list[np.ndarray]:
+    """The shipped rule and link guard deciding on each non-English page's probabilities raised to
+    ``power`` (above 1: stricter, as if the model were less sure); English pages as they are."""
+    out = []
+    for p, pr in zip(pages, probs, strict=True):
+        language = tc._group(p)
+        q = pr if language in TRUSTED_LANGUAGES else pr**power
+        out.append(guard(shipped.decide(q, p.blocks), q, p.blocks, p.stoplist, language)[0])
+    return out
 
 
 def rule_keeps(name: str, pages: list[tc.PreparedPage]) -> list[np.ndarray]:
@@ -298,10 +311,24 @@ def main(argv: list[str] | None = None) -> int:
         help="fit no fold on the test part of training's site split, as the shipped model was "
         "not (does fitting on more sites of the same sources help unseen ones?)",
     )
+    ap.add_argument(
+        "--powers",
+        default="",
+        metavar="P[,P...]",
+        help="also score the refitted model (with the link guard) deciding on non-English "
+        "pages' probabilities raised to each power P: is a stricter rule outside English better "
+        "on what the model never saw?",
+    )
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args(argv)
     if args.folds < 2:
         ap.error("--folds must be at least 2")
+    try:
+        powers = [float(x) for x in args.powers.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--powers takes numbers separated by commas, got {args.powers!r}")
+    if any(not 0 < x <= 10 for x in powers):
+        ap.error(f"--powers must lie in (0, 10], got {args.powers!r}")
     if not (args.data_dir / "multilingual-dev" / "manifest.jsonl").is_file():
         ap.error(f"{args.data_dir} does not hold wcxb-dev and multilingual-dev")
     zeroed = zeroed_columns(args.zero_columns)
@@ -333,6 +360,12 @@ def main(argv: list[str] | None = None) -> int:
     keeps = {
         learned: refit,
         f"{learned} + link guard": guarded,
+        **{
+            f"{learned} + link guard, p^{x:g} outside English": stricter_keeps(
+                pages, refit_probs, shipped, x
+            )
+            for x in powers
+        },
         "shipped model (saw ~80% of sites)": as_shipped,
         "shipped model + link guard": shipped_guarded,
     }
@@ -361,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
             "folds": len(splits),
             "zeroed_columns": [tc.FEATURE_NAMES[i] for i in zeroed],
             "without_test_part": args.without_test_part,
+            "powers": powers,
             "pages": len(pages),
             "tables": summary,
             "whole_page_keeps": whole,

@@ -214,3 +214,37 @@ def test_the_link_guard_rows_narrow_only_unsure_link_lists_outside_english():
     assert changed == 1
     assert out[0].tolist() == [b.text.startswith("Die Stadt") for b in blocks]
     assert out[1].all() and out[2].all()
+
+
+def test_the_stricter_rows_leave_english_alone_and_power_one_changes_nothing():
+    import numpy as np
+
+    from pipeline.learned.model import DEFAULT_MODEL, load_model
+
+    shipped = load_model(DEFAULT_MODEL)
+    texts = [f"Block number {i} of the page, with some words in it." for i in range(12)]
+    blocks = [SimpleNamespace(text=t, n_chars=len(t), n_link_chars=0) for t in texts]
+
+    def page(key: str, language: str) -> SimpleNamespace:
+        return SimpleNamespace(
+            key=key, blocks=blocks, stoplist=None, page=SimpleNamespace(language=language)
+        )
+
+    pages = [page("ml/de-1", "de"), page("wcxb/1", "en")]
+    # a page the model is half sure of: a stricter rule must drop its least sure blocks
+    probs = [np.linspace(0.35, 0.95, len(blocks))] * 2
+    plain, _ = gcv.guarded_keeps(pages, [shipped.decide(pr, blocks) for pr in probs], probs)
+    assert [k.tolist() for k in gcv.stricter_keeps(pages, probs, shipped, 1.0)] == [
+        k.tolist() for k in plain
+    ]
+    strict = gcv.stricter_keeps(pages, probs, shipped, 3.0)
+    assert strict[1].tolist() == plain[1].tolist()  # English: as it was
+    assert strict[0].sum() < plain[0].sum()
+    assert not (strict[0] & ~plain[0]).any()
+
+
+@pytest.mark.parametrize("powers", ["1.5,x", "0", "-1", "11"])
+def test_refuses_powers_that_are_not_positive_numbers(tmp_path: Path, capsys, powers: str):
+    with pytest.raises(SystemExit):
+        gcv.main(["--data-dir", str(tmp_path), "--powers", powers])
+    assert "--powers" in capsys.readouterr().err  # refused before the data dir is looked at
