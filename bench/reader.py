@@ -25,14 +25,17 @@ import argparse
 import contextlib
 import importlib.util
 import json
+import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +69,32 @@ def _as_before() -> Iterator[None]:
     finally:
         for name, value in saved.items():
             setattr(reader, name, value)
+
+
+def _machine() -> dict[str, Any]:
+    def installed(name: str) -> str | None:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return None
+
+    try:
+        commit: str | None = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "load_average_at_start": os.getloadavg(),
+        "git_commit": commit,
+        "packages": {name: installed(name) for name in ("warcio", "zlib-ng", "fastwarc")},
+    }
 
 
 def _items(path: str) -> list:
@@ -113,6 +142,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.pages < 1 or args.rounds < 1:
         ap.error("--pages and --rounds must be at least 1")
+    machine = _machine()
     bench = _pipeline_bench()
     if not bench.WCXB.exists():
         sys.exit(f"{bench.WCXB} is absent: the benchmark needs ../shared/data/wcxb-dev")
@@ -152,7 +182,7 @@ def main() -> None:
             {
                 "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "command": " ".join(["python", "bench/reader.py", *sys.argv[1:]]),
-                "python": platform.python_version(),
+                "machine": {**machine, "load_average_at_end": os.getloadavg()},
                 "pages": len(pages),
                 "rounds": args.rounds,
                 "same_items_as_before": same,
