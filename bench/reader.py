@@ -26,16 +26,13 @@ import contextlib
 import importlib.util
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +48,12 @@ RESULTS = REPO / "bench" / "results" / "reader.json"
 BEFORE = {"_inflate_lib": zlib, "_READ_BLOCK": 1 << 14, "_UNPARSED_HTTP": frozenset()}
 
 
-def _pipeline_bench() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_pipeline", REPO / "bench" / "pipeline.py")
+def _bench_script(name: str) -> Any:
+    """Another benchmark script of bench/, loaded by path (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -72,29 +71,12 @@ def _as_before() -> Iterator[None]:
 
 
 def _machine() -> dict[str, Any]:
-    def installed(name: str) -> str | None:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            return None
-
-    try:
-        commit: str | None = subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = None
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "load_average_at_start": os.getloadavg(),
-        "git_commit": commit,
-        "packages": {name: installed(name) for name in ("warcio", "zlib-ng", "fastwarc")},
-    }
+    """bench/cleaner.py's machine record, with the reader's packages."""
+    cleaner = _bench_script("cleaner")
+    info = cleaner.machine_info()
+    names = ("warcio", "zlib-ng", "fastwarc")
+    info["packages"].update({name: cleaner._package_version(name) for name in names})
+    return info
 
 
 def _items(path: str) -> list:
@@ -143,7 +125,7 @@ def main() -> None:
     if args.pages < 1 or args.rounds < 1:
         ap.error("--pages and --rounds must be at least 1")
     machine = _machine()
-    bench = _pipeline_bench()
+    bench = _bench_script("pipeline")
     if not bench.WCXB.exists():
         sys.exit(f"{bench.WCXB} is absent: the benchmark needs ../shared/data/wcxb-dev")
     variants: dict[str, Callable[[str], int]] = {
