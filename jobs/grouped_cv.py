@@ -20,9 +20,10 @@ What is refitted per fold: the shipped shape's trees (`train_cleaner.FINAL`) and
 rule (threshold or per-page expected F1, fallback, smoothing, repeat dropping) is the shipped
 model's, not re-tuned per fold: it was chosen on site-grouped folds of most of these pages, a
 small leak beside refitting the model. Each learned row is also scored after the shipped
-cleaner's link guard (`pipeline.learned.link_guard`, the page's dev-set language standing for
-the detected one). jusText and Kimatu (no training) and the shipped model (fitted on about 80% of
-the sites) are scored on the same pages for reference. Scores are
+cleaner's page guards (`pipeline.learned.neighbours.guarded`: the markup guard, then the link
+guard, the page's dev-set language standing for the detected one). jusText and Kimatu (no
+training) and the shipped model (fitted on about 80% of the sites) are scored on the same pages
+for reference. Scores are
 `pipeline.evaluate.scoring.score_text`'s, as `warcclean eval` gives them.
 """
 
@@ -50,8 +51,9 @@ import train_cleaner as tc  # noqa: E402
 from pipeline.cleaners.registry import make_cleaner  # noqa: E402
 from pipeline.evaluate.scoring import PageScore, aggregate  # noqa: E402
 from pipeline.learned.decision import smooth  # noqa: E402
-from pipeline.learned.link_guard import TRUSTED_LANGUAGES, guard  # noqa: E402
+from pipeline.learned.link_guard import TRUSTED_LANGUAGES  # noqa: E402
 from pipeline.learned.model import DEFAULT_MODEL, load_model  # noqa: E402
+from pipeline.learned.neighbours import guarded  # noqa: E402
 from pipeline.types import Verdict  # noqa: E402
 
 GROUPINGS = ("dataset", "language", "site")
@@ -141,10 +143,11 @@ def out_of_group_keeps(
 def guarded_keeps(
     pages: list[tc.PreparedPage], keeps: list[np.ndarray], probs: list[np.ndarray]
 ) -> tuple[list[np.ndarray], int]:
-    """``keeps`` after the shipped cleaner's link guard (`pipeline.learned.link_guard`), each page
-    taken in its dev-set language (the WCXB pages as English), and how many pages it changed."""
+    """``keeps`` after the shipped cleaner's page guards (`pipeline.learned.neighbours.guarded`),
+    each page taken in its dev-set language (the WCXB pages as English), and how many pages they
+    changed."""
     out = [
-        guard(k, pr, p.blocks, p.stoplist, tc._group(p))[0]
+        guarded(k, pr, p.blocks, p.stoplist, tc._group(p))[0]
         for p, k, pr in zip(pages, keeps, probs, strict=True)
     ]
     return out, sum(1 for a, b in zip(keeps, out, strict=True) if not np.array_equal(a, b))
@@ -153,13 +156,13 @@ def guarded_keeps(
 def stricter_keeps(
     pages: list[tc.PreparedPage], probs: list[np.ndarray], shipped: object, power: float
 ) -> list[np.ndarray]:
-    """The shipped rule and link guard deciding on each non-English page's probabilities raised to
+    """The shipped rule and page guards deciding on each non-English page's probabilities raised to
     ``power`` (above 1: stricter, as if the model were less sure); English pages as they are."""
     out = []
     for p, pr in zip(pages, probs, strict=True):
         language = tc._group(p)
         q = pr if language in TRUSTED_LANGUAGES else pr**power
-        out.append(guard(shipped.decide(q, p.blocks), q, p.blocks, p.stoplist, language)[0])
+        out.append(guarded(shipped.decide(q, p.blocks), q, p.blocks, p.stoplist, language)[0])
     return out
 
 
@@ -315,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         "--powers",
         default="",
         metavar="P[,P...]",
-        help="also score the refitted model (with the link guard) deciding on non-English "
+        help="also score the refitted model (with the guards) deciding on non-English "
         "pages' probabilities raised to each power P: is a stricter rule outside English better "
         "on what the model never saw?",
     )
@@ -354,20 +357,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     shipped_probs = [shipped.probabilities(p.x, p.blocks) for p in pages]
     as_shipped = [shipped.decide(pr, p.blocks) for pr, p in zip(shipped_probs, pages, strict=True)]
-    guarded, n_guarded = guarded_keeps(pages, refit, refit_probs)
+    guarded_refit, n_guarded = guarded_keeps(pages, refit, refit_probs)
     shipped_guarded, n_shipped_guarded = guarded_keeps(pages, as_shipped, shipped_probs)
-    print(f"link guard changed {n_guarded} pages held out, {n_shipped_guarded} shipped", flush=True)
+    print(f"guards changed {n_guarded} pages held out, {n_shipped_guarded} shipped", flush=True)
     keeps = {
         learned: refit,
-        f"{learned} + link guard": guarded,
+        f"{learned} + guards": guarded_refit,
         **{
-            f"{learned} + link guard, p^{x:g} outside English": stricter_keeps(
+            f"{learned} + guards, p^{x:g} outside English": stricter_keeps(
                 pages, refit_probs, shipped, x
             )
             for x in powers
         },
         "shipped model (saw ~80% of sites)": as_shipped,
-        "shipped model + link guard": shipped_guarded,
+        "shipped model + guards": shipped_guarded,
     }
     for name in RULE_CLEANERS:
         keeps[name] = rule_keeps(name, pages)

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pipeline.cleaners.registry import model_params
+from pipeline.learned import markup_guard
 from pipeline.learned.decision import decide
 from pipeline.learned.features import page_features
 from pipeline.learned.link_guard import guard
@@ -16,11 +17,30 @@ from pipeline.learned.model import DEFAULT_MODEL, load_model
 from pipeline.types import Block, LabeledBlock, Verdict
 
 
+def guarded(
+    keep: np.ndarray,
+    probs: np.ndarray,
+    blocks: Sequence[Block],
+    stoplist: frozenset[str] | None,
+    language: str | None,
+    link_guard: bool = True,
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
+    (`pipeline.learned.markup_guard`), then the link guard (`pipeline.learned.link_guard`)."""
+    # Markup first: its long link-free blocks would dilute the link guard's link share.
+    keep, notes = markup_guard.guard(keep, blocks)
+    if link_guard:
+        keep, linked = guard(keep, probs, blocks, stoplist, language)
+        notes += linked
+    return keep, notes
+
+
 class NeighboursCleaner:
     """Labels blocks with the learned model; ``threshold`` replaces the model's decision rule
-    (one fixed threshold for every page, no fallback or link guard; repeats are still dropped),
+    (one fixed threshold for every page, no fallback or guard; repeats are still dropped),
     ``model`` names another model file, ``link_guard=False`` turns off
-    `pipeline.learned.link_guard` under the model's own rule."""
+    `pipeline.learned.link_guard` under the model's own rule. Under that rule, blocks of markup
+    written out as text are never kept (`pipeline.learned.markup_guard`)."""
 
     name: ClassVar[str] = "neighbours"
     needs_runs: ClassVar[bool] = True
@@ -72,7 +92,8 @@ class NeighboursCleaner:
         cues: np.ndarray | None = None,
         language: str | None = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
-        """The labelled blocks and the page notes (`pipeline.learned.link_guard`'s).
+        """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s, then
+        `pipeline.learned.link_guard`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
@@ -81,9 +102,9 @@ class NeighboursCleaner:
         probs = self.probabilities(blocks, stoplist, cues)
         notes: tuple[str, ...] = ()
         if self.threshold is None:
-            keep = self.model.decide(probs, blocks)
-            if self.link_guard:
-                keep, notes = guard(keep, probs, blocks, stoplist, language)
+            keep, notes = guarded(
+                self.model.decide(probs, blocks), probs, blocks, stoplist, language, self.link_guard
+            )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]
             keep = decide(probs, self.threshold, 0.0, texts, self.model.drop_repeats)
