@@ -3,6 +3,7 @@ the rule cleaners on the same pages.
 
     python jobs/grouped_cv.py [--by dataset|language|site] [--folds 5] [--nets]
                               [--zero-columns PART,...] [--without-test-part] [--powers P,...]
+                              [--han-kana-weight W]
                               [--data-dir ../shared/data] [--json FILE]
 
 Why: a split by site still lets the model and its features be chosen on other pages of the same
@@ -50,7 +51,11 @@ import train_cleaner as tc  # noqa: E402
 
 from pipeline.cleaners.registry import make_cleaner  # noqa: E402
 from pipeline.evaluate.scoring import PageScore, aggregate  # noqa: E402
+from pipeline.html.page_cues import PAGE_CUE_NAMES  # noqa: E402
+from pipeline.lang.words import han_kana_chars  # noqa: E402
+from pipeline.learned.columns import OWN_FEATURES, OWN_INDEX  # noqa: E402
 from pipeline.learned.decision import smooth  # noqa: E402
+from pipeline.learned.features import page_features  # noqa: E402
 from pipeline.learned.link_guard import TRUSTED_LANGUAGES  # noqa: E402
 from pipeline.learned.model import DEFAULT_MODEL, load_model  # noqa: E402
 from pipeline.learned.neighbours import guarded  # noqa: E402
@@ -59,6 +64,8 @@ from pipeline.types import Verdict  # noqa: E402
 GROUPINGS = ("dataset", "language", "site")
 UNSPACED = frozenset({"zh", "ja", "th", "my", "ko"})
 RULE_CLEANERS = ("justext", "kimatu")
+# The page-cue columns of a row (the last own columns): what `page_features` takes as ``cues``.
+_CUE_COLUMNS = slice(OWN_INDEX[PAGE_CUE_NAMES[0]], len(OWN_FEATURES))
 # A "whole-page keep": at least this share of a page's characters kept, on a page of at least
 # this many blocks (shorter pages are often all content).
 WHOLE_PAGE_SHARE = 0.9
@@ -294,6 +301,26 @@ def _git_commit() -> str | None:
         return None
 
 
+def with_han_kana_weight(page: tc.PreparedPage, weight: float) -> tc.PreparedPage:
+    """``page`` with its features recomputed as if each Han or kana character were ``weight``
+    characters (link characters scaled alike, so link densities stay): a script-neutral length,
+    as jusText's ``han_kana_weight`` (issue 19, item 2). Pages without Han or kana are as they
+    were; the blocks kept for scoring are the page's own."""
+    changed = False
+    blocks = []
+    for b in page.blocks:
+        extra = round((weight - 1) * han_kana_chars(b.text)) if b.n_chars else 0
+        if extra:
+            chars = b.n_chars + extra
+            b = b._replace(n_chars=chars, n_link_chars=round(b.n_link_chars * chars / b.n_chars))
+            changed = True
+        blocks.append(b)
+    if not changed:
+        return page
+    cues = page.x[0, _CUE_COLUMNS].copy()
+    return dataclasses.replace(page, x=page_features(blocks, page.stoplist, cues))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--by", choices=GROUPINGS, default="dataset")
@@ -322,8 +349,18 @@ def main(argv: list[str] | None = None) -> int:
         "pages' probabilities raised to each power P: is a stricter rule outside English better "
         "on what the model never saw?",
     )
+    ap.add_argument(
+        "--han-kana-weight",
+        type=float,
+        default=1.0,
+        metavar="W",
+        help="refit and score the model on features that count each Han or kana character as W "
+        "characters (a script-neutral length; 1: the shipped features)",
+    )
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args(argv)
+    if not 1.0 <= args.han_kana_weight <= 10.0:
+        ap.error(f"--han-kana-weight must lie in [1, 10], got {args.han_kana_weight}")
     if args.folds < 2:
         ap.error("--folds must be at least 2")
     try:
@@ -351,7 +388,10 @@ def main(argv: list[str] | None = None) -> int:
     if zeroed:
         learned += f", {len(zeroed)} columns zeroed"
         print("zeroed: " + ", ".join(tc.FEATURE_NAMES[i] for i in zeroed), flush=True)
-    refit_pages = [with_zeroed(p, zeroed) for p in pages] if zeroed else pages
+    if args.han_kana_weight != 1.0:
+        learned += f", han/kana x{args.han_kana_weight:g}"
+    refit_pages = [with_han_kana_weight(p, args.han_kana_weight) for p in pages]
+    refit_pages = [with_zeroed(p, zeroed) for p in refit_pages] if zeroed else refit_pages
     refit, refit_probs = out_of_group_keeps(
         refit_pages, splits, shipped, args.nets, args.seed, args.without_test_part
     )
@@ -398,6 +438,7 @@ def main(argv: list[str] | None = None) -> int:
             "zeroed_columns": [tc.FEATURE_NAMES[i] for i in zeroed],
             "without_test_part": args.without_test_part,
             "powers": powers,
+            "han_kana_weight": args.han_kana_weight,
             "pages": len(pages),
             "tables": summary,
             "whole_page_keeps": whole,

@@ -248,3 +248,38 @@ def test_refuses_powers_that_are_not_positive_numbers(tmp_path: Path, capsys, po
     with pytest.raises(SystemExit):
         gcv.main(["--data-dir", str(tmp_path), "--powers", powers])
     assert "--powers" in capsys.readouterr().err  # refused before the data dir is looked at
+
+
+def test_han_kana_weight_lengthens_han_and_kana_text_only():
+    import numpy as np
+
+    from pipeline.html.page_cues import page_cues
+    from pipeline.html.segment import parse, segment
+    from pipeline.learned.columns import OWN_INDEX
+    from pipeline.learned.features import page_features
+
+    ja = "トレンドマイクロは公衆無線LANを安全に使うためのアプリを発表した。"
+    en = "The river carved the valley over thousands of years, and the town grew beside it."
+    html = f'<p>{ja}</p><p>{en}</p><ul><li><a href="/x">関連記事の一覧</a></li></ul>'
+    tree = parse(html.encode())
+    blocks = segment(tree, record_runs=True)
+    x = page_features(blocks, None, page_cues(tree, "https://example.jp/news/1"))
+    page = gcv.tc.PreparedPage("ml/ja-1", None, "train", blocks, None, x, np.zeros(len(blocks)))
+
+    assert gcv.with_han_kana_weight(page, 1.0) is page
+    out = gcv.with_han_kana_weight(page, 2.0).x
+    o = OWN_INDEX
+    han_kana = [
+        sum(1 for c in b.text if "\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff")
+        for b in blocks
+    ]
+    for i, b in enumerate(blocks):
+        assert out[i, o["log_chars"]] == pytest.approx(np.log1p(b.n_chars + han_kana[i]))
+        # link characters are scaled with the text: the densities stay
+        assert out[i, o["link_density"]] == pytest.approx(x[i, o["link_density"]], abs=0.01)
+    assert han_kana[0] > 20 and han_kana[1] == 0
+    assert out[0, o["text_density"]] > x[0, o["text_density"]]
+    # the page cues are carried over, not recomputed without the page
+    assert np.array_equal(out[:, -5:], x[:, -5:])
+    english = gcv.tc.PreparedPage("wcxb/1", None, "train", blocks[1:2], None, x[1:2], np.zeros(1))
+    assert gcv.with_han_kana_weight(english, 2.0) is english
