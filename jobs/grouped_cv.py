@@ -306,6 +306,8 @@ def with_han_kana_weight(page: tc.PreparedPage, weight: float) -> tc.PreparedPag
     characters (link characters scaled alike, so link densities stay): a script-neutral length,
     as jusText's ``han_kana_weight`` (issue 19, item 2). Pages without Han or kana are as they
     were; the blocks kept for scoring are the page's own."""
+    if weight == 1:
+        return page
     changed = False
     blocks = []
     for b in page.blocks:

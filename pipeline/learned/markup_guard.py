@@ -6,15 +6,15 @@ codes or comment-form hints the same way. The parser rightly makes that text, so
 blocks as hundreds of characters of link-free "prose", and on a page in a language the model saw
 little of, it is kept. On the dev pages such blocks (at least `MIN_CHARS` characters, at least
 `MIN_MARKUP_SHARE` of them inside tags that carry an attribute, not a code listing) are 50, on 9
-pages: 49 labelled boilerplate, one unlabelled, none content; among WCXB's documentation pages every block of escaped
-markup that is content is a code listing under ``<pre>``. A listing is recognised by a ``pre`` or
-``code`` element among the block's own path, or a class of its element that names code
-(``highlight``, ``code-example``); a listing written into an inline ``<code>`` of a plain ``<div>``
-is not, and is dropped like an ad's fallback. Measured on held-out
-probabilities of the shipped shape (BENCHMARKS.md, "The markup guard"): with whole languages held
-out, multilingual F1 0.937 -> 0.941 and Japanese 0.838 -> 0.912 (one Yahoo! page kept 14 such
-blocks around a short article), with whole source datasets held out 0.937 -> 0.941; English is
-unchanged.
+pages: 49 labelled boilerplate, one unlabelled, none content; among WCXB's documentation pages
+every block of escaped markup that is content is a code listing under ``<pre>``. A listing is
+recognised by a ``pre`` or ``code`` element on the block's path (its own element included), or a
+class of its element that names code (``highlight``, ``code-example``); a listing written into an
+inline ``<code>`` of a plain ``<div>`` is not, and is dropped like an ad's fallback. Measured on
+held-out probabilities of the shipped shape (BENCHMARKS.md, "The markup guard"): with whole
+languages held out, multilingual F1 0.937 -> 0.941 and Japanese 0.838 -> 0.912 (one Yahoo! page
+kept 14 such blocks around a short article), with whole source datasets held out 0.937 -> 0.941;
+English is unchanged.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ MARKUP_DROPPED = "markup_text"
 # A start tag with at least one attribute. Neither class can cross a '<' or '>', so every
 # character is scanned from at most one '<': linear time on any text.
 _ATTRIBUTE_TAG = re.compile(r"<[a-zA-Z][\w-]*\s[^<>=]*=[^<>]*>")
-_LISTING_PARTS = (".pre", ".code")
+_LISTING_TAGS = frozenset({"pre", "code"})
 _LISTING_CLASSES = re.compile(r"code|highlight|syntax|listing|snippet|source|example")
 
 
@@ -44,7 +44,8 @@ def is_markup_text(block: Block) -> bool:
     text = block.text
     if len(text) < MIN_CHARS or "<" not in text or "=" not in text:
         return False
-    if block.tag in ("pre", "code") or any(p in block.dom_path for p in _LISTING_PARTS):
+    # The path ends with the block's own element, so it covers a <pre> block too.
+    if not _LISTING_TAGS.isdisjoint(block.dom_path.split(".")):
         return False
     if _LISTING_CLASSES.search(block.style.lower()):
         return False
