@@ -21,8 +21,9 @@ What is refitted per fold: the shipped shape's trees (`train_cleaner.FINAL`) and
 rule (threshold or per-page expected F1, fallback, smoothing, repeat dropping) is the shipped
 model's, not re-tuned per fold: it was chosen on site-grouped folds of most of these pages, a
 small leak beside refitting the model. Each learned row is also scored after the shipped
-cleaner's page guards (`pipeline.learned.neighbours.guarded`: the markup guard, then the link
-guard, the page's dev-set language standing for the detected one). jusText and Kimatu (no
+cleaner's page guards (`pipeline.learned.neighbours.guarded`: the markup guard, the link
+guard, then the lead rescue, the page's dev-set language standing for the detected one; a row
+without the lead rescue shows what it adds). jusText and Kimatu (no
 training) and the shipped model (fitted on about 80% of the sites) are scored on the same pages
 for reference. Scores are
 `pipeline.evaluate.scoring.score_text`'s, as `warcclean eval` gives them.
@@ -148,13 +149,16 @@ def out_of_group_keeps(
 
 
 def guarded_keeps(
-    pages: list[tc.PreparedPage], keeps: list[np.ndarray], probs: list[np.ndarray]
+    pages: list[tc.PreparedPage],
+    keeps: list[np.ndarray],
+    probs: list[np.ndarray],
+    lead: bool = True,
 ) -> tuple[list[np.ndarray], int]:
-    """``keeps`` after the shipped cleaner's page guards (`pipeline.learned.neighbours.guarded`),
-    each page taken in its dev-set language (the WCXB pages as English), and how many pages they
-    changed."""
+    """``keeps`` after the shipped cleaner's page guards (`pipeline.learned.neighbours.guarded`;
+    ``lead=False``: without its lead rescue), each page taken in its dev-set language (the WCXB
+    pages as English), and how many pages they changed."""
     out = [
-        guarded(k, pr, p.blocks, p.stoplist, tc._group(p))[0]
+        guarded(k, pr, p.blocks, p.stoplist, tc._group(p), lead=lead)[0]
         for p, k, pr in zip(pages, keeps, probs, strict=True)
     ]
     return out, sum(1 for a, b in zip(keeps, out, strict=True) if not np.array_equal(a, b))
@@ -260,6 +264,8 @@ def low_precision_pages(
 
 def _cell(agg: dict) -> str:
     parts = []
+    if agg["combined"] is not None and agg["with_share"] is not None:
+        parts.append(f"**{agg['combined']:.3f}**")
     if agg["f1"] is not None:
         parts.append(f"{agg['f1']:.3f}")
     if agg["with_share"] is not None:
@@ -286,7 +292,9 @@ def markdown(summary: dict[str, dict[str, dict[str, dict]]], by: str) -> str:
             lines.append(f"| {g} | {n} | " + " | ".join(cells) + " |")
         lines.append("")
     lines.append(
-        "Cells: word/char F1 on full-text pages · share of must-contain snippets found (w) · "
+        "Cells: combined score (bold, where a group has both kinds of page: F1 on full-text "
+        "pages, w x (1 - w/o) on snippet pages, `pipeline.evaluate.scoring`) · word/char F1 on "
+        "full-text pages · share of must-contain snippets found (w) · "
         "share of must-not-contain snippets present (w/o, lower is better)."
     )
     return "\n".join(lines)
@@ -400,10 +408,12 @@ def main(argv: list[str] | None = None) -> int:
     shipped_probs = [shipped.probabilities(p.x, p.blocks) for p in pages]
     as_shipped = [shipped.decide(pr, p.blocks) for pr, p in zip(shipped_probs, pages, strict=True)]
     guarded_refit, n_guarded = guarded_keeps(pages, refit, refit_probs)
+    without_lead, _ = guarded_keeps(pages, refit, refit_probs, lead=False)
     shipped_guarded, n_shipped_guarded = guarded_keeps(pages, as_shipped, shipped_probs)
     print(f"guards changed {n_guarded} pages held out, {n_shipped_guarded} shipped", flush=True)
     keeps = {
         learned: refit,
+        f"{learned} + guards without the lead rescue": without_lead,
         f"{learned} + guards": guarded_refit,
         **{
             f"{learned} + guards, p^{x:g} outside English": stricter_keeps(

@@ -6,6 +6,13 @@ and the share of ``without`` snippets it still contains. Snippet-only pages get 
 metrics. A page whose cleaner raises is recorded with the exception type and scored as an empty
 output, so a crashing cleaner cannot look better than an honest one that returns nothing.
 
+``combined`` puts both kinds of page into one mean: F1 on a full-text page, and on a snippet page
+the share of ``with`` snippets found times one minus the share of ``without`` snippets present. It
+is our reconstruction of the "multilingual combined" score our held-out targets are stated in:
+trafilatura 2.3.1 (``extract(include_comments=False)``) scores 0.845 on multilingual-dev with it,
+where the target's table says 0.847; the nearest alternatives (``with`` share alone, their mean,
+their harmonic mean, one accuracy over all snippets) give 0.864-0.895.
+
 Library use (the CLI's ``warcclean eval`` is a thin wrapper)::
 
     pages = load_dataset(path)                      # or load_dataset(path, ids=[...])
@@ -77,6 +84,17 @@ class PageScore:
     def without_share(self) -> float | None:
         return self.without_present / self.without_total if self.without_total else None
 
+    @property
+    def combined(self) -> float | None:
+        """One score for every page (see the module's docstring): F1 where the page has a full
+        reference, else the share of ``with`` snippets found times one minus the share of
+        ``without`` snippets present; None for a page with neither."""
+        if self.f1 is not None:
+            return self.f1
+        if not self.with_total:
+            return None
+        return self.with_found / self.with_total * (1.0 - (self.without_share or 0.0))
+
 
 def normalize_snippet_text(text: str, language: str | None = None) -> str:
     """The form snippets and outputs are compared in: NFKC, casefolded, zero-width characters
@@ -141,6 +159,7 @@ def aggregate(rows: Sequence[PageScore]) -> dict[str, Any]:
     return {
         "pages": len(rows),
         "f1_pages": sum(1 for r in rows if r.f1 is not None),
+        "combined": _mean(r.combined for r in rows),
         "f1": _mean(r.f1 for r in rows),
         "precision": _mean(r.precision for r in rows),
         "recall": _mean(r.recall for r in rows),
@@ -299,12 +318,14 @@ def summary_table(title: str, groups: Mapping[str, Mapping[str, Any]]) -> Any:
     from rich.table import Table
 
     table = Table(title=title)
-    for col in ("group", "pages", "F1", "P", "R", "with", "without", "empty", "fail", "med ms"):
+    columns = ("group", "pages", "combined", "F1", "P", "R", "with", "without", "empty", "fail")
+    for col in (*columns, "med ms"):
         table.add_column(col, justify="left" if col == "group" else "right")
     for name, agg in groups.items():
         table.add_row(
             name,
             str(agg["pages"]),
+            _fmt(agg["combined"]),
             f"{_fmt(agg['f1'])} ({agg['f1_pages']})" if agg["f1_pages"] else "–",
             _fmt(agg["precision"]),
             _fmt(agg["recall"]),

@@ -39,6 +39,15 @@ ANCESTOR_CUES: tuple[tuple[str, str], ...] = (
     ("review", "review reviews rating ratings testimonial testimonials"),
     ("tooltip", "tooltip tooltips popover tip"),
 )
+# Class words that name an article's standfirst (the lead paragraph between headline and body),
+# in English and in the local words some sites use (French chapo/chapeau, Portuguese sapo, Spanish
+# entradilla, German vorspann). Not a feature column: the "title" cue above already carries most of
+# them for the model, which cannot tell a standfirst from a teaser of another article by the word
+# alone; `pipeline.learned.lead_rescue` uses them with the block's place on the page.
+LEAD_WORDS: frozenset[str] = frozenset(
+    "lead lede intro standfirst deck dek excerpt summary subtitle subheadline abstract "
+    "chapo chapeau sapo entradilla vorspann".split()
+)
 ANCESTOR_WORDS: dict[str, int] = {
     word: i for i, (_, words) in enumerate(ANCESTOR_CUES) for word in words.split()
 }

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pipeline.cleaners.registry import model_params
-from pipeline.learned import markup_guard
+from pipeline.learned import lead_rescue, markup_guard
 from pipeline.learned.decision import decide
 from pipeline.learned.features import page_features
 from pipeline.learned.link_guard import guard
@@ -24,14 +24,21 @@ def guarded(
     stoplist: frozenset[str] | None,
     language: str | None,
     link_guard: bool = True,
+    lead: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
-    (`pipeline.learned.markup_guard`), then the link guard (`pipeline.learned.link_guard`)."""
+    (`pipeline.learned.markup_guard`), the link guard (`pipeline.learned.link_guard`), then the
+    standfirst above the body (`pipeline.learned.lead_rescue`). ``link_guard=False`` and
+    ``lead=False`` leave out those two steps (the cleaner's option; a benchmark's comparison)."""
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
     if link_guard:
         keep, linked = guard(keep, probs, blocks, stoplist, language)
         notes += linked
+    if lead:
+        # Last, so that the body it looks above is the one the guards left.
+        keep, rescued = lead_rescue.rescue(keep, probs, blocks)
+        notes += rescued
     return keep, notes
 
 

@@ -145,6 +145,22 @@ def test_score_text_snippets_normalised() -> None:
     assert row.with_share == pytest.approx(0.75)
 
 
+def test_combined_is_f1_or_snippets_found_times_boilerplate_absent() -> None:
+    full = ev.score_text(_page("A b, c e f f", without=["d"]), "a b c d")
+    assert full.combined == full.f1  # the without snippet present does not count twice
+    snippets = _page(None, with_=["dogs bark", "cats purr"], without=["home", "menu", "login"])
+    # 1 of 2 found, 1 of 3 present: 0.5 x (1 - 1/3).
+    assert ev.score_text(snippets, "home dogs bark").combined == pytest.approx(1 / 3)
+    assert ev.score_text(snippets, "dogs bark cats purr").combined == pytest.approx(1.0)
+    assert ev.score_text(snippets, "home menu login").combined == 0.0
+    no_without = _page(None, with_=["dogs bark", "cats purr"])
+    assert ev.score_text(no_without, "dogs bark").combined == pytest.approx(0.5)
+    # Nothing to score by: no combined score, and the page does not count in the mean.
+    nothing = ev.score_text(_page(None, without=["home"]), "home")
+    assert nothing.combined is None
+    assert ev.aggregate([nothing, ev.score_text(no_without, "dogs bark")])["combined"] == 0.5
+
+
 def test_score_text_unspaced_snippets_ignore_line_breaks() -> None:
     row = ev.score_text(
         _page(None, language="ja", with_=["発表資料を公開します"]), "発表資料を\n公開します"
@@ -180,6 +196,8 @@ def test_evaluate_end_to_end_with_hand_computed_scores(tiny_wcxb: Path) -> None:
     assert overall["f1"] == pytest.approx(0.4)  # (0.8 + 0.0) / 2
     assert overall["with_share"] == pytest.approx(0.5)
     assert overall["without_share"] == pytest.approx(0.0)
+    # Combined: F1 on the full-text pages, 1/2 found x (1 - 0/1 present) on the snippet page.
+    assert overall["combined"] == pytest.approx((0.8 + 0.0 + 0.5) / 3)
     assert overall["empty"] == 1
     assert overall["failures"] == 0
     by_type = report.summary()["by_page_type"]

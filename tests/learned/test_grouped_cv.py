@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.evaluate.scoring import PageScore
+from pipeline.types import Block
 
 REPO = Path(__file__).resolve().parents[2]
 pytest.importorskip("sklearn", reason="the grouped folds use scikit-learn (test extra)")
@@ -223,7 +224,10 @@ def test_the_stricter_rows_leave_english_alone_and_power_one_changes_nothing():
 
     shipped = load_model(DEFAULT_MODEL)
     texts = [f"Block number {i} of the page, with some words in it." for i in range(12)]
-    blocks = [SimpleNamespace(text=t, n_chars=len(t), n_link_chars=0) for t in texts]
+    blocks = [
+        Block(i, t, "p", "html.body.p", "p", False, len(t), len(t.split()), 0, 1, 7)
+        for i, t in enumerate(texts)
+    ]
 
     def page(key: str, language: str) -> SimpleNamespace:
         return SimpleNamespace(
