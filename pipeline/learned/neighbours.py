@@ -46,8 +46,10 @@ class NeighboursCleaner:
     """Labels blocks with the learned model; ``threshold`` replaces the model's decision rule
     (one fixed threshold for every page, no fallback or guard; repeats are still dropped),
     ``model`` names another model file, ``link_guard=False`` turns off
-    `pipeline.learned.link_guard` under the model's own rule. Under that rule, blocks of markup
-    written out as text are never kept (`pipeline.learned.markup_guard`)."""
+    `pipeline.learned.link_guard` under the model's own rule, ``lead_rescue=False``
+    `pipeline.learned.lead_rescue` (for a corpus whose notion of content leaves out standfirsts).
+    Under that rule, blocks of markup written out as text are never kept
+    (`pipeline.learned.markup_guard`)."""
 
     name: ClassVar[str] = "neighbours"
     needs_runs: ClassVar[bool] = True
@@ -55,11 +57,17 @@ class NeighboursCleaner:
     needs_language: ClassVar[bool] = True
 
     def __init__(
-        self, threshold: float | None = None, model: str | None = None, link_guard: bool = True
+        self,
+        threshold: float | None = None,
+        model: str | None = None,
+        link_guard: bool = True,
+        lead_rescue: bool = True,
     ) -> None:
-        if not isinstance(link_guard, bool):
-            raise ValueError(f"link_guard must be true or false, got {link_guard!r}")
+        for name, value in (("link_guard", link_guard), ("lead_rescue", lead_rescue)):
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be true or false, got {value!r}")
         self.link_guard = link_guard
+        self.lead_rescue = lead_rescue
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or DEFAULT_MODEL)
         if threshold is not None:
@@ -72,6 +80,8 @@ class NeighboursCleaner:
         out = model_params(self.threshold, self._model_path)
         if not self.link_guard:
             out["link_guard"] = False
+        if not self.lead_rescue:
+            out["lead_rescue"] = False
         return out
 
     def probabilities(
@@ -99,8 +109,8 @@ class NeighboursCleaner:
         cues: np.ndarray | None = None,
         language: str | None = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
-        """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s, then
-        `pipeline.learned.link_guard`'s).
+        """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s,
+        `pipeline.learned.link_guard`'s, then `pipeline.learned.lead_rescue`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
@@ -110,7 +120,13 @@ class NeighboursCleaner:
         notes: tuple[str, ...] = ()
         if self.threshold is None:
             keep, notes = guarded(
-                self.model.decide(probs, blocks), probs, blocks, stoplist, language, self.link_guard
+                self.model.decide(probs, blocks),
+                probs,
+                blocks,
+                stoplist,
+                language,
+                self.link_guard,
+                self.lead_rescue,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]

@@ -16,6 +16,7 @@ from pipeline.evaluate.datasets import load_dataset
 from pipeline.evaluate.scoring import normalize_snippet_text
 from pipeline.html.segment import parse, segment
 from pipeline.learned import lead_rescue
+from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.types import Block, Verdict
 from tests.model_builders import stump
 
@@ -174,10 +175,21 @@ def test_the_default_cleaner_keeps_the_standfirst_and_records_it(tmp_path: Path)
     kept = [lb.block.text for lb in result.blocks if lb.verdict is Verdict.GOOD]
     assert kept == [LEAD, BODY, BODY]
     assert result.notes == (lead_rescue.LEAD_KEPT,)
+    # Turned off, the model's answer stands, and the parameter is recorded.
+    off = clean_html(article(), language="de", model=str(model), lead_rescue=False)
+    assert [lb.block.text for lb in off.blocks if lb.verdict is Verdict.GOOD] == [BODY, BODY]
+    assert off.notes == ()
     # An explicit threshold is taken as it is: no page rules.
     result = clean_html(article(), language="de", model=str(model), threshold=0.5)
     assert [lb.block.text for lb in result.blocks if lb.verdict is Verdict.GOOD] == [BODY, BODY]
     assert result.notes == ()
+
+
+def test_lead_rescue_parameter_is_recorded_only_when_off():
+    assert "lead_rescue" not in NeighboursCleaner().params()
+    assert NeighboursCleaner(lead_rescue=False).params() == {"lead_rescue": False}
+    with pytest.raises(ValueError, match="lead_rescue must be true or false"):
+        NeighboursCleaner(lead_rescue="no")
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data/multilingual-dev")
