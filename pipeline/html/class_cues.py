@@ -5,7 +5,8 @@ lower-casing ("site-footer__links" -> site, footer, links), and each piece is lo
 look-up per piece rather than a regex per cue. Two uses, each a column per cue in
 `pipeline.learned.features`: the block element's own classes (``style_*``, from `Block.style`) and
 the classes and ids of every element enclosing it (``anc_*``, from `Block.ancestor_cues`, which the
-segmentation walk gathers)."""
+segmentation walk gathers). And one rule after the model: the words that name a standfirst
+(`LEAD_WORDS`, `pipeline.learned.lead_rescue`)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,13 @@ def ancestor_cue_bits(value: str) -> int:
         if i is not None:
             bits |= 1 << i
     return bits
+
+
+def has_lead_class(style: str) -> bool:
+    """Whether a block's ``style`` (``tag.class.class``, `pipeline.types.Block.style`) has a class
+    word of `LEAD_WORDS`."""
+    # The first piece is the element's tag name, not a class.
+    return not LEAD_WORDS.isdisjoint(_SPLIT.split(style.lower())[1:])
 
 
 def ancestor_cue_names(bits: int) -> list[str]:

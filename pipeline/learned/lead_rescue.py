@@ -8,7 +8,7 @@ gets 0.9: on the multilingual dev pages, refitted with each language held out, 1
 must-contain snippets the default missed were standfirsts. A block is rescued when the model's
 answer keeps text below it and the block
 
-- has a class word of `pipeline.html.class_cues.LEAD_WORDS`,
+- has a class word of `pipeline.html.class_cues.LEAD_WORDS` (`has_lead_class`),
 - lies at most `WINDOW` blocks above the first kept block, inside the same ``<article>`` or
   ``<main>`` (their tag paths share one),
 - is prose: at least `MIN_CHARS` characters, at most `MAX_LINK_DENSITY` of them link text,
@@ -20,12 +20,11 @@ held-out probabilities of the shipped shape (BENCHMARKS.md, "The lead rescue").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline.html.class_cues import LEAD_WORDS
+from pipeline.html.class_cues import has_lead_class
 from pipeline.types import Block
 
 MIN_PROB = 0.1
@@ -37,13 +36,6 @@ WINDOW = 15
 LEAD_KEPT = "lead_kept"
 
 _CONTAINERS = frozenset({"article", "main"})
-_CLASS_PIECES = re.compile(r"[^a-z0-9]+")
-
-
-def has_lead_class(style: str) -> bool:
-    """Whether a block's ``style`` (``tag.class.class``) names a standfirst in a class."""
-    # The first piece is the element's tag name, not a class.
-    return not LEAD_WORDS.isdisjoint(_CLASS_PIECES.split(style.lower())[1:])
 
 
 def _same_container(path: str, other: str) -> bool:

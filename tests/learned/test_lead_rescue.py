@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pipeline.clean import clean_html
 from pipeline.evaluate.datasets import load_dataset
 from pipeline.evaluate.scoring import normalize_snippet_text
+from pipeline.html.class_cues import has_lead_class
 from pipeline.html.segment import parse, segment
 from pipeline.learned import lead_rescue
 from pipeline.learned.neighbours import NeighboursCleaner
@@ -75,7 +76,7 @@ def kept_texts(blocks: list[Block], keep: np.ndarray) -> list[str]:
     ],
 )
 def test_lead_classes(style: str, expected: bool):
-    assert lead_rescue.has_lead_class(style) is expected
+    assert has_lead_class(style) is expected
 
 
 def test_the_standfirst_above_the_kept_body_is_kept_and_noted():
@@ -160,7 +161,7 @@ def test_the_rescue_adds_at_most_one_qualifying_block_above_the_first_kept(
     for i in added:
         block = blocks[i]
         assert i < np.flatnonzero(keep)[0]
-        assert lead_rescue.has_lead_class(block.style) and probs[i] >= lead_rescue.MIN_PROB
+        assert has_lead_class(block.style) and probs[i] >= lead_rescue.MIN_PROB
         assert block.n_chars >= lead_rescue.MIN_CHARS
         assert block.link_density <= lead_rescue.MAX_LINK_DENSITY
         assert wrap  # outside an <article> or <main> nothing is rescued
