@@ -287,3 +287,21 @@ def test_han_kana_weight_lengthens_han_and_kana_text_only():
     assert np.array_equal(out[:, -5:], x[:, -5:])
     english = gcv.tc.PreparedPage("wcxb/1", None, "train", blocks[1:2], None, x[1:2], np.zeros(1))
     assert gcv.with_han_kana_weight(english, 2.0) is english
+
+
+def test_the_nested_power_choice_never_sees_the_group_it_is_scored_on():
+    pages = [_page("ml/de-1", "de", "d"), _page("ml/de-2", "de", "d")]
+    pages += [_page("ml/pl-1", "pl", "p"), _page("wcxb/1", "en", "e")]
+    groups = ["de", "de", "pl", "en"]
+    # Power 2 is better on the German pages, power 1 on the Polish page; English does not count.
+    candidates = {
+        1.0: [_score(0.5), _score(0.5), _score(0.9), _score(0.0)],
+        2.0: [_score(0.8), _score(0.8), _score(0.6), _score(1.0)],
+    }
+    chosen = gcv.nested_power_choice(pages, groups, candidates)
+    # German is scored with what Polish prefers, Polish with what German prefers; English with
+    # the multilingual pages' mean (2: 0.733 against 1: 0.633).
+    assert chosen == {"de": 1.0, "pl": 2.0, "en": 2.0}
+    # A tie goes to the smaller power, the shipped rule's side.
+    tied = {1.0: [_score(0.5)] * 4, 1.6: [_score(0.5)] * 4}
+    assert set(gcv.nested_power_choice(pages, groups, tied).values()) == {1.0}
