@@ -226,7 +226,7 @@ class Report:
             "language_from_truth": self.language_from_truth,
             **self.meta,
             "summary": self.summary(),
-            "pages": [asdict(r) for r in self.rows],
+            "pages": [{**asdict(r), "combined": r.combined} for r in self.rows],
         }
 
     def write_json(self, path: str | Path) -> None:

@@ -292,6 +292,8 @@ def test_eval_command_writes_json(tiny_wcxb: Path, tmp_path: Path) -> None:
     assert "density-fixed" in result.output
     data = json.loads(out.read_text())
     assert [r["id"] for r in data["pages"]] == ["0001", "0003"]
+    # Page 1's F1; page 3: one of two must-contain snippets found, its one menu snippet absent.
+    assert [r["combined"] for r in data["pages"]] == pytest.approx([0.8, 0.5])
     assert data["summary"]["overall"]["f1"] == pytest.approx(0.8)
     assert data["params"] == {"threshold": 0.5}
     assert data["language_from_truth"] is True
