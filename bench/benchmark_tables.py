@@ -13,6 +13,7 @@ command's own summary."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -78,7 +79,9 @@ def load_rows(path: Path) -> list[PageScore]:
         report = json.loads(path.read_text("utf-8"))
     except FileNotFoundError:
         raise SystemExit(f"error: {path} is missing: run with --run to make the reports") from None
-    return [PageScore(**row) for row in report["pages"]]
+    # Rows also carry derived scores (``combined``), which PageScore computes itself.
+    fields = {f.name for f in dataclasses.fields(PageScore)}
+    return [PageScore(**{k: v for k, v in row.items() if k in fields}) for row in report["pages"]]
 
 
 def _f(value: float | None, spec: str = ".3f") -> str:
