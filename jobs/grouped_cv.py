@@ -20,7 +20,8 @@ What is refitted per fold: the shipped shape's trees (`train_cleaner.FINAL`) and
 (PyTorch, the ``train`` extra), its sequence nets, blended with the shipped share. The decision
 rule (threshold or per-page expected F1, fallback, smoothing, repeat dropping) is the shipped
 model's, not re-tuned per fold: it was chosen on site-grouped folds of most of these pages, a
-small leak beside refitting the model. Each learned row is also scored after the shipped
+small leak beside refitting the model; with ``--powers`` a row chooses its strictness per held-out
+group on the other groups (`nested_power_choice`). Each learned row is also scored after the shipped
 cleaner's page guards (`pipeline.learned.neighbours.guarded`: the markup guard, the link
 guard, then the lead rescue, the page's dev-set language standing for the detected one; a row
 without the lead rescue shows what it adds). jusText and Kimatu (no
