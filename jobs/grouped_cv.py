@@ -278,9 +278,7 @@ def nested_power_choice(
         others = [i for i in multilingual if groups[i] != group]
 
         def score(power: float, others: list[int] = others) -> float:
-            values = [candidates[power][i].combined for i in others]
-            kept = [v for v in values if v is not None]
-            return sum(kept) / len(kept) if kept else 0.0
+            return aggregate([candidates[power][i] for i in others])["combined"] or 0.0
 
         chosen[group] = max(sorted(candidates), key=lambda x: (score(x), -x))
     return chosen
