@@ -142,7 +142,7 @@ def ml_overall(reports: dict[str, list[PageScore]], inflated: bool) -> str:
     any_pages = next(iter(reports.values()))
     n_word = sum(1 for p in any_pages if p.metric == "word")
     n_char = sum(1 for p in any_pages if p.metric == "char")
-    header = ["cleaner", "full-text F1", "P", "R", f"word-scored F1 ({n_word})",
+    header = ["cleaner", "full-text F1", "P", "R", "combined", f"word-scored F1 ({n_word})",
               f"char-scored F1 ({n_char})", "`with` found", "`without` present", "emptied",
               "failures", "median ms"]  # fmt: skip
     rows = []
@@ -150,7 +150,7 @@ def ml_overall(reports: dict[str, list[PageScore]], inflated: bool) -> str:
         a = aggregate(pages)
         f1 = _f1_cell(c, a["f1"], inflated)
         rows.append(
-            [_label(c, inflated), f1, _f(a["precision"]), _f(a["recall"]),
+            [_label(c, inflated), f1, _f(a["precision"]), _f(a["recall"]), _f(a["combined"]),
              _f(_mean_f1(pages, lambda p: p.metric == "word")),
              _f(_mean_f1(pages, lambda p: p.metric == "char")),
              _f(a["with_share"], ".2f"), _f(a["without_share"], ".2f"), str(a["empty"]),
