@@ -20,8 +20,11 @@ What is refitted per fold: the shipped shape's trees (`train_cleaner.FINAL`) and
 (PyTorch, the ``train`` extra), its sequence nets, blended with the shipped share. The decision
 rule (threshold or per-page expected F1, fallback, smoothing, repeat dropping) is the shipped
 model's, not re-tuned per fold: it was chosen on site-grouped folds of most of these pages, a
-small leak beside refitting the model; with ``--powers`` a row chooses its strictness per held-out
-group on the other groups (`nested_power_choice`). Each learned row is also scored after the shipped
+small leak beside refitting the model. The rows "+ guards" decide on the probabilities as the
+model gives them; the shipped cleaner decides outside English on them raised to
+`OUTSIDE_ENGLISH_POWER` (`pipeline.learned.neighbours.page_rule`), its row the ``--powers`` row
+of that power; with ``--powers`` a row also chooses the power per held-out group on the other
+groups (`nested_power_choice`). Each learned row is also scored after the shipped
 cleaner's page guards (`pipeline.learned.neighbours.guarded`: the markup guard, the link
 guard, then the lead rescue, the page's dev-set language standing for the detected one; a row
 without the lead rescue shows what it adds). jusText and Kimatu (no
@@ -58,9 +61,8 @@ from pipeline.lang.words import han_kana_chars  # noqa: E402
 from pipeline.learned.columns import OWN_FEATURES, OWN_INDEX  # noqa: E402
 from pipeline.learned.decision import smooth  # noqa: E402
 from pipeline.learned.features import page_features  # noqa: E402
-from pipeline.learned.link_guard import TRUSTED_LANGUAGES  # noqa: E402
 from pipeline.learned.model import DEFAULT_MODEL, load_model  # noqa: E402
-from pipeline.learned.neighbours import guarded  # noqa: E402
+from pipeline.learned.neighbours import OUTSIDE_ENGLISH_POWER, guarded, page_rule  # noqa: E402
 from pipeline.types import Verdict  # noqa: E402
 
 GROUPINGS = ("dataset", "language", "site")
@@ -168,13 +170,14 @@ def guarded_keeps(
 def stricter_keeps(
     pages: list[tc.PreparedPage], probs: list[np.ndarray], shipped: object, power: float
 ) -> list[np.ndarray]:
-    """The shipped rule and page guards deciding on each non-English page's probabilities raised to
-    ``power`` (above 1: stricter, as if the model were less sure); English pages as they are."""
+    """The shipped rule deciding on each non-English page's probabilities raised to ``power``
+    (above 1: stricter, as if the model were less sure), then the page guards on the
+    probabilities themselves, whose bounds were set on them; English pages as they are."""
     out = []
     for p, pr in zip(pages, probs, strict=True):
         language = tc._group(p)
-        q = pr if language in TRUSTED_LANGUAGES else pr**power
-        out.append(guarded(shipped.decide(q, p.blocks), q, p.blocks, p.stoplist, language)[0])
+        keep = page_rule(shipped, pr, p.blocks, language, power)
+        out.append(guarded(keep, pr, p.blocks, p.stoplist, language)[0])
     return out
 
 
@@ -431,7 +434,11 @@ def main(argv: list[str] | None = None) -> int:
     as_shipped = [shipped.decide(pr, p.blocks) for pr, p in zip(shipped_probs, pages, strict=True)]
     guarded_refit, n_guarded = guarded_keeps(pages, refit, refit_probs)
     without_lead, _ = guarded_keeps(pages, refit, refit_probs, lead=False)
-    shipped_guarded, n_shipped_guarded = guarded_keeps(pages, as_shipped, shipped_probs)
+    as_cleaner = [
+        page_rule(shipped, pr, p.blocks, tc._group(p))
+        for pr, p in zip(shipped_probs, pages, strict=True)
+    ]
+    shipped_guarded, n_shipped_guarded = guarded_keeps(pages, as_cleaner, shipped_probs)
     print(f"guards changed {n_guarded} pages held out, {n_shipped_guarded} shipped", flush=True)
     keeps = {
         learned: refit,
@@ -444,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
             for x in powers
         },
         "shipped model (saw ~80% of sites)": as_shipped,
-        "shipped model + guards": shipped_guarded,
+        f"shipped cleaner (p^{OUTSIDE_ENGLISH_POWER:g} outside English, guards)": shipped_guarded,
     }
     for name in RULE_CLEANERS:
         keeps[name] = rule_keeps(name, pages)

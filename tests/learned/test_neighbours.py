@@ -318,7 +318,10 @@ def test_regression_built_page_labels_match_training_time():
     tree = parse(built["html"])
     blocks = segment(tree, record_runs=True)
     labels = NeighboursCleaner().label(
-        blocks, stoplists.stoplist(built["stoplist"]), cues=page_cues(tree, built["url"])
+        blocks,
+        stoplists.stoplist(built["stoplist"]),
+        cues=page_cues(tree, built["url"]),
+        language=built["stoplist"],  # English: the model's own rule (page_rule)
     )
     assert [int(lb.verdict is Verdict.GOOD) for lb in labels] == built["labels"]
     # the same through the public entry point, which computes the cues itself
@@ -342,7 +345,7 @@ def test_regression_wcxb_pages_match_training_time(wcxb_dir):
         raw = gzip.decompress((wcxb_dir / "html" / f"{page_id}.html.gz").read_bytes())
         tree = parse(train._decode(raw))
         blocks = segment(tree, record_runs=True)
-        labels = cleaner.label(blocks, stop, cues=page_cues(tree, urls[page_id]))
+        labels = cleaner.label(blocks, stop, cues=page_cues(tree, urls[page_id]), language="en")
         got = [int(lb.verdict is Verdict.GOOD) for lb in labels]
         assert got == expected, page_id
 
