@@ -61,7 +61,7 @@ from pipeline.lang.words import han_kana_chars  # noqa: E402
 from pipeline.learned.columns import OWN_FEATURES, OWN_INDEX  # noqa: E402
 from pipeline.learned.decision import smooth  # noqa: E402
 from pipeline.learned.features import page_features  # noqa: E402
-from pipeline.learned.model import DEFAULT_MODEL, load_model  # noqa: E402
+from pipeline.learned.model import DEFAULT_MODEL, NeighboursModel, load_model  # noqa: E402
 from pipeline.learned.neighbours import OUTSIDE_ENGLISH_POWER, guarded, page_rule  # noqa: E402
 from pipeline.types import Verdict  # noqa: E402
 
@@ -119,7 +119,7 @@ def language_group(page: tc.PreparedPage) -> str:
 def out_of_group_keeps(
     pages: list[tc.PreparedPage],
     splits: list[tuple[np.ndarray, np.ndarray]],
-    shipped: object,
+    shipped: NeighboursModel,
     nets: bool,
     seed: int,
     without_test_part: bool = False,
@@ -168,7 +168,7 @@ def guarded_keeps(
 
 
 def stricter_keeps(
-    pages: list[tc.PreparedPage], probs: list[np.ndarray], shipped: object, power: float
+    pages: list[tc.PreparedPage], probs: list[np.ndarray], shipped: NeighboursModel, power: float
 ) -> list[np.ndarray]:
     """The shipped rule deciding on each non-English page's probabilities raised to ``power``
     (above 1: stricter, as if the model were less sure), then the page guards on the
