@@ -64,13 +64,26 @@ _SCAN_CHUNK = 1 << 16
 _READ_BLOCK = 1 << 17
 _MAX_HEADERS = 200
 _MAX_HEADER_VALUE = 4096
+# Header lines and header blocks are read before any body cap applies, so they get caps of their
+# own: a record with a 1 GiB header line must cost a bounded read, not a 1 GiB line in memory.
+# Real header lines stay far below (cookies and URLs: tens of KB; servers refuse 8-64 KB).
+MAX_HEADER_LINE = 1 << 18
+MAX_HEADER_BLOCK = 1 << 20
 
 _WARC_LINE = rb"WARC/\d+\.\d+\r?\n"
 # ARC v1 header line: URL IP date(14 digits) content-type length (length may be negative).
 _ARC_LINE = rb"(?:filedesc://|[A-Za-z][A-Za-z0-9+.\-]*:)\S* \S+ \d{14} \S* -?\d+\r?\n"
 _RECORD_START = re.compile(rb"(?:" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
 _LINE_START = re.compile(rb"\n(?=" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
+# A record cut short runs straight into the next one, whose first line then starts mid-line: a
+# WARC version line, or an ARC header line of a scheme crawlers record.
+_GLUED_START = re.compile(
+    rb"(?:" + _WARC_LINE + rb"|(?:https?|ftp|dns|filedesc):\S* \S+ \d{14} \S* -?\d+\r?\n)"
+)
 _GZIP_MAGIC = b"\x1f\x8b\x08"
+# A WARC Content-Length is a decimal byte count (WARC 1.1, section 5.3); warcio reads anything
+# else ("-5", "1e3", "0x10", "", "abc") as 0 and loses its place in the file.
+_DECIMAL = re.compile(r"[0-9]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +129,8 @@ def iter_records(
             stream.seek(pos)
         if gunzip_from is not None:
             source = gzip.GzipFile(fileobj=stream, mode="rb")
+        # offsets inside a gunzipped stream count from its own start
+        reader.floor = pos if gunzip_from is None else 0
         outcome = yield from reader.read_segment(
             source, detect_single_member=is_gzip and gunzip_from is None
         )
@@ -132,36 +147,42 @@ def iter_records(
             gunzip_from = pos = outcome.offset
             reader.offset_note = f"offset_space:gunzip@{outcome.offset}"
             continue
-        # outcome.kind == "error": the bytes at outcome.offset are not a readable record
-        yield ReaderIssue(warc_path, "unreadable", outcome.offset, outcome.detail)
+        # "error": the bytes at outcome.offset are not a readable record; "skip": the record at
+        # outcome.offset was accounted for, but where it ends cannot be trusted.
+        # Never before the last record's start: after a bad length warcio's offsets can point
+        # backwards (even below 0), and rereading from there would never end.
+        at = max(outcome.offset, reader.floor)
+        if outcome.kind == "error":
+            yield ReaderIssue(warc_path, "unreadable", at, outcome.detail)
         if not seekable:
-            yield ReaderIssue(
-                warc_path, "no_resync", outcome.offset, "stream is not seekable; reading stops"
-            )
+            yield ReaderIssue(warc_path, "no_resync", at, "stream is not seekable; reading stops")
             return
         if gunzip_from is not None:
             # positions inside one big gzip member cannot be sought to: the rest is lost.
-            yield ReaderIssue(
-                warc_path, "truncated_file", outcome.offset, "damaged single-member gzip stream"
-            )
+            yield ReaderIssue(warc_path, "truncated_file", at, "damaged single-member gzip stream")
             return
-        nxt = _find_next_record(stream, outcome.offset + 1, is_gzip)
+        if outcome.resume is not None:
+            nxt: int | None = max(outcome.resume, at + 1)
+        else:
+            nxt = _find_next_record(stream, at + 1)
         if nxt is None:
-            yield ReaderIssue(
-                warc_path,
-                "truncated_file",
-                outcome.offset,
-                "no further record found after the damaged bytes",
-            )
+            if outcome.kind == "error":
+                yield ReaderIssue(
+                    warc_path,
+                    "truncated_file",
+                    at,
+                    "no further record found after the damaged bytes",
+                )
             return
         yield ReaderIssue(
             warc_path,
             "resync",
             nxt,
-            f"resumed at the next record start after the failure at {outcome.offset}",
-            skipped=nxt - outcome.offset,
+            f"resumed at the next record start after {outcome.kind_text} at {at}",
+            skipped=nxt - at,
         )
         pos = nxt
+        is_gzip = _peek(stream, pos, 2) == b"\x1f\x8b"
 
 
 def iter_file(
@@ -176,9 +197,15 @@ def iter_file(
 
 @dataclass(frozen=True, slots=True)
 class _Outcome:
-    kind: str  # "eof" | "error" | "single_member"
+    kind: str  # "eof" | "error" | "single_member" | "skip"
     offset: int
     detail: str = ""
+    # "skip" only: where the next record is already known to start
+    resume: int | None = None
+
+    @property
+    def kind_text(self) -> str:
+        return "the failure" if self.kind == "error" else "the record with a bad length"
 
 
 class _SegmentReader:
@@ -188,6 +215,11 @@ class _SegmentReader:
         self.warc_path = warc_path
         self.max_body_bytes = max_body_bytes
         self.offset_note: str | None = None
+        # Where the last record of the segment started (the segment's start before its first, set
+        # by the caller): no later record, and no resynchronisation, may start before it.
+        self.floor = 0
+        # Set by `_release`: where a record found inside a plain record's block starts.
+        self.resume: int | None = None
 
     def read_segment(
         self, source: Any, *, detect_single_member: bool
@@ -203,6 +235,7 @@ class _SegmentReader:
             )
             # Swapped before the first read: warcio builds its reader inline in __init__.
             it.reader = _InflatingReader(it.fh, block_size=_READ_BLOCK)
+            it.reader.gzip_file = detect_single_member
             it.loader = _Loader(verify_http=False, arc2warc=False)
             # warcio writes its "Record not followed by newline" warning straight to stderr,
             # once per bad record, from every worker; the record's page carries the note
@@ -212,18 +245,46 @@ class _SegmentReader:
             _skip_leading_blank_lines(it)
             records = iter(it)
         except Exception as exc:
-            return _Outcome("error", _tell(source), _describe(exc))
+            return _Outcome("error", self.floor, _describe(exc))
+        # In a plain file a record's item waits until the next record parses: a declared length
+        # that runs into the next record can end cleanly on its header's blank line, and only
+        # the failure that follows shows that the record swallowed the start of another.
+        held: tuple[RawPage | Rejected, int] | None = None
         while True:
             try:
                 record = next(records)
             except StopIteration:
                 tail = _unread_tail(source, pos)
-                if tail:
-                    return _Outcome("error", pos, tail)
-                return _Outcome("eof", pos)
+                if tail and held is not None:
+                    yield from self._release(source, held, pos)
+                    if self.resume is not None:
+                        return _Outcome("skip", held[1], resume=self.resume)
+                elif held is not None:
+                    yield held[0]
+                return _Outcome("error", pos, tail) if tail else _Outcome("eof", pos)
             except Exception as exc:
+                if held is not None:
+                    yield from self._release(source, held, pos)
+                    if self.resume is not None:
+                        return _Outcome("skip", held[1], resume=self.resume)
                 return _Outcome("error", pos, _describe(exc))
-            record_start = it.offset
+            if held is not None:
+                yield held[0]
+                held = None
+            record_start = self.floor = max(it.offset, self.floor)
+            bad_length = _invalid_length(record)
+            if bad_length is not None:
+                # Its end is unknown: count the record, then look for the next one after it.
+                yield Rejected(
+                    self.warc_path,
+                    _record_id(record, self.warc_path, record_start),
+                    _record_type(record),
+                    record_start,
+                    _target_uri(record) or None,
+                    "invalid_length",
+                    bad_length,
+                )
+                return _Outcome("skip", record_start, bad_length)
             errors_before = it.err_count
             try:
                 item = self._convert(record, it, record_start)
@@ -235,23 +296,53 @@ class _SegmentReader:
                     _record_type(record),
                     record_start,
                     _target_uri(record) or None,
-                    "read_error",
+                    "header_too_large" if isinstance(exc, HeaderTooLarge) else "read_error",
                     _describe(exc),
                 )
                 return _Outcome("error", record_start, _describe(exc))
+            plain = it.reader.decompressor is None
             if (
                 detect_single_member
-                and it.reader.decompressor is not None
+                and not plain
                 and it.next_line
                 and _RECORD_START.match(it.next_line)
             ):
                 # The next record starts inside this record's gzip member: warcio would fail on
                 # the next step, so drop this item and re-read from here through a gunzipper.
                 return _Outcome("single_member", record_start)
-            if it.err_count != errors_before:
+            mismatch = it.err_count != errors_before
+            if mismatch:
                 item = _with_note(item, "content_length_mismatch")
-            pos = it.offset
-            yield item
+            declared = _declared_length(record)
+            if mismatch and (declared is None or declared <= 0):
+                # warcio read such a length as 0: the record's block is lost with its end
+                item = _reject_as(
+                    item, "invalid_length", f"length {declared}, but the block goes on"
+                )
+            pos = max(it.offset, record_start)
+            if not plain:
+                yield item
+                if mismatch:
+                    # The rest of its gzip member is not a record, and warcio's offsets are off
+                    # from here on: go on at the next member.
+                    return _Outcome("skip", record_start)
+            elif mismatch or declared is None or _cut_by_file(record):
+                # Its declared length does not end it (or it has none, and warcio read to the
+                # end of the file): it may hold the start of the next record.
+                yield from self._release(source, (item, record_start), pos)
+                if self.resume is not None:
+                    return _Outcome("skip", record_start, resume=self.resume)
+            else:
+                held = (item, record_start)
+
+    def _release(
+        self, source: Any, held: tuple[RawPage | Rejected, int], end: int
+    ) -> Iterator[RawPage | Rejected]:
+        """Yield a plain record's item, cut short at the first record that starts inside its
+        declared block, if one does (then ``self.resume`` is that record's start, else None)."""
+        item, start = held
+        self.resume = _record_inside(source, start, end)
+        yield item if self.resume is None else _cut_short(item, self.resume, start)
 
     def _convert(self, record: Any, it: ArchiveIterator, record_start: int) -> RawPage | Rejected:
         rec_type = _record_type(record)
@@ -279,7 +370,7 @@ class _SegmentReader:
             return reject("not_html", mime[:100])
 
         raw, capped = read_capped(record.raw_stream, self.max_body_bytes)
-        cut_by_file = getattr(record.raw_stream, "limit", 0) > 0
+        cut_by_file = _cut_by_file(record)
         payload = decode_payload(
             raw,
             _http_header(http, "transfer-encoding"),
@@ -324,6 +415,82 @@ class _SegmentReader:
         return it.get_record_offset(), it.get_record_length()
 
 
+class InflateError(ValueError):
+    """A gzip member whose compressed data breaks off or is corrupt part-way."""
+
+
+class HeaderTooLarge(ValueError):
+    """A header line or header block over its cap (`MAX_HEADER_LINE`, `MAX_HEADER_BLOCK`)."""
+
+
+def _invalid_length(record: Any) -> str | None:
+    """Why a WARC record's Content-Length is not a byte count, or None when it is one (or none).
+
+    ARC records are left to warcio: their length field is matched by the record-start pattern,
+    and real ARC files with negative lengths read correctly record by record.
+    """
+    if record.format == "arc":
+        return None
+    value = record.rec_headers.get_header("Content-Length")
+    # A missing one is left to warcio too: it reads to the end, where a cut record is reported.
+    if value is not None and _DECIMAL.fullmatch(value.strip()) is None:
+        return f"Content-Length {value.strip()[:40]!r} is not a byte count"
+    return None
+
+
+def _declared_length(record: Any) -> int | None:
+    key = "length" if record.format == "arc" else "Content-Length"
+    try:
+        return int(record.rec_headers.get_header(key) or "")
+    except ValueError:
+        return None
+
+
+def _cut_by_file(record: Any) -> bool:
+    # warcio's length-limited stream still expects bytes once drained: the file ended first.
+    return getattr(record.raw_stream, "limit", 0) > 0
+
+
+def _record_inside(source: Any, start: int, end: int) -> int | None:
+    """The first real record start in the plain-file bytes (start, end), or None.
+
+    Leaves ``source`` where it was: warcio reads on from there when there is none.
+    """
+    here = source.tell()
+    try:
+        inside = _find_next_record(source, start + 1, members=False, stop=end)
+    finally:
+        source.seek(here)
+    return inside
+
+
+def _cut_short(item: RawPage | Rejected, inside: int, start: int) -> Rejected:
+    detail = f"cut short: a record starts at {inside}, inside the block its Content-Length declares"
+    return Rejected(
+        item.warc_path,
+        item.record_id,
+        item.record_type,
+        start,
+        item.url,
+        "truncated_record",
+        detail,
+        inside - start,
+    )
+
+
+def _reject_as(item: RawPage | Rejected, reason: str, detail: str) -> Rejected:
+    return Rejected(
+        item.warc_path,
+        item.record_id,
+        item.record_type,
+        item.warc_offset,
+        item.url,
+        reason,
+        detail,
+        item.warc_length,
+    )
+
+
 def _gzip_inflater() -> Any:
     return _inflate_lib.decompressobj(16 + _inflate_lib.MAX_WBITS)
 
@@ -340,6 +507,55 @@ class _InflatingReader(DecompressingBufferedReader):  # type: ignore[misc]
         **DecompressingBufferedReader.DECOMPRESSORS,
         "gzip": _gzip_inflater,
     }
+
+    # Set by the segment reader when the file is gzipped record by record.
+    gzip_file = False
+
+    def _decompress(self, data: bytes) -> bytes:
+        # warcio answers a member that stops inflating part-way with b"" (and a line on stderr),
+        # which reads as the end of the file: every record after it would be silently lost.
+        # Only a plain file's first block may fail to inflate: warcio then reads it uncompressed.
+        if self.decompressor and data and (self.num_block_read or self.gzip_file):
+            try:
+                out: bytes = self.decompressor.decompress(data)
+            except Exception as exc:
+                raise InflateError(f"gzip member stops inflating: {_describe(exc)}") from None
+            return out
+        return super()._decompress(data)  # type: ignore[no-any-return]
+
+    def readline(self, length: int | None = None) -> bytes:
+        # warcio reads header lines, and the lines between records, with no length at all.
+        cap = MAX_HEADER_LINE + 1
+        limit = cap if length is None else min(length, cap)
+        line: bytes = super().readline(limit)
+        # warcio's own loop can stop short of both a newline and the limit at a buffer boundary
+        while line and not line.endswith(b"\n") and len(line) < limit:
+            more = super().readline(limit - len(line))
+            if not more:
+                break
+            line += more
+        if len(line) > MAX_HEADER_LINE:
+            raise HeaderTooLarge(f"a header line is longer than {MAX_HEADER_LINE} bytes")
+        return line
+
+
+class _CappedLines:
+    """A record stream seen by a header parser: its header block may not exceed
+    `MAX_HEADER_BLOCK` bytes (each line is capped by `_InflatingReader`)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.left = MAX_HEADER_BLOCK
+
+    def readline(self, length: int | None = None) -> bytes:
+        line: bytes = self.stream.readline(length)
+        self.left -= len(line)
+        if self.left < 0:
+            raise HeaderTooLarge(f"a header block is longer than {MAX_HEADER_BLOCK} bytes")
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 class _Loader(ArcWarcRecordLoader):  # type: ignore[misc]
@@ -358,11 +574,19 @@ class _Loader(ArcWarcRecordLoader):  # type: ignore[misc]
         self.http_cut_short = False
         if rec_type in _UNPARSED_HTTP:
             return None
+        # warcio parses HTTP only under a lower-case "http:"/"https:", but schemes are
+        # case-insensitive (RFC 3986, 3.1): "HTTPS://..." is an HTTP response like any other.
+        if uri:
+            scheme, colon, rest = uri.partition(":")
+            uri = scheme.lower() + colon + rest
         try:
-            return super().load_http_headers(rec_type, uri, stream, length)
+            return super().load_http_headers(rec_type, uri, _CappedLines(stream), length)
         except EOFError:
             self.http_cut_short = True
             return None
+
+    def _detect_type_load_headers(self, stream: Any, *args: Any, **kwargs: Any) -> Any:
+        return super()._detect_type_load_headers(_CappedLines(stream), *args, **kwargs)
 
 
 def _unread_tail(source: Any, pos: int) -> str:
@@ -528,44 +752,53 @@ def _peek(stream: Any, pos: int, n: int) -> bytes:
     return data
 
 
-def _find_next_record(stream: Any, start: int, is_gzip: bool) -> int | None:
-    """Smallest position >= start where a real record starts (validated), or None."""
+def _find_next_record(
+    stream: Any, start: int, *, members: bool = True, stop: int | None = None
+) -> int | None:
+    """Smallest position >= start (and < ``stop``) where a real record starts, or None.
+
+    Both layouts are looked for, whatever the file started with: damage can put anything first,
+    and a record cut short runs straight into the next one, so a WARC version line counts even
+    where no line break precedes it. ``members=False`` looks for plain records only.
+    """
     scan_from = max(start - 1, 0)  # one byte back so a record right at ``start`` is seen
     carry = b""
     carry_at = scan_from
     read_at = scan_from
-    while True:
+    while stop is None or read_at < stop:
         stream.seek(read_at)
         data = stream.read(_SCAN_CHUNK)
         if not data:
             return None
         block = carry + data
         block_at = carry_at
-        for cand in _candidates(block, is_gzip):
+        for cand in _candidates(block, members):
             where = block_at + cand
-            if where >= start and _validate(stream, where, is_gzip):
+            if stop is not None and where >= stop:
+                return None
+            if where >= start and _validate(stream, where):
                 return where
         read_at += len(data)
-        keep = 256 if not is_gzip else 2
-        carry = block[-keep:]
+        carry = block[-256:]
         carry_at = read_at - len(carry)
+    return None
 
 
-def _candidates(block: bytes, is_gzip: bool) -> Iterator[int]:
-    if is_gzip:
+def _candidates(block: bytes, members: bool) -> list[int]:
+    starts = {m.start() + 1 for m in _LINE_START.finditer(block)}
+    starts.update(m.start() for m in _GLUED_START.finditer(block))
+    if members:
         at = block.find(_GZIP_MAGIC)
         while at >= 0:
-            yield at
+            starts.add(at)
             at = block.find(_GZIP_MAGIC, at + 1)
-    else:
-        for match in _LINE_START.finditer(block):
-            yield match.start() + 1
+    return sorted(starts)
 
 
-def _validate(stream: Any, where: int, is_gzip: bool) -> bool:
+def _validate(stream: Any, where: int) -> bool:
     stream.seek(where)
     head = stream.read(8192)
-    if is_gzip:
+    if head.startswith(_GZIP_MAGIC):
         try:
             head = zlib.decompressobj(31).decompress(head, 4096)
         except zlib.error:
