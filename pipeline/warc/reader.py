@@ -14,7 +14,10 @@ counted, not parsed), ``http_status`` (anything but 200, as Common Crawl keeps: 
 errors and 206 partial content hold no full page; detail = the status), ``not_html`` (by HTTP
 Content-Type, or by sniffing the first bytes when the type is missing or generic; the body is
 not kept; detail = the type), ``undecodable_body`` (declared Content-Encoding that does not
-decode and leaves binary bytes), ``truncated_record`` (record cut inside its HTTP headers),
+decode and leaves binary bytes), ``truncated_record`` (record cut inside its HTTP headers, or,
+in a plain file, cut short where the next record starts inside its declared block),
+``invalid_length`` (a Content-Length that is not a byte count, or one of 0 over a block that
+goes on), ``header_too_large`` (its HTTP headers exceed `MAX_HEADER_LINE`/`MAX_HEADER_BLOCK`),
 ``read_error`` (the stream broke inside the record). Everything else is a `RawPage`. Digests
 are not checked (real files carry wrong ones: see SOURCES.md), so they cannot reject a page.
 
@@ -22,14 +25,14 @@ Decoding the HTTP payload (codings, sniffing, the body cap) lives in `pipeline.w
 module only decides which records reach it and maps its verdicts to outcomes.
 
 Recovery works on seekable streams (local files, fsspec s3/gcs files): after a failure the reader
-scans forward from the end of the last good record for the next gzip member (gzipped files) or
-`WARC/x.y` / ARC header line (plain files) that really starts a record, and opens a new warcio
-iterator there. On a non-seekable stream it reports the failure and stops.
+scans forward for the next gzip member or `WARC/x.y` / ARC header line that really starts a
+record, and opens a new warcio iterator there. The scan never starts before the last record read
+(warcio's offsets can point backwards after a bad length), so every step moves forward and a file
+is read in bounded time. On a non-seekable stream it reports the failure and stops.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import re
 import zlib
@@ -60,6 +63,9 @@ ACCEPTED_STATUS = frozenset({200})
 _UNPARSED_HTTP = frozenset({"request", "revisit"})
 
 _SCAN_CHUNK = 1 << 16
+# How far back a gunzipped stream (a file gzipped whole) can still seek: past the body cap, so
+# that a damaged record in it can be searched whole.
+_GUNZIP_WINDOW = 1 << 24
 # Compressed bytes per read: warcio's 16 KiB default means several Python round trips per record.
 _READ_BLOCK = 1 << 17
 _MAX_HEADERS = 200
@@ -71,10 +77,13 @@ MAX_HEADER_LINE = 1 << 18
 MAX_HEADER_BLOCK = 1 << 20
 
 _WARC_LINE = rb"WARC/\d+\.\d+\r?\n"
-# ARC v1 header line: URL IP date(14 digits) content-type length (length may be negative).
-_ARC_LINE = rb"(?:filedesc://|[A-Za-z][A-Za-z0-9+.\-]*:)\S* \S+ \d{14} \S* -?\d+\r?\n"
+# ARC v1 header line: URL IP date(14 digits) content-type length.
+# The length is matched loosely: a record whose length is damaged is still where one starts.
+_ARC_LINE = rb"(?:filedesc://|[A-Za-z][A-Za-z0-9+.\-]*:)\S* \S+ \d{14} \S* \S+\r?\n"
 _RECORD_START = re.compile(rb"(?:" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
 _LINE_START = re.compile(rb"\n(?=" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
+# Headers that make a header block a record's, not a fragment (with Content-Length).
+_WHOLE_HEADER = (rb"WARC-Type", rb"WARC-Record-ID")
 # A record cut short runs straight into the next one, whose first line then starts mid-line: a
 # WARC version line, or an ARC header line of a scheme crawlers record.
 _GLUED_START = re.compile(
@@ -123,18 +132,27 @@ def iter_records(
     is_gzip = seekable and _peek(stream, pos, 2) == b"\x1f\x8b"
     gunzip_from: int | None = None  # set once the file turns out to be one big gzip member
     reader = _SegmentReader(warc_path, max_body_bytes)
+    reader.gzip_file = is_gzip
+    reported = -1  # where the last "unreadable" issue was
     while True:
         source: Any = stream
         if seekable:
             stream.seek(pos)
         if gunzip_from is not None:
-            source = gzip.GzipFile(fileobj=stream, mode="rb")
+            source = _Gunzipped(stream)
         # offsets inside a gunzipped stream count from its own start
         reader.floor = pos if gunzip_from is None else 0
         outcome = yield from reader.read_segment(
             source, detect_single_member=is_gzip and gunzip_from is None
         )
         if outcome.kind == "eof":
+            if isinstance(source, _Gunzipped) and source.cut_short:
+                yield ReaderIssue(
+                    warc_path,
+                    "truncated_file",
+                    outcome.offset,
+                    f"the gzip stream breaks off ({source.cut_short}); what came before was read",
+                )
             return
         if outcome.kind == "single_member":
             yield ReaderIssue(
@@ -152,7 +170,9 @@ def iter_records(
         # Never before the last record's start: after a bad length warcio's offsets can point
         # backwards (even below 0), and rereading from there would never end.
         at = max(outcome.offset, reader.floor)
-        if outcome.kind == "error":
+        if outcome.kind == "error" and at != reported:
+            # (a retry of the same bytes by a fresh iterator is not a second issue)
+            reported = at
             yield ReaderIssue(warc_path, "unreadable", at, outcome.detail)
         if not seekable:
             yield ReaderIssue(warc_path, "no_resync", at, "stream is not seekable; reading stops")
@@ -164,7 +184,10 @@ def iter_records(
         if outcome.resume is not None:
             nxt: int | None = max(outcome.resume, at + 1)
         else:
-            nxt = _find_next_record(stream, at + 1)
+            # A segment never starts twice at one place, so every pass moves forward.
+            # A retry starts after the last record read: its bytes must not be read twice.
+            retry = outcome.fresh and outcome.offset > reader.floor and at > pos
+            nxt = _find_next_record(stream, at if retry else at + 1)
         if nxt is None:
             if outcome.kind == "error":
                 yield ReaderIssue(
@@ -178,7 +201,7 @@ def iter_records(
             warc_path,
             "resync",
             nxt,
-            f"resumed at the next record start after {outcome.kind_text} at {at}",
+            f"resumed at the next record start after {outcome.after(at)}",
             skipped=nxt - at,
         )
         pos = nxt
@@ -202,10 +225,14 @@ class _Outcome:
     detail: str = ""
     # "skip" only: where the next record is already known to start
     resume: int | None = None
+    # "error" only: nothing was read from the bytes at ``offset``, so a new iterator may try them
+    # (warcio keeps to the format of a file's first record: an ARC record after a WARC one fails)
+    fresh: bool = False
 
-    @property
-    def kind_text(self) -> str:
-        return "the failure" if self.kind == "error" else "the record with a bad length"
+    def after(self, at: int) -> str:
+        if self.kind == "error":
+            return f"the failure at {at}"
+        return f"the record at {at} ({self.detail or 'its end is unknown'})"
 
 
 class _SegmentReader:
@@ -220,6 +247,8 @@ class _SegmentReader:
         self.floor = 0
         # Set by `_release`: where a record found inside a plain record's block starts.
         self.resume: int | None = None
+        # Whether the file started as gzip members (set by the caller).
+        self.gzip_file = False
 
     def read_segment(
         self, source: Any, *, detect_single_member: bool
@@ -236,6 +265,7 @@ class _SegmentReader:
             # Swapped before the first read: warcio builds its reader inline in __init__.
             it.reader = _InflatingReader(it.fh, block_size=_READ_BLOCK)
             it.reader.gzip_file = detect_single_member
+            inflating = it.reader  # warcio drops its own reference when the stream ends
             it.loader = _Loader(verify_http=False, arc2warc=False)
             # warcio writes its "Record not followed by newline" warning straight to stderr,
             # once per bad record, from every worker; the record's page carries the note
@@ -254,11 +284,16 @@ class _SegmentReader:
             try:
                 record = next(records)
             except StopIteration:
+                inflater = inflating.decompressor
+                if inflater is not None and not getattr(inflater, "eof", True):
+                    # The last member never ended: cut short, or it swallowed what follows it
+                    # (a member that starts mid-member decodes on through its neighbours).
+                    return _Outcome("skip", self.floor, "its gzip member does not end")
                 tail = _unread_tail(source, pos)
                 if tail and held is not None:
                     yield from self._release(source, held, pos)
                     if self.resume is not None:
-                        return _Outcome("skip", held[1], resume=self.resume)
+                        return _Outcome("skip", held[1], "cut short", resume=self.resume)
                 elif held is not None:
                     yield held[0]
                 return _Outcome("error", pos, tail) if tail else _Outcome("eof", pos)
@@ -266,8 +301,8 @@ class _SegmentReader:
                 if held is not None:
                     yield from self._release(source, held, pos)
                     if self.resume is not None:
-                        return _Outcome("skip", held[1], resume=self.resume)
-                return _Outcome("error", pos, _describe(exc))
+                        return _Outcome("skip", held[1], "cut short", resume=self.resume)
+                return _Outcome("error", pos, _describe(exc), fresh=True)
             if held is not None:
                 yield held[0]
                 held = None
@@ -331,17 +366,30 @@ class _SegmentReader:
                 # end of the file): it may hold the start of the next record.
                 yield from self._release(source, (item, record_start), pos)
                 if self.resume is not None:
-                    return _Outcome("skip", record_start, resume=self.resume)
+                    return _Outcome("skip", record_start, "cut short", resume=self.resume)
+            elif isinstance(item, RawPage) and _GLUED_START.search(item.body):
+                # Nothing else is off, but its body holds a record's version line: the record
+                # was cut short just where the length it declares ends a whole record further
+                # on. A page may quote a record, so only a well-formed one there counts.
+                yield from self._release(source, (item, record_start), pos, whole=True)
+                if self.resume is not None:
+                    return _Outcome("skip", record_start, "cut short", resume=self.resume)
             else:
                 held = (item, record_start)
 
     def _release(
-        self, source: Any, held: tuple[RawPage | Rejected, int], end: int
+        self,
+        source: Any,
+        held: tuple[RawPage | Rejected, int],
+        end: int,
+        *,
+        whole: bool = False,
     ) -> Iterator[RawPage | Rejected]:
         """Yield a plain record's item, cut short at the first record that starts inside its
-        declared block, if one does (then ``self.resume`` is that record's start, else None)."""
+        declared block, if one does (then ``self.resume`` is that record's start, else None).
+        ``whole``: only a record that ends where its own length says counts."""
         item, start = held
-        self.resume = _record_inside(source, start, end)
+        self.resume = _record_inside(source, start, end, members=self.gzip_file, whole=whole)
         yield item if self.resume is None else _cut_short(item, self.resume, start)
 
     def _convert(self, record: Any, it: ArchiveIterator, record_start: int) -> RawPage | Rejected:
@@ -451,14 +499,21 @@ def _cut_by_file(record: Any) -> bool:
     return getattr(record.raw_stream, "limit", 0) > 0
 
 
-def _record_inside(source: Any, start: int, end: int) -> int | None:
-    """The first real record start in the plain-file bytes (start, end), or None.
+def _record_inside(
+    source: Any, start: int, end: int, *, members: bool, whole: bool = False
+) -> int | None:
+    """The first real record start in the plain record's bytes (start, end), or None.
+
+    ``members``: gzip members count too (a plain record found inside a gzipped file by a resync
+    can run over the members that follow it).
 
     Leaves ``source`` where it was: warcio reads on from there when there is none.
     """
     here = source.tell()
     try:
-        inside = _find_next_record(source, start + 1, members=False, stop=end)
+        inside = _find_next_record(source, start + 1, members=members, stop=end, whole=whole)
+    except OSError:
+        inside = None  # a gunzipped stream no longer holds the record's start
     finally:
         source.seek(here)
     return inside
@@ -489,6 +544,87 @@ def _reject_as(item: RawPage | Rejected, reason: str, detail: str) -> Rejected:
         detail,
         item.warc_length,
     )
+
+
+class _Gunzipped:
+    """A file gzipped whole, read as the records it holds, up to wherever it breaks off.
+
+    `gzip.GzipFile` raises on a stream cut short or corrupt before handing over the bytes that
+    did inflate, so every record of a truncated file would be lost; this keeps them, ends the
+    stream there, and says why in ``cut_short``. Concatenated members are read on. The last
+    `_GUNZIP_WINDOW` bytes behind the read position stay available to ``seek``, so that a damaged
+    record can be searched for the start of the next one as in a plain file.
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.inflater = zlib.decompressobj(31)
+        self.in_member = False
+        self.buf = bytearray()
+        self.buf_start = 0  # gunzipped position of buf[0]
+        self.pos = 0
+        self.done = False
+        self.cut_short = ""
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        if whence != 0 or pos < self.buf_start:
+            raise OSError("a gunzipped stream seeks only within the bytes it still holds")
+        while self.buf_start + len(self.buf) < pos and not self.done:
+            self._inflate_more()
+        self.pos = min(pos, self.buf_start + len(self.buf))
+        self._trim()
+        return self.pos
+
+    def read(self, size: int = -1) -> bytes:
+        want = _READ_BLOCK if size is None or size < 0 else size
+        while self.buf_start + len(self.buf) < self.pos + want and not self.done:
+            self._inflate_more()
+        at = self.pos - self.buf_start
+        out = bytes(self.buf[at : at + want])
+        self.pos += len(out)
+        self._trim()
+        return out
+
+    def _trim(self) -> None:
+        behind = self.pos - self.buf_start - _GUNZIP_WINDOW
+        if behind > _GUNZIP_WINDOW:  # trimmed in large steps: each trim moves the buffer
+            del self.buf[:behind]
+            self.buf_start += behind
+
+    def _inflate_more(self) -> None:
+        data = self.inflater.unconsumed_tail or self.stream.read(_READ_BLOCK)
+        if not data:
+            self.done = True
+            if self.in_member:
+                self.cut_short = "the file ends inside a gzip member"
+            return
+        while data:
+            if not self.in_member:
+                if len(data) < 2:
+                    data += self.stream.read(_READ_BLOCK)
+                if data[:2] != b"\x1f\x8b":
+                    self.done = True
+                    if data.strip(b"\x00\r\n"):
+                        self.cut_short = "bytes after the gzip stream are not gzip"
+                    return
+            self.in_member = True
+            try:
+                self.buf += self.inflater.decompress(data, _READ_BLOCK)
+            except zlib.error as exc:
+                self.done, self.cut_short = True, _describe(exc)
+                return
+            if not self.inflater.eof:
+                return  # it wants more input, or holds some back in its unconsumed tail
+            # the member ended: what was read past it starts the next one
+            data = self.inflater.unused_data
+            self.inflater = zlib.decompressobj(31)
+            self.in_member = False
 
 
 def _gzip_inflater() -> Any:
@@ -753,7 +889,12 @@ def _peek(stream: Any, pos: int, n: int) -> bytes:
 
 
 def _find_next_record(
-    stream: Any, start: int, *, members: bool = True, stop: int | None = None
+    stream: Any,
+    start: int,
+    *,
+    members: bool = True,
+    stop: int | None = None,
+    whole: bool = False,
 ) -> int | None:
     """Smallest position >= start (and < ``stop``) where a real record starts, or None.
 
@@ -776,7 +917,7 @@ def _find_next_record(
             where = block_at + cand
             if stop is not None and where >= stop:
                 return None
-            if where >= start and _validate(stream, where):
+            if where >= start and _validate(stream, where, whole):
                 return where
         read_at += len(data)
         carry = block[-256:]
@@ -795,7 +936,7 @@ def _candidates(block: bytes, members: bool) -> list[int]:
     return sorted(starts)
 
 
-def _validate(stream: Any, where: int) -> bool:
+def _validate(stream: Any, where: int, whole: bool = False) -> bool:
     stream.seek(where)
     head = stream.read(8192)
     if head.startswith(_GZIP_MAGIC):
@@ -803,5 +944,24 @@ def _validate(stream: Any, where: int) -> bool:
             head = zlib.decompressobj(31).decompress(head, 4096)
         except zlib.error:
             return False
-        head = head.lstrip(b"\r\n")
-    return _RECORD_START.match(head) is not None
+        return _RECORD_START.match(head.lstrip(b"\r\n")) is not None
+    if _RECORD_START.match(head) is None:
+        return False
+    return not whole or _looks_whole(stream, where, head)
+
+
+def _looks_whole(stream: Any, where: int, head: bytes) -> bool:
+    """Whether the plain WARC record at ``where`` is more than a version line: a whole header
+    block (type, id and length, CRLF-ended), or a record that ends where its length says. A page
+    that quotes a record in its text rarely has either."""
+    blank = head.find(b"\r\n\r\n")
+    if blank < 0:
+        return False
+    block = head[: blank + 2]
+    found = re.search(rb"\r\nContent-Length:[ \t]*([0-9]+)[ \t]*\r\n", block, re.I)
+    if found is None:
+        return False
+    if all(re.search(rb"\r\n" + name + rb":", block, re.I) for name in _WHOLE_HEADER):
+        return True
+    stream.seek(where + blank + 4 + int(found.group(1)))
+    return stream.read(4) == b"\r\n\r\n"
