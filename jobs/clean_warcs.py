@@ -3,14 +3,22 @@
     dask submit jobs/clean_warcs.py INPUT... --output OUT [--scheduler tcp://host:8786]
     python jobs/clean_warcs.py INPUT... --output OUT
 
-One task per input WARC (`pipeline.run.process_warc`); inputs that already have a completion
-marker are skipped, so re-running the same command resumes. This script only schedules and
-reports: all cleaning and writing happens in the library, on the workers.
+One task per input WARC (`pipeline.run.process_warc`; on worker processes it runs in a
+supervised child that holds each page to its time cap, `pipeline.supervise`); inputs that
+already have a completion marker are skipped, so re-running the same command resumes. This
+script only schedules and reports: all cleaning and writing happens in the library, on the
+workers.
+
+Everything a user gives is checked before the cluster starts, as a usage error (exit 2): the
+option values, the inputs (listed once each, symlinks resolved: `pipeline.warc.inputs`) and the
+output, which must be writable and new, empty or an earlier warcclean output
+(`pipeline.output.layout`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -22,7 +30,7 @@ from typing import Any
 import click
 import dask
 from dask.base import tokenize
-from distributed import Client, LocalCluster, as_completed
+from distributed import Client, LocalCluster, Worker, as_completed
 from fsspec.core import url_to_fs
 from rich.console import Console
 from rich.markup import escape
@@ -31,16 +39,30 @@ from rich.table import Table
 
 from pipeline.cleaners.registry import DEFAULT_CLEANER, make_cleaner
 from pipeline.config import Limits
-from pipeline.jobconfig import DEFAULT_BATCH_ROWS, JobConfig, freeze, parse_memory, parse_pairs
+from pipeline.jobconfig import (
+    DEFAULT_BATCH_ROWS,
+    JobConfig,
+    freeze,
+    parse_memory,
+    parse_memory_limit,
+    parse_pairs,
+)
+from pipeline.output.layout import OutputError, check_output, check_report_path
+from pipeline.output.sink import write_atomic
 from pipeline.output.stats import Stats, WarcReport
 from pipeline.report.charts import INSTALL_HINT as CHARTS_HINT
 from pipeline.report.charts import available as charts_available
 from pipeline.report.run_report import warm_up as warm_up_report
 from pipeline.run import process_warc
+from pipeline.supervise import process_warc_supervised
 from pipeline.warc.inputs import input_stem, list_inputs
 from pipeline.workers import WarmUp
 
 INPROC = "inproc"
+# Each retry re-reads the whole input: more than a few only repeats a failure that is not passing.
+MAX_RETRIES = 10
+# A page that needs more than an hour is never worth its worker; the default is 20 seconds.
+MAX_PAGE_SECONDS = 3600.0
 
 
 @dataclass
@@ -78,6 +100,13 @@ def pending_inputs(inputs: Sequence[str], cfg: JobConfig) -> tuple[list[str], li
     return todo, skipped
 
 
+def _workers_in_this_process(client: Client) -> bool:
+    cluster = getattr(client, "cluster", None)
+    workers = list(getattr(cluster, "workers", {}).values()) if cluster is not None else []
+    # A threaded LocalCluster's workers are `Worker` objects here; process workers are Nannies.
+    return bool(workers) and all(isinstance(w, Worker) for w in workers)
+
+
 def run_job(
     client: Client,
     inputs: Sequence[str],
@@ -95,9 +124,13 @@ def run_job(
         threads = sum(client.nthreads().values()) or 1
         window = max(4, 2 * threads)
     queue = list(reversed(todo))
+    # Workers that are threads of this very process (--scheduler inproc: tests, debugging) run
+    # the tasks here too, so that what the caller patches or steps through is what runs.
+    supervised = not _workers_in_this_process(client)
+    task = process_warc_supervised if supervised else process_warc
     if queue:
         # Every worker, and any that joins later, loads the cleaner and data once, up front.
-        client.register_plugin(WarmUp(cfg))
+        client.register_plugin(WarmUp(cfg, start_children=supervised))
     config_token = tokenize(cfg)
     path_of: dict[str, str] = {}
 
@@ -106,7 +139,7 @@ def run_job(
         # Deterministic keys: the same input and config name the same task on the dashboard.
         key = f"clean-warc-{input_stem(path)}-{tokenize(path, config_token)}"
         path_of[key] = path
-        return client.submit(process_warc, path, cfg, key=key, retries=retries, pure=False)
+        return client.submit(task, path, cfg, key=key, retries=retries, pure=False)
 
     pool = as_completed([submit_next() for _ in range(min(window, len(queue)))])
     for future in pool:
@@ -169,8 +202,7 @@ def write_run_report(report: dict[str, Any], cfg: JobConfig, path: str | None) -
         stamp = report["started_at"].replace(":", "").replace("-", "")
         path = f"{cfg.output.rstrip('/')}/_runs/{stamp}.json"
     fs, fs_path = url_to_fs(path, **cfg.storage_dict if "://" in path else {})
-    fs.makedirs(fs_path.rpartition("/")[0], exist_ok=True)
-    fs.pipe_file(fs_path, json.dumps(report, indent=2).encode())
+    write_atomic(fs, fs_path, json.dumps(report, indent=2).encode())
     return path
 
 
@@ -221,7 +253,7 @@ def summary_table(result: RunResult) -> Table:
 
 
 def make_client(
-    scheduler: str | None, workers: int | None, threads: int, memory_limit: str
+    scheduler: str | None, workers: int | None, threads: int, memory_limit: str | int | None
 ) -> Client:
     address = scheduler or dask.config.get("scheduler-address", None)
     if address == INPROC:
@@ -243,6 +275,27 @@ def make_client(
     return Client(cluster)
 
 
+def _memory_limit(ctx: click.Context, param: click.Parameter, value: str) -> str | int | None:
+    try:
+        return parse_memory_limit(value, "--memory-limit")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def _not_nan(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    # FloatRange lets NaN through: it compares false with both bounds.
+    if math.isnan(value):
+        raise click.BadParameter("expects a number of seconds, got nan", ctx=ctx, param=param)
+    return value
+
+
+def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
+    try:
+        return parse_memory(value, "--isolate-memory")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--output", "-o", required=True, help="Output root: a directory or fsspec URL.")
@@ -251,45 +304,50 @@ def make_client(
 @click.option("--scheduler", default=None, help=f"Scheduler address, or '{INPROC}'.")
 @click.option(
     "--workers",
-    type=int,
+    type=click.IntRange(min=1),
     default=None,
     help="Workers of the local cluster (no --scheduler) [default: CPUs].",
 )
-@click.option("--threads-per-worker", type=int, default=1, show_default=True)
+@click.option("--threads-per-worker", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option(
-    "--memory-limit", default="auto", show_default=True, help="Per worker of the local cluster."
+    "--memory-limit",
+    default="auto",
+    show_default=True,
+    callback=_memory_limit,
+    help="Per worker of the local cluster: a size (4GiB), 'auto' or 'none'.",
 )
 @click.option(
     "--max-body-bytes",
-    type=int,
+    type=click.IntRange(min=1),
     default=Limits().max_body_bytes,
     show_default=True,
     help="Body bytes kept per record; longer bodies are cleaned from this prefix, flagged.",
 )
 @click.option(
     "--max-nodes",
-    type=int,
+    type=click.IntRange(min=1),
     default=Limits().max_nodes,
     show_default=True,
     help="Pages with more elements are rejected 'too_complex'.",
 )
 @click.option(
     "--max-blocks",
-    type=int,
+    type=click.IntRange(min=1),
     default=Limits().max_blocks,
     show_default=True,
     help="Pages with more text blocks are rejected 'too_complex'.",
 )
 @click.option(
     "--max-seconds",
-    type=float,
+    type=click.FloatRange(min=0, min_open=True, max=MAX_PAGE_SECONDS),
     default=Limits().max_seconds,
     show_default=True,
+    callback=_not_nan,
     help="Cleaning time per page; slower pages are rejected 'timeout'.",
 )
 @click.option(
     "--isolate-depth",
-    type=int,
+    type=click.IntRange(min=0),
     default=Limits().isolate_depth,
     show_default=True,
     help="Pages nested deeper are cleaned in a child process killed at --max-seconds.",
@@ -299,10 +357,13 @@ def make_client(
     "isolate_memory",
     default=str(Limits().isolate_memory_bytes),
     show_default=True,
+    callback=_isolate_memory,
     metavar="BYTES",
     help="Address space of that child (e.g. 4GB; 'none': no cap); more is 'too_complex'.",
 )
-@click.option("--batch-rows", type=int, default=DEFAULT_BATCH_ROWS, show_default=True)
+@click.option(
+    "--batch-rows", type=click.IntRange(min=1), default=DEFAULT_BATCH_ROWS, show_default=True
+)
 @click.option(
     "--storage-option",
     "storage",
@@ -313,7 +374,13 @@ def make_client(
 @click.option("--report", "report_path", default=None, help="Run report path.")
 @click.option("--base-url", default=None, help="Prefix for relative paths in paths files.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-@click.option("--retries", type=int, default=2, show_default=True)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0, max=MAX_RETRIES),
+    default=2,
+    show_default=True,
+    help="Dask retries of a failed input.",
+)
 @click.option(
     "--no-html-report",
     is_flag=True,
@@ -327,13 +394,13 @@ def main(
     scheduler: str | None,
     workers: int | None,
     threads_per_worker: int,
-    memory_limit: str,
+    memory_limit: str | int | None,
     max_body_bytes: int,
     max_nodes: int,
     max_blocks: int,
     max_seconds: float,
     isolate_depth: int,
-    isolate_memory: str,
+    isolate_memory: int | None,
     batch_rows: int,
     storage: tuple[str, ...],
     report_path: str | None,
@@ -354,7 +421,7 @@ def main(
                 max_blocks=max_blocks,
                 max_seconds=max_seconds,
                 isolate_depth=isolate_depth,
-                isolate_memory_bytes=parse_memory(isolate_memory, "--isolate-memory"),
+                isolate_memory_bytes=isolate_memory,
             ),
             batch_rows=batch_rows,
             storage_options=freeze(parse_pairs(storage, "--storage-option")),
@@ -370,6 +437,15 @@ def main(
         raise click.UsageError(f"--cleaner {cleaner} with --param {params or '()'}: {exc}") from exc
     if not paths:
         raise click.UsageError(f"no WARC files found in {' '.join(inputs)}")
+    try:
+        # Before the cluster starts: an output the workers cannot write fails every input,
+        # each after its retries, and leaves the run report nowhere to go.
+        own = [report_path, html_report_path(report_path)] if report_path else []
+        check_output(cfg.output, cfg.storage_dict, own_files=own)
+        if report_path:
+            check_report_path(report_path, cfg.storage_dict)
+    except OutputError as exc:
+        raise click.UsageError(str(exc)) from exc
     out = Console()
     err = Console(stderr=True)
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -417,7 +493,14 @@ def main(
     for path, error in sorted(result.failed.items()):
         out.print(f"[red]FAILED[/] {escape(path)}: {escape(error)}", soft_wrap=True)
     report = run_report(result, cfg, started_at)
-    where = write_run_report(report, cfg, report_path)
+    try:
+        where = write_run_report(report, cfg, report_path)
+    except Exception as exc:  # the output changed under the run (disk full, permissions)
+        err.print(
+            f"[red]run report not written[/]: {escape(f'{type(exc).__name__}: {exc}')}",
+            soft_wrap=True,
+        )
+        sys.exit(1)
     out.print(f"run report: {escape(where)}", soft_wrap=True)
     if not no_html_report:
         if warming is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pipeline.cleaners.registry import DEFAULT_CLEANER, Cleaner, make_cleaner
@@ -20,6 +20,20 @@ from pipeline.types import Block, CleanResult, Decoded, LabeledBlock, LangGuess,
 
 # Limits is frozen, so one default instance serves every call (its validation costs per build).
 _DEFAULT_LIMITS = Limits()
+
+# Told the name of each stage a page enters (see `report_stages`); None costs one check each.
+_stage_hook: Callable[[str], None] | None = None
+
+
+def report_stages(hook: Callable[[str], None] | None) -> None:
+    """Have ``hook`` called with each stage's name ("decode", "guards", "parse", "segmentation",
+    "language", "labelling") as a page enters it, in this process; None stops it.
+
+    The job's supervised child (`pipeline.supervise`) uses it to say in which stage a page
+    that it had to kill was: the kill itself comes from outside, whatever the stage.
+    """
+    global _stage_hook
+    _stage_hook = hook
 
 
 def _content_type(http_headers: Mapping[str, str] | None) -> str | None:
@@ -72,6 +86,8 @@ def clean_html(
     limits = limits or _DEFAULT_LIMITS
     deadline = Deadline(limits.max_seconds)
     utf8: bytes | None = None
+    if _stage_hook is not None:
+        _stage_hook("decode")
     if isinstance(html, bytes):
         decoded = decode_html(html, _content_type(http_headers))
         if _is_plain_utf8(decoded):
@@ -152,8 +168,13 @@ def clean_decoded(
     limits = limits or _DEFAULT_LIMITS
     params = dict(params or {})
     deadline = deadline or Deadline(limits.max_seconds)
-    estimate = guard.estimate(decoded.html if utf8 is None else utf8)
+    if _stage_hook is not None:
+        _stage_hook("guards")
+    estimate = guard.estimate(
+        decoded.html if utf8 is None else utf8, max_attributes=limits.max_attributes
+    )
     guard.check_nodes(estimate, limits.max_nodes)
+    guard.check_attributes(estimate, limits.max_attributes)
     impl = get_cleaner(cleaner, params)
     if limits.max_seconds is not None and guard.needs_isolation(estimate, limits.isolate_depth):
         from pipeline.sandbox import clean_isolated  # only risky pages pay for the import
@@ -168,8 +189,12 @@ def clean_decoded(
             url=url,
         )
     deadline.check("decode")
+    if _stage_hook is not None:
+        _stage_hook("parse")
     tree = parse(decoded.html if utf8 is None else utf8)
     deadline.check("parse")
+    if _stage_hook is not None:
+        _stage_hook("segmentation")
     blocks = segment(
         tree,
         max_nodes=limits.max_nodes,
@@ -179,11 +204,15 @@ def clean_decoded(
     deadline.check("segmentation")
     if limits.max_blocks is not None and len(blocks) > limits.max_blocks:
         raise PageTooComplex(f"page has {len(blocks)} blocks, more than {limits.max_blocks}")
+    if _stage_hook is not None:
+        _stage_hook("language")
     if language is not None:
         guess = LangGuess(langid.normalize_code(language), 1.0)
     else:
         guess = langid.detect_blocks(blocks)
     stoplist = stoplists.stoplist(guess.code)
+    if _stage_hook is not None:
+        _stage_hook("labelling")
     labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code)
     deadline.check("labelling")
     text = "\n\n".join(lb.block.text for lb in labeled if lb.verdict is Verdict.GOOD)

@@ -343,6 +343,12 @@ def report_command(
         )
     except (ReportError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    except Exception as exc:
+        # What the report cannot read it skips and names; anything left is still the output's
+        # fault more likely than ours, and a message says more to the user than a traceback.
+        raise click.ClickException(
+            f"cannot build the report of {output}: {type(exc).__name__}: {exc}"
+        ) from None
     click.echo(f"wrote {path}")
     if not no_charts and not charts.available():
         click.echo(f"tables only: {charts.INSTALL_HINT} adds the charts", err=True)

@@ -19,6 +19,9 @@ DEFAULT_BATCH_ROWS = 500
 # each would otherwise hold about 500 MB of Python objects. Rows are flushed when either limit is
 # reached, whichever comes first.
 DEFAULT_BATCH_BYTES = 16 * 2**20
+# A local worker process holds about 155 MiB once warmed up, before its first page (measured with
+# the default cleaner); a smaller limit only makes Dask pause or restart it over and over.
+MIN_WORKER_MEMORY = 256 * 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,4 +92,28 @@ def parse_memory(value: str, option: str = "--isolate-memory") -> int | None:
         size = None
     if size is None or size <= 0:
         raise ValueError(f"{option} expects a size such as 4GB or 'none', got {value!r}")
+    return int(size)
+
+
+def parse_memory_limit(value: str, option: str = "--memory-limit") -> str | int | None:
+    """A Dask worker memory limit: ``"auto"`` (a share of the machine's memory), ``"none"``
+    (no limit) or a size such as ``4GiB`` -> what `distributed.LocalCluster` takes."""
+    text = value.strip().lower()
+    if text == "auto":
+        return "auto"
+    if text == "none":
+        return None
+    from dask.utils import format_bytes, parse_bytes
+
+    # Dask reads a bare number below 1 as a fraction of the machine's memory, `parse_bytes` as 0
+    # bytes: only explicit sizes are taken, so the two can never disagree.
+    try:
+        size = parse_bytes(value)
+    except ValueError:
+        size = None
+    if size is None or size < MIN_WORKER_MEMORY:
+        raise ValueError(
+            f"{option} expects 'auto', 'none' or a size of at least "
+            f"{format_bytes(MIN_WORKER_MEMORY)} such as 4GiB, got {value!r}"
+        )
     return int(size)

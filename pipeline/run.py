@@ -20,6 +20,7 @@ import pipeline
 from pipeline.clean import clean_html, get_cleaner
 from pipeline.errors import PageTimeout, PageTooComplex
 from pipeline.jobconfig import JobConfig
+from pipeline.lang.degenerate import degenerate_reason
 from pipeline.output.sink import (
     OutputPaths,
     PartitionedParquetSink,
@@ -69,6 +70,10 @@ def clean_page(page: RawPage, cfg: JobConfig) -> Any:
         return _reject(page, "no_text", "the page has no text blocks")
     if not result.text:
         return _reject(page, "no_good_blocks", f"all {len(result.blocks)} blocks are boilerplate")
+    degenerate = degenerate_reason(result.text)
+    if degenerate is not None:
+        # A decompression bomb of one letter is not language, whatever the detector answers.
+        return _reject(page, "degenerate_text", degenerate)
     return result
 
 
@@ -112,11 +117,30 @@ def _cleaner_version(cfg: JobConfig) -> str:
     return str(getattr(impl, "version", None) or f"warcclean-{pipeline.__version__}")
 
 
-def process_warc(warc_path: str, cfg: JobConfig) -> WarcReport:
+class TaskWatch:
+    """What `process_warc` tells a supervisor watching it from another process.
+
+    `pipeline.supervise`'s child passes one to report progress (every record read, every page
+    started and finished) and to turn pages that killed an earlier attempt into rejections.
+    The default does nothing; `process_warc` without a watch skips even the calls.
+    """
+
+    def record(self, item: object) -> None:
+        """Called with each item the reader yields, before it is handled."""
+
+    def clean(self, page: RawPage, cfg: JobConfig) -> Any:
+        """The page's `CleanResult` or `Rejected`, as `clean_page` gives it."""
+        return clean_page(page, cfg)
+
+
+def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = None) -> WarcReport:
     """Clean every record of ``warc_path`` into ``cfg.output``; return what happened.
 
     Idempotent: the input's old marker is removed first, its files are replaced, and the new
     marker is written last, so a crash at any point leaves the input "not done".
+
+    This runs in the calling process, where a page's parse cannot be stopped: the job runs it
+    under `pipeline.supervise.process_warc_supervised`, which enforces the time caps from outside.
     """
     started = time.perf_counter()
     stem = input_stem(warc_path)
@@ -138,10 +162,12 @@ def process_warc(warc_path: str, cfg: JobConfig) -> WarcReport:
         ):
             input_bytes = _size(stream)
             for item in iter_records(stream, warc_path, max_body_bytes=cfg.limits.max_body_bytes):
+                if watch is not None:
+                    watch.record(item)
                 if isinstance(item, RawPage):
                     stats.records += 1
                     stats.body_bytes += len(item.body)
-                    outcome = clean_page(item, cfg)
+                    outcome = clean_page(item, cfg) if watch is None else watch.clean(item, cfg)
                     if isinstance(outcome, Rejected):
                         stats.rejects[outcome.reason] += 1
                         sink.write_reject(outcome)
@@ -167,6 +193,8 @@ def process_warc(warc_path: str, cfg: JobConfig) -> WarcReport:
                     stats.issues[_issue_kind(item)] += 1
                     if len(issues) < MAX_ISSUES_LOGGED:
                         issues.append(_issue_dict(item))
+            # Before the commit, so that the sink drops its (empty) files with the input.
+            _check_input_readable(stats, issues)
             files = sink.commit()
         report = WarcReport(
             warc_path=warc_path,
@@ -185,6 +213,28 @@ def process_warc(warc_path: str, cfg: JobConfig) -> WarcReport:
             f"input {warc_path!r} failed (output {cfg.output!r}): {type(exc).__name__}: {exc}"
         ) from exc
     return report
+
+
+class UnreadableInput(WarcTaskError):
+    """Not one WARC/ARC record could be read from the input (empty, or not an archive)."""
+
+
+def _check_input_readable(stats: Stats, issues: list[dict[str, Any]]) -> None:
+    """Raise `UnreadableInput` when not one record could be read from the input.
+
+    An empty file, or one that is no WARC/ARC at all, would otherwise count as done: its marker
+    would keep every re-run from trying it again, and the run would not fail. Any record read
+    (a warcinfo alone too) makes the input a WARC, however damaged the rest.
+    """
+    if stats.records:
+        return
+    if not issues:
+        raise UnreadableInput("no WARC/ARC record in it: the input is empty")
+    first = issues[0]
+    raise UnreadableInput(
+        f"no WARC/ARC record could be read ({first['kind']} at byte {first['offset']}: "
+        f"{first['detail']})"
+    )
 
 
 def _utc_now() -> str:

@@ -1,4 +1,5 @@
-"""What every Dask worker process does once, when it starts: load the job's cleaner and data.
+"""What every Dask worker process does once, when it starts: load the job's cleaner and data,
+and start the supervised children its tasks will run in (`pipeline.supervise`), one per thread.
 
 A worker plugin rather than work in the first task: a worker that joins later (an adaptive
 cluster, or one the nanny restarted after a memory kill) is set up the same way, and several
@@ -15,14 +16,16 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from pipeline.jobconfig import JobConfig
 from pipeline.run import warm_up
+from pipeline.supervise import start_children
 
 
 class WarmUp(WorkerPlugin):
     """Builds ``cfg``'s cleaner, the language profiles and the parser in each worker process."""
 
     # One per job configuration: a second job with another cleaner registers its own.
-    def __init__(self, cfg: JobConfig) -> None:
+    def __init__(self, cfg: JobConfig, *, start_children: bool = True) -> None:
         self.cfg = cfg
+        self.start_children = start_children
         self.name = f"warcclean-warm-up-{cfg.cleaner}-{cfg.params_json()}"
 
     def setup(self, worker: Any) -> None:
@@ -32,3 +35,14 @@ class WarmUp(WorkerPlugin):
             # The job's tasks build the same things and report the error per input; a worker
             # that cannot warm up must still start so that they can.
             logging.getLogger(__name__).exception("warcclean warm-up failed on %s", worker.address)
+            return
+        if not self.start_children:
+            return
+        try:
+            # Started now, the children load while the scheduler hands out the first tasks.
+            start_children(self.cfg, int(getattr(worker, "nthreads", 1) or 1))
+        except Exception:
+            # A task starts its own child when none is waiting.
+            logging.getLogger(__name__).exception(
+                "warcclean children not started on %s", worker.address
+            )

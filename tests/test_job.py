@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 from distributed import Client, LocalCluster
 
 from pipeline.jobconfig import JobConfig
@@ -265,3 +266,239 @@ def test_isolate_memory_takes_sizes_or_none() -> None:
     assert parse_memory("None") is None
     with pytest.raises(ValueError, match="expects a size"):
         parse_memory("0")
+
+
+# --- inputs and output checked before the cluster starts (issue 33) ----------------------------
+
+
+@pytest.fixture()
+def no_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the cluster was started")
+
+    monkeypatch.setattr(job, "make_client", refuse)
+
+
+def _invoke(args: list[str]) -> Result:
+    return CliRunner().invoke(job.main, args)
+
+
+def _assert_usage_error(result: Result, *needles: str) -> None:
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit)  # not the cluster, not a traceback
+    assert "Traceback" not in result.output
+    for needle in needles:
+        assert needle in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--memory-limit", "foo"], "--memory-limit expects 'auto', 'none' or a size"),
+        (["--memory-limit", "0.5"], "--memory-limit"),
+        (["--memory-limit", "1MB"], "at least 256.00 MiB"),
+        (["--workers", "0"], "--workers"),
+        (["--threads-per-worker", "0"], "--threads-per-worker"),
+        (["--retries", "-1"], "--retries"),
+        (["--retries", "1000"], "--retries"),
+        (["--max-seconds", "0"], "--max-seconds"),
+        (["--max-seconds", "nan"], "--max-seconds"),
+        (["--max-seconds", "inf"], "--max-seconds"),
+        (["--max-body-bytes", "0"], "--max-body-bytes"),
+        (["--max-nodes", "-5"], "--max-nodes"),
+        (["--max-blocks", "0"], "--max-blocks"),
+        (["--isolate-depth", "-1"], "--isolate-depth"),
+        (["--isolate-memory", "0"], "--isolate-memory expects a size"),
+        (["--batch-rows", "0"], "--batch-rows"),
+    ],
+)
+def test_bad_option_values_are_usage_errors(
+    tmp_path: Path, no_cluster: None, args: list[str], message: str
+) -> None:
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    _assert_usage_error(_invoke([*inputs, "--output", str(out), *args]), message)
+    assert not out.exists()
+
+
+def test_good_option_values_reach_the_cluster(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = {}
+
+    def capture(scheduler: object, workers: object, threads: object, memory: object) -> None:
+        seen.update(workers=workers, threads=threads, memory=memory)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(job, "make_client", capture)
+    inputs = make_inputs(tmp_path / "in", n=1)
+    args = [*inputs, "-o", str(tmp_path / "out"), "--workers", "3", "--memory-limit", "2GiB"]
+    result = _invoke(args)
+    assert isinstance(result.exception, RuntimeError)
+    assert seen == {"workers": 3, "threads": 1, "memory": 2 * 2**30}
+    _invoke([*args[:-1], "none"])
+    assert seen["memory"] is None
+    _invoke([*args[:-1], "auto"])
+    assert seen["memory"] == "auto"
+
+
+def test_an_output_that_is_a_file_is_a_usage_error(tmp_path: Path, no_cluster: None) -> None:
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out.parquet"
+    out.write_bytes(b"mine")
+    _assert_usage_error(_invoke([*inputs, "-o", str(out)]), "is a file")
+    _assert_usage_error(_invoke([*inputs, "-o", str(out / "sub")]), "is a file")
+    assert out.read_bytes() == b"mine"
+
+
+def _refuses_new_files(directory: str) -> bool:
+    import tempfile
+
+    try:
+        handle, name = tempfile.mkstemp(dir=directory)
+    except OSError:
+        return True
+    os.close(handle)
+    os.unlink(name)
+    return False
+
+
+@pytest.mark.skipif(
+    not Path("/sys").is_dir() or not _refuses_new_files("/sys"),
+    reason="needs a /sys that refuses new files",
+)
+def test_an_output_on_a_read_only_file_system_is_a_usage_error(
+    tmp_path: Path, no_cluster: None
+) -> None:
+    # /sys refuses new files even to root: the real failure, whoever runs the tests
+    inputs = make_inputs(tmp_path / "in", n=1)
+    _assert_usage_error(
+        _invoke([*inputs, "-o", "/sys/warcclean-test-output"]), "is not writable", "/sys"
+    )
+
+
+def test_a_read_only_directory_of_an_earlier_output_is_a_usage_error(
+    tmp_path: Path, no_cluster: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    (out / "_done").mkdir(parents=True)
+    real = tempfile.mkstemp
+
+    def refuse_in_done(*args: object, dir: str | None = None, **kwargs: object):
+        # what a read-only _done/ does to anyone but root
+        if dir is not None and Path(dir) == out / "_done":
+            raise PermissionError(13, "Permission denied")
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse_in_done)
+    _assert_usage_error(
+        _invoke([*inputs, "-o", str(out)]), "is not writable", "_done", "Permission denied"
+    )
+
+
+def test_an_output_holding_foreign_files_is_refused(tmp_path: Path, no_cluster: None) -> None:
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    (out / "docs" / "part-0").mkdir(parents=True)
+    (out / "notes.txt").write_text("mine")
+    _assert_usage_error(
+        _invoke([*inputs, "-o", str(out)]), "not a warcclean output", "notes.txt", "docs/part-0"
+    )
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_an_earlier_output_with_hidden_files_is_resumed(tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path / "in", n=2)
+    out = tmp_path / "out"
+    common = ["-o", str(out), "--scheduler", "inproc", "--no-progress", "--no-html-report"]
+    assert _invoke([inputs[0], *common]).exit_code == 0
+    (out / ".DS_Store").write_bytes(b"")
+    second = _invoke([*inputs, *common])
+    assert second.exit_code == 0, second.output
+    assert len(list((out / "_done").iterdir())) == 2
+
+
+def test_a_symlink_beside_its_input_is_written_once(tmp_path: Path) -> None:
+    (inp,) = make_inputs(tmp_path / "in", n=1)
+    Path(inp).with_name("same-crawl.warc.gz").symlink_to(Path(inp).name)
+    common = ["--scheduler", "inproc", "--no-progress", "--no-html-report"]
+    result = _invoke([str(tmp_path / "in"), "-o", str(tmp_path / "out"), *common])
+    assert result.exit_code == 0, result.output
+    single = _invoke([inp, "-o", str(tmp_path / "single"), *common])
+    assert single.exit_code == 0, single.output
+    assert len(rows(tmp_path / "out")) == 2  # make_inputs' first WARC holds two documents
+    assert rows(tmp_path / "out") == rows(tmp_path / "single")
+    assert len(list((tmp_path / "out" / "_done").iterdir())) == 1
+
+
+def _bad_inputs(directory: Path) -> list[str]:
+    empty = directory / "empty.warc.gz"
+    empty.write_bytes(b"")
+    page = directory / "page.warc"
+    page.write_text("<!DOCTYPE html>\n<html><body><p>Not a WARC.</p></body></html>\n")
+    return [str(empty), str(page)]
+
+
+def test_empty_and_non_warc_inputs_fail_and_are_retried(tmp_path: Path, inproc_client) -> None:
+    good = make_inputs(tmp_path / "in", n=1)
+    bad = _bad_inputs(tmp_path / "in")
+    out = tmp_path / "out"
+    cfg = JobConfig(output=str(out))
+    first = job.run_job(inproc_client, [*good, *bad], cfg, retries=0)
+    assert sorted(first.failed) == sorted(bad)
+    assert "input is empty" in first.failed[bad[0]]
+    assert "no WARC/ARC record could be read" in first.failed[bad[1]]
+    assert [p.stem for p in (out / "_done").iterdir()] == [input_stem(good[0])]
+    again = job.run_job(inproc_client, [*good, *bad], cfg, retries=0)
+    assert again.skipped == good and sorted(again.failed) == sorted(bad)
+
+
+def test_empty_and_non_warc_inputs_fail_the_run(tmp_path: Path) -> None:
+    bad = _bad_inputs(tmp_path)
+    out = tmp_path / "out"
+    common = ["-o", str(out), "--scheduler", "inproc", "--no-progress", "--retries", "0"]
+    result = _invoke([*bad, *common])
+    assert result.exit_code == 1, result.output
+    for path in bad:
+        assert f"FAILED {path}" in result.output
+    (report,) = (out / "_runs").glob("*.json")
+    assert json.loads(report.read_text())["inputs"]["failed"] == 2
+
+
+def test_a_run_report_that_cannot_be_written_is_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_full(*args: object, **kwargs: object) -> str:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(job, "write_run_report", disk_full)
+    inputs = make_inputs(tmp_path / "in", n=1)
+    common = ["-o", str(tmp_path / "out"), "--scheduler", "inproc", "--no-progress"]
+    result = _invoke([*inputs, *common])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "run report not written" in result.output and "No space left" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_report_written_into_the_output_is_not_foreign_to_the_next_run(tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    args = [*inputs, "-o", str(out), "--scheduler", "inproc", "--no-progress"]
+    for _ in range(2):
+        result = _invoke([*args, "--report", str(out / "run.json")])
+        assert result.exit_code == 0, result.output
+    assert (out / "run.json").exists() and (out / "run.html").exists()
+    _assert_usage_error(_invoke([*args, "--report", str(out / "other.json")]), "run.json")
+
+
+def test_a_report_path_that_cannot_be_written_is_a_usage_error(
+    tmp_path: Path, no_cluster: None
+) -> None:
+    inputs = make_inputs(tmp_path / "in", n=1)
+    args = [*inputs, "-o", str(tmp_path / "out")]
+    _assert_usage_error(_invoke([*args, "--report", str(tmp_path)]), "is a directory")
+    (tmp_path / "f").write_text("x")
+    _assert_usage_error(_invoke([*args, "--report", str(tmp_path / "f" / "r.json")]), "is a file")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -216,3 +217,72 @@ def test_reader_issues_are_counted_and_logged_in_the_marker(tmp_path: Path) -> N
     assert marker["issues"] == dict(report.stats.issues)
     assert {i["kind"] for i in marker["issue_log"]} == set(report.stats.issues)
     assert all(isinstance(i["offset"], int) for i in marker["issue_log"])
+
+
+def _one_page_warc(tmp_path: Path, body: str) -> Path:
+    warc = tmp_path / "one.warc.gz"
+    warc.write_bytes(build_warc([html_response("https://a.example/page", body)]))
+    return warc
+
+
+def test_a_one_letter_bomb_is_rejected_as_degenerate_not_given_a_language(
+    tmp_path: Path,
+) -> None:
+    warc = _one_page_warc(tmp_path, "<html><body><p>" + "a" * 1_000_000 + "</p></body></html>")
+    report = process_warc(str(warc), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.docs == 0 and not report.stats.languages
+    assert report.stats.rejects == {"degenerate_text": 1}
+    (row,) = pq.read_table(tmp_path / "out" / "rejects" / f"{report.stem}.parquet").to_pylist()
+    assert row["reason"] == "degenerate_text"
+    assert "bits per character" in row["detail"] and "'a'" in row["detail"]
+
+
+def test_a_normal_short_page_is_not_degenerate(tmp_path: Path) -> None:
+    body = (
+        "<html><body><h1>Opening hours</h1><p>The library is open from nine to five on "
+        "weekdays, and closed on Sundays.</p></body></html>"
+    )
+    report = process_warc(str(_one_page_warc(tmp_path, body)), JobConfig(output=str(tmp_path)))
+    assert report.stats.docs == 1 and report.stats.languages == {"en": 1}
+
+
+def _assert_failed_without_files(warc: Path, out: Path, match: str) -> None:
+    with pytest.raises(WarcTaskError, match=match):
+        process_warc(str(warc), JobConfig(output=str(out)))
+    stem = input_stem(str(warc))
+    assert not (out / "_done" / f"{stem}.json").exists()
+    assert not [p for p in out.rglob("*") if p.is_file()]  # the sink dropped its files
+
+
+def test_an_empty_input_fails_and_gets_no_marker(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.warc.gz"
+    empty.write_bytes(b"")
+    _assert_failed_without_files(empty, tmp_path / "out", r"empty\.warc\.gz.*input is empty")
+    gzipped_nothing = tmp_path / "nothing.warc.gz"
+    gzipped_nothing.write_bytes(gzip.compress(b""))
+    _assert_failed_without_files(gzipped_nothing, tmp_path / "out", "input is empty")
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("page.warc.gz", gzip.compress(b"<!DOCTYPE html>\n" + ARTICLE_EN.encode())),
+        ("paper.warc", b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"),
+    ],
+)
+def test_an_input_that_is_no_warc_fails_with_the_reason(
+    tmp_path: Path, name: str, data: bytes
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    _assert_failed_without_files(
+        path, tmp_path / "out", rf"{name}.*no WARC/ARC record could be read \(unreadable"
+    )
+
+
+def test_a_warc_of_one_warcinfo_record_is_done(tmp_path: Path) -> None:
+    warc = tmp_path / "info.warc.gz"
+    warc.write_bytes(build_warc([plain_record("warcinfo", "", b"software: test")]))
+    report = process_warc(str(warc), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.records == 1 and report.stats.skipped == {"warcinfo": 1}
+    assert (tmp_path / "out" / "_done" / f"{report.stem}.json").exists()

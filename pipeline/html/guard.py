@@ -8,14 +8,21 @@ facts measured on selectolax 1.0's lexbor shape the guards:
   ``<ul><li>``: 10,000 took 4.8 s), and it cannot be interrupted from Python;
 - everything after the parse (segmentation walk, labelling) is linear Python.
 
+- the parse is also quadratic in the attributes of one element: each new attribute is checked
+  against the element's earlier ones for a duplicate (30,000 on one ``<p>`` took 1.7 s,
+  100,000 took 103 s).
+
 So: `estimate` scans the markup cheaply before parsing. Its tag count enforces ``max_nodes``
-without building a DOM, and its nesting depth says whether the parse could be slow, in which
-case the caller runs the page in a killable child process (`pipeline.sandbox`). A `Deadline`
-is checked cooperatively between stages and inside the segmentation loop.
+without building a DOM, its attribute count enforces ``max_attributes``, and its nesting depth
+says whether the parse could be slow, in which case the caller runs the page in a killable
+child process (`pipeline.sandbox`). A `Deadline` is checked cooperatively between stages and
+inside the segmentation loop. These are estimates that keep the common pathologies cheap; the
+hard bound is the job's supervisor (`pipeline.supervise`), which kills a page that overruns.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -88,6 +95,10 @@ class PageEstimate:
 
     tags: int
     max_depth: int
+    # The most attributes seen on one element, and the sum of squares over elements (what the
+    # parse time follows); both 0 when the page was too small to need the scan.
+    attributes: int = 0
+    attribute_load: int = 0
 
 
 def nesting_depth(html: str | bytes) -> int:
@@ -130,23 +141,126 @@ def _depth(raw: np.ndarray, opens: np.ndarray) -> int:
     return max(int(depth.max()), 0)
 
 
-def estimate(html: str | bytes) -> PageEstimate:
+def estimate(html: str | bytes, *, max_attributes: int | None = None) -> PageEstimate:
     """Count tags (C speed) and, only for pages with many, scan their nesting depth.
+
+    With ``max_attributes``, pages big enough to hold that many attributes (two bytes each at
+    least) are also scanned for them (`attribute_load`).
 
     Runs on decoded text, or on its UTF-8 encoding (the same counts, and faster to scan than
     text with non-Latin-1 characters); never on other bytes: tag bytes are not ASCII in
     UTF-16/32 pages.
     """
+    scan_attributes = max_attributes is not None and len(html) >= 2 * max_attributes
+    attributes = load = 0
     if isinstance(html, bytes):
         # numpy's vectorised compare counts 2x faster than bytes.count's byte loop.
         raw = np.frombuffer(html, np.uint8)
         is_lt = raw == _LT
         tags = int(np.count_nonzero(is_lt))
         depth = _depth(raw, np.flatnonzero(is_lt)) if tags >= DEPTH_SCAN_MIN_TAGS else 0
+        if scan_attributes:
+            attributes, load = attribute_load(html, is_lt, max_attributes or 0)
     else:
         tags = html.count("<")
         depth = nesting_depth(html) if tags >= DEPTH_SCAN_MIN_TAGS else 0
-    return PageEstimate(tags=tags, max_depth=depth)
+        if scan_attributes and tags:
+            data = html.encode("utf-8", "surrogatepass")
+            is_lt = np.frombuffer(data, np.uint8) == _LT
+            attributes, load = attribute_load(data, is_lt, max_attributes or 0)
+    return PageEstimate(tags=tags, max_depth=depth, attributes=attributes, attribute_load=load)
+
+
+# One attribute as the tokenizer reads it: separators, a name, and an optional value (quoted
+# or not; an unclosed quote runs to the end). Quotes open a value only after "=", as in HTML.
+_TAG_NAME = re.compile(rb"<[A-Za-z][^\t\n\f\r />]*")
+_ATTRIBUTE = re.compile(
+    rb"[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r />=]*"
+    rb"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?"
+)
+# Start tags followed by fewer bytes than this before the next "<" may go unread for attributes
+# (`attribute_load`, which looks for blocks of `_BLOCK` bytes without one): each attribute
+# takes two bytes at least.
+_BLOCK = 1024
+ATTRIBUTE_GAP = 2 * _BLOCK
+# Tags with no more attributes than this count whether or not they sit in a script: checking
+# costs more than they can add (a 10 MB page has at most 5,000 gaps, 5,000 * 64**2 < 10**8).
+_FEW_ATTRIBUTES = 64
+
+
+def count_attributes(data: bytes, start: int, limit: int) -> int:
+    """Attributes of the start tag at ``data[start]`` as the tokenizer reads them, up to
+    ``limit + 1`` (counting stops there: the caller only needs to know it is over)."""
+    name = _TAG_NAME.match(data, start)
+    if name is None:
+        return 0
+    pos, n = name.end(), 0
+    while n <= limit:
+        m = _ATTRIBUTE.match(data, pos)
+        if m is None:
+            break
+        n, pos = n + 1, m.end()
+    return n
+
+
+def attribute_load(data: bytes, is_lt: np.ndarray, limit: int) -> tuple[int, int]:
+    """(most attributes on one element, sum of their squares over elements) for the start
+    tags of ``data`` (UTF-8 bytes; ``is_lt`` marks its "<") that could hold many.
+
+    Only a tag followed by a whole `_BLOCK` of bytes without a "<" (so by `ATTRIBUTE_GAP`
+    bytes or more when it holds that many) is read, by `count_attributes`. Tags with fewer
+    bytes hold fewer than half as many attributes, and within the body cap they cannot add up
+    to a parse of more than seconds (10 MB of 1,000-attribute tags: 5,000 of them, about
+    10 s). A normal page has a handful of such stretches, mostly long text or one long value,
+    so the scan costs little beyond one pass over the "<" marks. "<" in a script or style
+    sheet starts no tag (for the parser as here); that is checked for tags that count more
+    than a few.
+    """
+    n_blocks = len(data) // _BLOCK
+    if not n_blocks:
+        return 0, 0
+    blocks = is_lt[: n_blocks * _BLOCK].reshape(n_blocks, _BLOCK).any(axis=1)
+    empty = np.flatnonzero(~blocks)
+    # The first block of each run is enough: the tag that may hold the run starts before it.
+    empty = empty[np.diff(empty, prepend=-2) > 1]
+    most = total = 0
+    small = max(limit // 16, 1)
+    raw_text: list[tuple[int, int]] | None = None
+    for block in empty.tolist():
+        start = data.rfind(b"<", 0, block * _BLOCK)
+        if start < 0:
+            continue
+        n = count_attributes(data, start, _FEW_ATTRIBUTES)
+        if n > _FEW_ATTRIBUTES:
+            if raw_text is None:
+                raw_text = _raw_text_spans(data)
+            if any(low < start < high for low, high in raw_text):
+                continue
+            n = count_attributes(data, start, limit)
+        most, total = max(most, n), total + n * n
+        if n > small and total > limit * limit:
+            break  # over already: the rest cannot bring it back
+    return most, total
+
+
+_RAW_TEXT_TAG = re.compile(rb"<(/?)(script|style)(?=[\s/>])", re.IGNORECASE)
+
+
+def _raw_text_spans(data: bytes) -> list[tuple[int, int]]:
+    """Where the ``<script>`` and ``<style>`` elements of ``data`` are, as (start, end)."""
+    spans: list[tuple[int, int]] = []
+    inside: bytes | None = None
+    low = 0
+    for m in _RAW_TEXT_TAG.finditer(data):
+        name = m.group(2).lower()
+        if inside is None and not m.group(1):
+            inside, low = name, m.start()
+        elif inside == name and m.group(1):
+            spans.append((low, m.start()))
+            inside = None
+    if inside is not None:
+        spans.append((low, len(data)))
+    return spans
 
 
 def check_nodes(est: PageEstimate, max_nodes: int | None) -> None:
@@ -160,6 +274,22 @@ def check_nodes(est: PageEstimate, max_nodes: int | None) -> None:
         raise PageTooComplex(
             f"page has about {est.tags} tags, more than max_nodes={max_nodes}"
             " (counted before parsing)"
+        )
+
+
+def check_attributes(est: PageEstimate, max_attributes: int | None) -> None:
+    """Raise `PageTooComplex` before parsing when the parse's attribute work would pass what one
+    element with ``max_attributes`` attributes costs (`pipeline.config.Limits`)."""
+    if max_attributes is not None and est.attribute_load > max_attributes * max_attributes:
+        most = (
+            f"more than {max_attributes}"
+            if est.attributes > max_attributes
+            else f"up to about {est.attributes}"
+        )
+        raise PageTooComplex(
+            f"page has {most} attributes on one element (the sum of squares over its elements, "
+            f"{est.attribute_load:,}, passes max_attributes={max_attributes} squared; counted "
+            "before parsing)"
         )
 
 

@@ -282,15 +282,33 @@ def write_marker(
     fs: fsspec.AbstractFileSystem, paths: OutputPaths, payload: dict[str, Any]
 ) -> None:
     """Write ``_done/<stem>.json`` atomically; call it only after the data files are committed."""
-    data = json.dumps(payload, indent=2, sort_keys=True).encode()
-    fs.makedirs(paths.marker.rpartition("/")[0], exist_ok=True)
+    write_atomic(fs, paths.marker, json.dumps(payload, indent=2, sort_keys=True).encode())
+
+
+def write_atomic(fs: fsspec.AbstractFileSystem, path: str, data: bytes) -> None:
+    """Write ``path`` whole or not at all, creating its directory.
+
+    Locally under a hidden temporary name, renamed when complete and removed when the write
+    fails (a full disk leaves no truncated file); on an object store one PUT, which is visible
+    only once complete.
+    """
     if is_local(fs):
-        tmp = _temp_name(paths.marker)
+        path = os.path.abspath(path)  # the temporary name goes beside it, never in "/"
+    parent = path.rpartition("/")[0]
+    if parent:
+        fs.makedirs(parent, exist_ok=True)
+    if not is_local(fs):
+        fs.pipe_file(path, data)
+        return
+    tmp = _temp_name(path)
+    try:
         with fs.open(tmp, "wb") as f:
             f.write(data)
-        os.replace(tmp, paths.marker)
-    else:
-        fs.pipe_file(paths.marker, data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def remove_marker(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> None:

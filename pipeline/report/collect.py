@@ -14,6 +14,10 @@ output that several resumed runs wrote:
 
 Files are read one at a time in batches of a few columns, never ``text`` or ``blocks``, so memory
 stays flat whatever the size of the corpus.
+
+What no warcclean run wrote (a stray file at the top, a Parquet file of another dataset, a JSON
+file that is not a marker) is skipped and named in `OutputSummary.problems`: a report is still
+written, and it says what it left out.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from fsspec.core import url_to_fs
+
+from pipeline.output.layout import LANGUAGE_PREFIX, describe, foreign_entries
 
 # Text length bins: four per decade from 1 character to 10 million (the body cap's order), so
 # a 300-character stub and a 30,000-character article are as far apart as they look in a list.
@@ -71,6 +77,7 @@ KNOWN_DOC_COLUMNS = frozenset(
     }
 )
 _READ_COLUMNS = ("n_chars", "n_words", "n_blocks", "n_good", "truncated", "notes")
+_REQUIRED_DOC_COLUMNS = ("record_id", "n_chars")
 _DICT_COLUMNS = ("cleaner", "cleaner_version", "cleaner_params")
 # A generic column with more distinct values than this is an identifier, not a category.
 MAX_CATEGORY_VALUES = 50
@@ -245,6 +252,12 @@ def collect(
     if not fs.isdir(root):
         raise ReportError(f"{output} is not a directory")
     summary = OutputSummary(output=output)
+    foreign = foreign_entries(fs, root)
+    if foreign:
+        summary.problems.append(
+            f"not part of a warcclean output, ignored: {describe(foreign)} "
+            f"({len(foreign)} entr{'y' if len(foreign) == 1 else 'ies'})"
+        )
     markers = _read_markers(fs, root, summary)
     runs = _read_runs(fs, root, summary, list(extra_runs))
     if not markers and not runs and not fs.exists(f"{root}/docs"):
@@ -310,7 +323,10 @@ def _read_markers(
     markers = []
     for info in infos:
         marker = data.get(info["name"])
+        if marker is None:
+            continue  # unreadable: `_load_json` said why
         if not isinstance(marker, dict):
+            summary.problems.append(f"{info['name']} is not a completion marker, ignored")
             continue
         # Markers written before `finished_at` existed: the file's own time says the same.
         marker.setdefault("_mtime", _mtime(info))
@@ -337,16 +353,15 @@ def _add_markers(summary: OutputSummary, markers: list[dict[str, Any]]) -> None:
                 finished_at=parse_time(m.get("finished_at")) or m.get("_mtime"),
                 balanced=records == docs + sum(rejects.values()) + sum(skipped.values()),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+            log = [i for i in m.get("issue_log") or () if isinstance(i, dict)]
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             summary.problems.append(f"marker of {m.get('warc_path', '?')} is incomplete: {exc}")
             continue
         summary.inputs.append(item)
         summary.records += item.records
         summary.skipped_by_type += skipped
         summary.issues_by_kind += issues
-        for issue in m.get("issue_log") or ():
-            if isinstance(issue, dict):
-                summary.issue_log.append((item.warc_path, issue))
+        summary.issue_log += [(item.warc_path, issue) for issue in log]
 
 
 def _read_runs(
@@ -374,29 +389,40 @@ def _add_runs(
 
     failed: dict[str, FailedInput] = {}
     for name, data in runs:
-        inputs = data.get("inputs") or {}
-        totals = data.get("totals") or {}
-        summary.runs.append(
-            RunInfo(
-                name=name,
-                started_at=str(data.get("started_at", "")),
-                seconds=float(data.get("seconds") or 0.0),
-                processed=int(inputs.get("processed", 0)),
-                failed=int(inputs.get("failed", 0)),
-                skipped_done=int(inputs.get("skipped_done", 0)),
-                records=int(totals.get("records", 0)),
-                docs=int(totals.get("docs", 0)),
-                cleaner=data.get("cleaner"),
-                cleaner_params=dict(data.get("cleaner_params") or {}),
-                # Reports before records_per_second named the records' rate pages_per_second.
-                records_per_second=data.get("records_per_second", data.get("pages_per_second")),
-            )
-        )
-        for entry in data.get("failed") or ():
-            path = str(entry.get("input", ""))
-            failed[path] = FailedInput(path, str(entry.get("error", "")), str(data["started_at"]))
+        try:
+            info, run_failed = _run_info(name, data)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            summary.problems.append(f"run report {name} is not one the job writes, ignored: {exc}")
+            continue
+        summary.runs.append(info)
+        failed.update(run_failed)
     # An input that failed once and finished in a later run is no longer a failure.
     summary.failed = [f for p, f in sorted(failed.items()) if input_stem(p) not in done_stems]
+
+
+def _run_info(name: str, data: dict[str, Any]) -> tuple[RunInfo, dict[str, FailedInput]]:
+    inputs = data.get("inputs") or {}
+    totals = data.get("totals") or {}
+    # Reports before records_per_second named the records' rate pages_per_second.
+    rate = data.get("records_per_second", data.get("pages_per_second"))
+    info = RunInfo(
+        name=name,
+        started_at=str(data.get("started_at", "")),
+        seconds=float(data.get("seconds") or 0.0),
+        processed=int(inputs.get("processed", 0)),
+        failed=int(inputs.get("failed", 0)),
+        skipped_done=int(inputs.get("skipped_done", 0)),
+        records=int(totals.get("records", 0)),
+        docs=int(totals.get("docs", 0)),
+        cleaner=None if data.get("cleaner") is None else str(data["cleaner"]),
+        cleaner_params=dict(data.get("cleaner_params") or {}),
+        records_per_second=None if rate is None else float(rate),
+    )
+    failed = {}
+    for entry in data.get("failed") or ():
+        path = str(entry.get("input", ""))
+        failed[path] = FailedInput(path, str(entry.get("error", "")), str(data["started_at"]))
+    return info, failed
 
 
 def _parquet_files(fs: fsspec.AbstractFileSystem, pattern: str) -> list[str]:
@@ -406,14 +432,16 @@ def _parquet_files(fs: fsspec.AbstractFileSystem, pattern: str) -> list[str]:
 
 def _read_docs(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSummary) -> None:
     cleaners: Counter[tuple[str, str, str]] = Counter()
-    for path in _parquet_files(fs, f"{root}/docs/*/*.parquet"):
-        partition = path.rsplit("/", 2)[-2]
-        language = partition.partition("=")[2] if partition.startswith("language=") else "und"
+    for path in _parquet_files(fs, f"{root}/docs/{LANGUAGE_PREFIX}*/*.parquet"):
+        language = path.rsplit("/", 2)[-2].removeprefix(LANGUAGE_PREFIX)
         before = summary.docs
         try:
             with fs.open(path, "rb") as handle:
                 _read_docs_file(handle, language, summary, cleaners)
-        except (OSError, pa.ArrowException) as exc:
+        except _ForeignFile as exc:
+            summary.problems.append(f"{path} is not a warcclean documents file, ignored: {exc}")
+            continue
+        except (OSError, KeyError, ValueError, pa.ArrowException) as exc:
             summary.problems.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
         summary.docs_by_stem[_stem(path)] += summary.docs - before
@@ -434,12 +462,30 @@ def _scalar_column(schema: pa.Schema, name: str) -> bool:
     )
 
 
+class _ForeignFile(ValueError):
+    """A Parquet file in the output's layout that no warcclean run wrote."""
+
+
+def _require(schema: pa.Schema, columns: Sequence[str]) -> None:
+    # Every file a run writes has the full schema; these are the columns the report cannot do
+    # without, so a file lacking one is another dataset's.
+    missing = [c for c in columns if c not in schema.names]
+    if missing:
+        raise _ForeignFile(f"no column {', '.join(missing)}")
+
+
 def _read_docs_file(
     handle: Any, language: str, summary: OutputSummary, cleaners: Counter[tuple[str, str, str]]
 ) -> None:
-    parquet = pq.ParquetFile(handle, read_dictionary=list(_DICT_COLUMNS))
+    # Asking for a column the file lacks as a dictionary raises KeyError: ask only for those it
+    # has, reusing the footer already read (one request fewer per file on an object store).
+    footer = pq.ParquetFile(handle).metadata
+    names = set(footer.schema.to_arrow_schema().names)
+    parquet = pq.ParquetFile(
+        handle, metadata=footer, read_dictionary=[c for c in _DICT_COLUMNS if c in names]
+    )
     schema = parquet.schema_arrow
-    names = set(schema.names)
+    _require(schema, _REQUIRED_DOC_COLUMNS)
     other = [n for n in schema.names if n not in KNOWN_DOC_COLUMNS and _scalar_column(schema, n)]
     columns = [c for c in (*_READ_COLUMNS, *_DICT_COLUMNS) if c in names] + other
     for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
@@ -491,11 +537,15 @@ def _read_rejects(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSumma
         try:
             with fs.open(path, "rb") as handle:
                 parquet = pq.ParquetFile(handle)
+                _require(parquet.schema_arrow, ("record_id", "reason"))
                 for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=["reason"]):
                     for item in pc.value_counts(batch.column("reason")).to_pylist():
                         summary.rejects_by_reason[item["values"]] += item["counts"]
                     summary.rejects_by_stem[_stem(path)] += batch.num_rows
-        except (OSError, pa.ArrowException, KeyError) as exc:
+        except _ForeignFile as exc:
+            summary.problems.append(f"{path} is not a warcclean rejects file, ignored: {exc}")
+            continue
+        except (OSError, KeyError, ValueError, pa.ArrowException) as exc:
             summary.problems.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
         summary.rejects_by_stem.setdefault(_stem(path), 0)

@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 from fsspec.core import url_to_fs
 
+from pipeline.output.sink import write_atomic
 from pipeline.report import charts
 from pipeline.report.collect import (
     MAX_CATEGORY_VALUES,
@@ -60,7 +61,7 @@ def write_report(
     extra_runs: Iterable[tuple[str, dict[str, Any]]] = (),
     with_charts: bool | None = None,
 ) -> str:
-    """Build the report of ``output`` and write it to ``path``; return ``path``."""
+    """Build the report of ``output`` and write it to ``path`` (atomically); return ``path``."""
     page = build_report(
         output,
         storage_options=storage_options,
@@ -68,10 +69,8 @@ def write_report(
         with_charts=with_charts,
     )
     fs, fs_path = url_to_fs(path, **(storage_options or {}) if "://" in path else {})
-    parent = fs_path.rpartition("/")[0]
-    if parent:
-        fs.makedirs(parent, exist_ok=True)
-    fs.pipe_file(fs_path, page.encode("utf-8"))
+    # Like every other file of the output: a full disk must not leave half a report behind.
+    write_atomic(fs, fs_path, page.encode("utf-8"))
     return path
 
 

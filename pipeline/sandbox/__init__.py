@@ -5,6 +5,8 @@ arrive, so the only hard time cap is a separate process. A child is started with
 (``python -m pipeline.sandbox``, which runs this package's ``__main__``), not ``multiprocessing``:
 Dask worker processes are daemonic and may not have multiprocessing children. Only pages that
 `pipeline.html.guard` marks as risky come here; starting a child costs about half a second.
+This serves library calls (`pipeline.clean_html`, `pipeline.process_warc`): the job runs each
+whole input in a long-lived supervised child instead (`pipeline.supervise`), which forks no page.
 
 Protocol (data only, no pickle): the parent writes one JSON header line (cleaner, parameters,
 language, limits, encoding) followed by the decoded HTML as UTF-8 (lone surrogates kept with

@@ -5,6 +5,11 @@
 ``@listfile``: one path or URL per line, optionally gzipped). The result is de-duplicated and
 deterministic: inputs keep the order of the specs, a directory or glob expands in sorted order,
 and a path list keeps its own order.
+
+De-duplication is by what a path names, not how it is spelled: a local path by its real path
+(symlinks resolved), a URL by its normalized form (`input_key`), so a symlink beside its target
+is read once. The first spelling met is the one kept: it names the input's output files
+(`input_stem`), so an output written before symlinks were resolved keeps its names on a re-run.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import hashlib
 import os
 import posixpath
 import re
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -48,10 +54,42 @@ def list_inputs(
     out: list[str] = []
     for spec in specs:
         for path in _expand(spec, base_url, storage_options or {}):
-            if path not in seen:
-                seen.add(path)
+            key = input_key(path)
+            if key not in seen:
+                seen.add(key)
                 out.append(path)
     return out
+
+
+def input_key(path: str) -> str:
+    """What ``path`` names, for de-duplication: two inputs with the same key are one file.
+
+    A local path (or ``file://`` URL) is resolved to its real path, symlinks included. A URL
+    keeps every part that can name a different object: only the scheme is lower-cased, and for
+    http(s) the host too, with ``.`` and ``..`` segments removed (RFC 3986). Object-store keys
+    are compared as written: ``a//b`` and ``a/b`` are two keys on S3.
+    """
+    if "://" not in path:
+        return os.path.realpath(path)
+    parts = urllib.parse.urlsplit(path)
+    scheme = parts.scheme.lower()
+    if scheme in ("file", "local"):
+        return os.path.realpath(parts.netloc + parts.path)
+    if scheme not in ("http", "https"):
+        return f"{scheme}{path[len(parts.scheme) :]}"
+    segments: list[str] = []
+    for segment in parts.path.split("/")[1:]:
+        if segment == "..":
+            if segments:
+                segments.pop()
+        elif segment != ".":
+            segments.append(segment)
+    clean = "/" + "/".join(segments) if parts.path else ""
+    if parts.path.endswith(("/.", "/..")) and not clean.endswith("/"):
+        clean += "/"
+    return urllib.parse.urlunsplit(
+        (scheme, parts.netloc.lower(), clean, parts.query, parts.fragment)
+    )
 
 
 def input_stem(path: str) -> str:

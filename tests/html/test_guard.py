@@ -17,6 +17,7 @@ from pipeline.html.guard import (
     DEPTH_SCAN_MIN_TAGS,
     Deadline,
     PageEstimate,
+    check_attributes,
     check_nodes,
     estimate,
     needs_isolation,
@@ -190,6 +191,8 @@ def test_spent_deadline_rejects_the_page_between_stages() -> None:
         {"max_seconds": 0},
         {"isolate_depth": True},
         {"isolate_memory_bytes": -5},
+        {"max_attributes": -1},
+        {"max_stall_seconds": 0},
     ],
 )
 def test_limits_reject_nonsense_values(kwargs: dict) -> None:
@@ -285,3 +288,70 @@ def test_sandbox_child_is_capped_in_memory() -> None:
     # The cap is on the child only: a small deep page under the same cap is cleaned.
     small = deep(DEPTH_SCAN_MIN_TAGS // 2 + 500, inner=ARTICLE.split("<body>")[1])
     assert "river runs" in clean_html(small, limits=limits).text
+
+
+# --- attributes: the parse is quadratic in the attributes of one element -------------------
+
+
+def _element_with(n: int, *, before: str = "") -> str:
+    return f"<p {before}" + " ".join(f"a{i}" for i in range(n)) + ">text</p>"
+
+
+def test_attribute_scan_counts_attributes_of_one_element() -> None:
+    page = "<html><body>" + _element_with(30_000) + ARTICLE + "</body></html>"
+    est = estimate(page.encode(), max_attributes=10_000)
+    assert est.attributes == 10_001  # counting stops just past the cap: over is over
+    assert est.attribute_load > 10_000**2
+    with pytest.raises(PageTooComplex, match="more than 10000 attributes on one element"):
+        check_attributes(est, 10_000)
+    # Text and bytes give the same verdict.
+    assert estimate(page, max_attributes=10_000).attribute_load == est.attribute_load
+
+
+def test_attribute_scan_sees_past_a_quoted_angle_bracket() -> None:
+    # A naive scan would end the tag at the ">" inside the first value and miss the rest.
+    page = "<html><body>" + _element_with(30_000, before='title=">" ') + "</body></html>"
+    assert estimate(page.encode(), max_attributes=10_000).attributes > 10_000
+
+
+def test_many_elements_with_many_attributes_add_up() -> None:
+    # 40 elements of 3,000 each: none is over the cap, but the parse pays 40 times 3,000 squared.
+    page = "<html><body>" + _element_with(3_000) * 40 + "</body></html>"
+    est = estimate(page.encode(), max_attributes=10_000)
+    assert est.attributes == 3_000
+    with pytest.raises(PageTooComplex, match="up to about 3000 attributes"):
+        check_attributes(est, 10_000)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        # Long values are not many attributes: megabyte attributes, a data: URI, and a long
+        # JSON value full of spaces (what server-rendered pages carry in data-* attributes).
+        '<div title="' + "a" * 2**20 + '" class="' + "b" * 2**20 + '">text</div>',
+        '<img src="data:image/png;base64,' + "QUJD" * 100_000 + '">',
+        '<div data-page="' + "{&quot;k&quot;: [1, 2, 3]}, " * 20_000 + '">text</div>',
+        # Apostrophes in values make quote counts odd: counted exactly, still a few attributes.
+        "".join(f"<img alt=\"it's {i}\" src='/{i}.png'>" for i in range(5_000)),
+    ],
+)
+def test_long_values_are_not_many_attributes(page: str) -> None:
+    est = estimate(("<html><body>" + page + "</body></html>").encode(), max_attributes=10_000)
+    check_attributes(est, 10_000)
+    assert est.attributes < 100
+
+
+def test_attribute_scan_is_skipped_when_the_page_cannot_hold_that_many() -> None:
+    page = _element_with(3_000)
+    assert estimate(page, max_attributes=10_000).attribute_load == 0
+    assert estimate(page).attribute_load == 0  # no cap: no scan
+    assert estimate(page, max_attributes=1_000).attributes > 1_000
+
+
+def test_clean_html_rejects_many_attributes_before_parsing_fast() -> None:
+    page = "<html><body>" + _element_with(100_000) + ARTICLE + "</body></html>"
+    started = time.perf_counter()
+    with pytest.raises(PageTooComplex, match="counted before parsing"):
+        clean_html(page.encode())
+    # The parse alone would take over a minute (issue 33: 103 s).
+    assert time.perf_counter() - started < 2.0

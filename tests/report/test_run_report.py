@@ -305,3 +305,83 @@ def test_real_warcs_report_has_charts_and_no_external_reference(
     summary = collect(str(out))
     assert summary.issues_by_kind  # the real files include damaged ones
     assert _table(page, "issues") == dict(summary.issues_by_kind)
+
+
+def _with_foreign_files(output: Path, target: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = target / "out"
+    shutil.copytree(output, out)
+    (out / "notes.txt").write_text("my own notes")
+    (out / "docs" / "part-0").mkdir()
+    pq.write_table(pa.table({"a": [1, 2]}), out / "docs" / "language=en" / "theirs.parquet")
+    pq.write_table(pa.table({"a": [1]}), out / "rejects" / "theirs.parquet")
+    (out / "_done" / "theirs.json").write_text("[1, 2]")
+    (out / "_runs" / "theirs.json").write_text('{"started_at": "x", "inputs": [1]}')
+    return out
+
+
+def test_foreign_files_are_named_and_ignored_never_a_crash(output: Path, tmp_path: Path) -> None:
+    out = _with_foreign_files(output, tmp_path)
+    clean, mixed = collect(str(output)), collect(str(out))
+    assert (mixed.docs, mixed.n_rejects, len(mixed.inputs), len(mixed.runs)) == (
+        clean.docs,
+        clean.n_rejects,
+        len(clean.inputs),
+        len(clean.runs),
+    )
+    said = "\n".join(mixed.problems)
+    for name in ("notes.txt", "docs/part-0", "theirs.parquet", "_done/theirs.json", "theirs.json"):
+        assert name in said
+    target = tmp_path / "r.html"
+    result = CliRunner().invoke(warcclean, ["report", str(out), "-o", str(target), "--no-charts"])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert "notes.txt" in target.read_text()
+
+
+def test_an_output_of_foreign_files_only_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "notes.txt").write_text("mine")
+    result = CliRunner().invoke(warcclean, ["report", str(tmp_path)])
+    assert result.exit_code == 1 and "holds no warcclean output" in result.output
+    assert isinstance(result.exception, SystemExit)
+    (tmp_path / "docs" / "language=en").mkdir(parents=True)
+    pq.write_table(pa.table({"a": [1]}), tmp_path / "docs" / "language=en" / "x.parquet")
+    result = CliRunner().invoke(warcclean, ["report", str(tmp_path), "--no-charts"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "_runs" / "report.html").read_text()
+    assert "x.parquet is not a warcclean documents file" in page and "notes.txt" in page
+
+
+def test_the_job_says_the_html_report_failed_and_leaves_no_partial_file(
+    output: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fsspec.implementations.local import LocalFileOpener
+
+    real = LocalFileOpener.write
+
+    def half_then_full(self: LocalFileOpener, data: bytes) -> int:
+        # the disk fills up halfway through the HTML report
+        if ".html" in self.path:
+            real(self, data[: len(data) // 2])
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(LocalFileOpener, "write", half_then_full)
+    from pipeline.report.run_report import write_report
+
+    target = tmp_path / "report" / "r.html"
+    with pytest.raises(OSError, match="No space left"):
+        write_report(str(output), str(target), with_charts=False)
+    assert list(target.parent.iterdir()) == []  # neither the report nor its temporary file
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    args = [*inputs, "-o", str(out), "--scheduler", "inproc", "--no-progress"]
+    result = CliRunner().invoke(job.main, args)
+    assert result.exit_code == 0, result.output
+    assert "HTML report not written" in result.output and "No space left" in result.output
+    assert [p.suffix for p in (out / "_runs").iterdir()] == [".json"]

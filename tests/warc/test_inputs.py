@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.warc.inputs import InputError, input_stem, list_inputs
+from pipeline.warc.inputs import InputError, input_key, input_stem, list_inputs
 
 
 @pytest.fixture()
@@ -131,3 +131,43 @@ def test_input_stem_is_always_safe(path: str) -> None:
     assert "/" not in stem and "\\" not in stem and "\0" not in stem and ".." not in stem
     assert not stem.startswith(".") and 13 < len(stem) <= 93
     assert stem not in (".", "..")
+
+
+def test_a_symlink_beside_its_target_is_listed_once(tmp_path: Path) -> None:
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    (crawl / "a.warc.gz").write_bytes(b"")
+    (crawl / "b-link.warc.gz").symlink_to("a.warc.gz")
+    (tmp_path / "crawl-link").symlink_to(crawl, target_is_directory=True)
+    expected = [str(crawl / "a.warc.gz")]
+    assert list_inputs([str(crawl)]) == expected
+    # the first spelling is kept: it names the input's output files
+    assert list_inputs([str(crawl / "b-link.warc.gz"), str(crawl)]) == [
+        str(crawl / "b-link.warc.gz")
+    ]
+    assert list_inputs([str(crawl), str(tmp_path / "crawl-link"), str(crawl / "*.gz")]) == expected
+    (tmp_path / "list.txt").write_text(
+        f"crawl/a.warc.gz\n./crawl/b-link.warc.gz\n{crawl}/a.warc.gz\n"
+    )
+    assert list_inputs(["@" + str(tmp_path / "list.txt")]) == expected
+
+
+def test_urls_are_deduplicated_by_what_they_name() -> None:
+    assert input_key("S3://bucket/k/x.warc.gz") == input_key("s3://bucket/k/x.warc.gz")
+    # keys are compared as written: these are other objects on S3
+    assert input_key("s3://bucket/k//x.warc.gz") != input_key("s3://bucket/k/x.warc.gz")
+    assert input_key("s3://Bucket/k/x.warc.gz") != input_key("s3://bucket/k/x.warc.gz")
+    assert input_key("HTTPS://Data.Commoncrawl.org/crawl-data/./a/../x.warc.gz") == input_key(
+        "https://data.commoncrawl.org/crawl-data/x.warc.gz"
+    )
+    assert input_key("https://h/x.warc.gz?part=1") != input_key("https://h/x.warc.gz?part=2")
+    assert input_key("file:///tmp/../tmp/x.warc") == input_key("/tmp/x.warc")
+
+
+def test_path_list_urls_in_two_spellings_are_read_once(tmp_path: Path) -> None:
+    (tmp_path / "warc.paths").write_text(
+        "https://data.commoncrawl.org/a/x.warc.gz\nHTTPS://data.commoncrawl.org/a/./x.warc.gz\n"
+    )
+    assert list_inputs([str(tmp_path / "warc.paths")]) == [
+        "https://data.commoncrawl.org/a/x.warc.gz"
+    ]

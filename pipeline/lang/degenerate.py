@@ -1,0 +1,126 @@
+"""Text that is not language at all, whatever the detector would say about it.
+
+A decompression bomb of one letter cleans to megabytes of ``aaaa...``, and the language detector,
+which must pick one of its profiles, calls it Somali with probability 1.0. The rule that rejects
+such text measures how much each character tells: the Shannon entropy of the text's character
+frequencies (whitespace left out), in bits per character.
+
+- One character repeated has 0 bits, two alternating 1, four equally used 2.
+- Language has far more. Of the 3,509 pages with text in ../shared/data (wcxb-dev,
+  multilingual-dev, magic-html, daniel) and samples/sample.warc.gz, cleaned by the default
+  cleaner, none has less than 3.5 bits, and none from `MIN_CHARS` characters on less than 4.0
+  (the lowest, 4.04, a 321-character Italian article; CJK text has more, not less); of the 205
+  in the real WARCs of ../shared/warcs/real, none less than 3.3, or 4.1 from `MIN_CHARS` on.
+  Measured by ``python -m pipeline.lang.degenerate [FILE...]`` run in the repository.
+
+So text below `MIN_BITS` bits per character, half what the lowest real page of that length has,
+is rejected. So is text of which `MAX_CONTROL_SHARE` or more is control characters: binary bytes
+served as HTML (random bytes decode to about 10%, whatever the codec), where the entropy is high.
+Of the 2,042 pages of wcxb-dev, multilingual-dev and the first 400 of daniel with 50 characters
+or more, the most has 0.6%.
+
+Short text is never judged: a real word can be low ("Mississippi": 1.8 bits), and a page of a few
+characters is cheap whatever it holds; a bomb is long.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+MIN_BITS = 2.0
+MIN_CHARS = 50
+# Binary bytes served as text/html decode to about 10% control characters whatever the codec;
+# no real page measured has more than 0.6% (two daniel pages; the rest under 0.1%).
+MAX_CONTROL_SHARE = 0.05
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# Text longer than this is judged on `_WINDOWS` evenly spaced stretches of `_WINDOW` characters
+# instead of in full: Counter costs about 35 ns a character (0.4 s for a 10 MB bomb), and 2,048
+# characters estimate the entropy of real text to a few hundredths of a bit. Whole stretches, not
+# every n-th character: a text repeated with a period dividing n would look like one character.
+_FULL_CHARS = 2048
+_WINDOWS = 32
+_WINDOW = 64
+
+
+def bits_per_char(text: str) -> tuple[float, int]:
+    """The entropy of ``text``'s non-space characters in bits, and how many were counted."""
+    if len(text) > _FULL_CHARS:
+        stride = (len(text) - _WINDOW) / (_WINDOWS - 1)
+        text = "".join(text[int(k * stride) : int(k * stride) + _WINDOW] for k in range(_WINDOWS))
+    chars = "".join(text.split())
+    n = len(chars)
+    if not n:
+        return 0.0, 0
+    entropy = -sum(c / n * math.log2(c / n) for c in Counter(chars).values())
+    return max(0.0, entropy), n
+
+
+def control_share(text: str) -> float:
+    """The share of control characters (C0 and C1, whitespace aside) in ``text``'s sample."""
+    if len(text) > _FULL_CHARS:
+        stride = (len(text) - _WINDOW) / (_WINDOWS - 1)
+        text = "".join(text[int(k * stride) : int(k * stride) + _WINDOW] for k in range(_WINDOWS))
+    chars = "".join(text.split())
+    return len(_CONTROL.findall(chars)) / len(chars) if chars else 0.0
+
+
+def degenerate_reason(text: str) -> str | None:
+    """Why ``text`` is not language (see the module), or None when it may be."""
+    if len(text) >= MIN_CHARS:
+        share = control_share(text)
+        if share >= MAX_CONTROL_SHARE:
+            return (
+                f"{share:.1%} of the characters are control characters, {MAX_CONTROL_SHARE:.0%} or "
+                "more: binary data decoded as text"
+            )
+    bits, counted = bits_per_char(text)
+    if counted < MIN_CHARS or bits >= MIN_BITS:
+        return None
+    top = Counter("".join(text[:_FULL_CHARS].split())).most_common(1)[0][0]
+    return (
+        f"{bits:.2f} bits per character, under {MIN_BITS} (language has 3.5 or more): "
+        f"{len(text):,} characters, most often {top!r}"
+    )
+
+
+def _texts(path: str) -> Iterator[tuple[str, str]]:
+    from pathlib import Path
+
+    from pipeline.clean import clean_html
+
+    if path.endswith((".warc", ".warc.gz")):
+        from pipeline.types import RawPage
+        from pipeline.warc.reader import iter_file
+
+        for item in iter_file(path):
+            if isinstance(item, RawPage):
+                yield item.url or path, clean_html(item.body, url=item.url).text
+        return
+    data = Path(path).read_bytes()
+    yield path, clean_html(gzip.decompress(data) if path.endswith(".gz") else data).text
+
+
+def _survey(paths: list[str]) -> None:  # pragma: no cover - the measurement in the docstring
+    found: list[tuple[float, int, str]] = []
+    for path in paths:
+        for name, text in _texts(path):
+            if text:
+                found.append((*bits_per_char(text), name))
+    found.sort()
+    print(f"{len(found)} pages with text; the lowest bits per character:")
+    for bits, n, name in found[:8]:
+        print(f"  {bits:.2f}  {n:>7,} characters  {name}")
+    bits, n, name = min(f for f in found if f[1] >= MIN_CHARS)
+    print(f"lowest from {MIN_CHARS} characters on: {bits:.2f} ({n:,} characters, {name})")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import glob
+    import sys
+
+    pages = sorted(glob.glob("../shared/data/*/html/*"))
+    _survey(sys.argv[1:] or [*pages, "samples/sample.warc.gz"])

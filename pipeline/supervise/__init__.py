@@ -1,0 +1,431 @@
+"""A hard time bound on each page and each input: `process_warc` in a child that can be killed.
+
+A page's parse cannot be interrupted in-process, and Dask tasks run in threads that signals do
+not reach, so the only bound that holds whatever the page does is a process that can be killed.
+`process_warc_supervised` runs the whole input (read, clean, write) in a long-lived child,
+``python -m pipeline.supervise`` (`subprocess`, not `multiprocessing`: Dask worker processes
+are daemonic). One child serves one task at a time and is reused by the next, so its start-up
+(imports, the cleaner's model, warm-up) is paid once per worker thread, not per input or page.
+
+Watching costs the child nothing per page but two small writes to shared memory: a status file
+mapped by both processes holds a sequence number, the stage (reading or cleaning) and the
+record's offset (`Status`). The parent polls it a few times a second. Then:
+
+- a page that cleans for longer than ``Limits.max_seconds`` (plus `KILL_GRACE`; the child's own
+  cooperative deadline usually rejects it first, cheaper) gets the child killed. The input is
+  run again in a fresh child with that record's offset "poisoned": it becomes a ``timeout``
+  rejection there and every other record is cleaned and written exactly once (nothing of the
+  killed attempt was committed: the sink writes hidden temporary files, removed before the
+  next attempt);
+- a child that dies while cleaning a page (the kernel's OOM killer, a crash in the parser, the
+  ``Limits.isolate_memory_bytes`` address-space cap hit in C code) poisons that page the same
+  way, as ``crashed``;
+- a child that makes no progress for ``Limits.max_stall_seconds`` outside a page (a read that
+  hangs), or dies there, fails the input with `pipeline.run.WarcTaskError` naming the input and
+  the offset. Its output is not committed, so no rows are lost: the input stays "not done";
+- an input whose pages kill the child more than `MAX_KILLS` times fails the same way.
+
+Either way the Dask worker process itself survives, so other inputs queued on it are untouched.
+
+Protocol (JSON lines, never pickle): the parent writes one request per line on the child's
+stdin, ``{"op": "warm" | "run", "cfg": {...}, "warc_path": ..., "poison": [[offset, reason,
+detail], ...]}``; the child answers each with one line on its stdout, ``{"ok": true, "report":
+{...}}`` or ``{"ok": false, "error": "<type>", "message": "..."}``. The child's stderr is the
+worker's.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import mmap
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+from typing import Any
+
+from pipeline import run as run_module
+from pipeline.config import Limits
+from pipeline.jobconfig import JobConfig, freeze
+from pipeline.output.stats import WarcReport
+from pipeline.run import WarcTaskError, process_warc
+
+log = logging.getLogger(__name__)
+
+# Stages the child reports (`Status`). IDLE: between requests; READING: reading records,
+# writing rows, committing; CLEANING: one page in `pipeline.run.clean_page`.
+IDLE, READING, CLEANING = 0, 1, 2
+STAGE_NAMES = {IDLE: "idle", READING: "reading", CLEANING: "cleaning"}
+
+# How often the parent looks at the status and the child; a kill comes at most this late.
+TICK = 0.2
+# Past the page cap, how long the child's cooperative deadline has to reject the page itself
+# before the parent kills it (a kill costs a restart and a re-run of the input).
+KILL_GRACE = 1.0
+# Pages of one input that may kill the child before the input is given up on.
+MAX_KILLS = 5
+# How long a starting child may take to load and warm up before it counts as stuck.
+START_SECONDS = 300.0
+
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_STATUS = struct.Struct("<QQqQ")  # sequence number, stage, offset (-1: none), step
+_STEP = struct.Struct("<Q")
+_STEP_AT = _STATUS.size - _STEP.size
+# Steps of cleaning one page (`pipeline.clean.report_stages`), by index in the status map.
+STEPS = ("", "decode", "guards", "parse", "segmentation", "language", "labelling")
+_STEP_INDEX = {name: i for i, name in enumerate(STEPS)}
+
+
+class Status:
+    """The child's progress, in a small file both processes map: the child writes, the
+    parent reads. The sequence number changes with every `set`, so the parent sees progress
+    even when the stage and offset repeat; the step within a page (`set_step`) leaves it
+    alone, so that a page's clock runs across its steps."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        with open(path, "r+b") as f:
+            self.map = mmap.mmap(f.fileno(), _STATUS.size)
+        self.seq = 0
+
+    @classmethod
+    def create(cls) -> Status:
+        fd, path = tempfile.mkstemp(prefix="warcclean-status-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(bytes(_STATUS.size))
+        return cls(path)
+
+    def set(self, stage: int, offset: int | None) -> None:
+        self.seq += 1
+        _STATUS.pack_into(self.map, 0, self.seq, stage, -1 if offset is None else offset, 0)
+
+    def set_step(self, name: str) -> None:
+        _STEP.pack_into(self.map, _STEP_AT, _STEP_INDEX.get(name, 0))
+
+    def read(self) -> tuple[int, int, int | None, str]:
+        """(sequence number, stage, offset, step)."""
+        # The child may be mid-write: read until two reads agree.
+        while True:
+            first = _STATUS.unpack_from(self.map, 0)
+            if _STATUS.unpack_from(self.map, 0) == first:
+                seq, stage, offset, step = first
+                name = STEPS[step] if step < len(STEPS) else ""
+                return seq, stage, None if offset < 0 else offset, name
+
+    def close(self, *, remove: bool = False) -> None:
+        with contextlib.suppress(Exception):
+            self.map.close()
+        if remove:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+
+
+def cfg_to_json(cfg: JobConfig) -> dict[str, Any]:
+    """``cfg`` as plain JSON data (`cfg_from_json` rebuilds it)."""
+    data = {
+        "output": cfg.output,
+        "cleaner": cfg.cleaner,
+        "params": cfg.params_dict,
+        "limits": asdict(cfg.limits),
+        "batch_rows": cfg.batch_rows,
+        "batch_bytes": cfg.batch_bytes,
+        "storage_options": cfg.storage_dict,
+    }
+    try:
+        json.dumps(data)
+    except TypeError as exc:
+        raise ValueError(f"a supervised job needs plain-data options (JSON): {exc}") from None
+    return data
+
+
+def cfg_from_json(data: dict[str, Any]) -> JobConfig:
+    return JobConfig(
+        output=data["output"],
+        cleaner=data["cleaner"],
+        params=freeze(data["params"]),
+        limits=Limits(**data["limits"]),
+        batch_rows=data["batch_rows"],
+        batch_bytes=data["batch_bytes"],
+        storage_options=freeze(data["storage_options"]),
+    )
+
+
+class ChildDied(Exception):
+    """The child ended (or was killed) while a request was running."""
+
+    def __init__(self, how: str, stage: int, offset: int | None, step: str = "") -> None:
+        super().__init__(how)
+        self.how, self.stage, self.offset, self.step = how, stage, offset, step
+
+
+class _Child:
+    """One child process, its pipes and its status map."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.argv = tuple(argv)
+        self.status = Status.create()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, (_PACKAGE_ROOT, env.get("PYTHONPATH"))))
+        self.proc = subprocess.Popen(
+            [*self.argv, self.status.path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        self.warmed: set[str] = set()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        self.proc.wait()
+        self.close()
+
+    def close(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(Exception):
+                stream.close()  # type: ignore[union-attr]
+        self.status.close(remove=True)
+
+    def request(
+        self, payload: dict[str, Any], *, page_cap: float | None, stall: float | None
+    ) -> dict[str, Any]:
+        """Send one request and watch the child until it answers.
+
+        Kills the child and raises `ChildDied` when a page runs past ``page_cap`` or nothing
+        moves for ``stall`` seconds outside a page; raises it too when the child dies.
+        """
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write(json.dumps(payload).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._died() from None
+        out = self.proc.stdout
+        seen_seq, since = -1, time.monotonic()
+        while True:
+            ready, _, _ = select.select([out], [], [], TICK)
+            if ready:
+                line = out.readline()
+                if line.endswith(b"\n"):
+                    return json.loads(line)
+                raise self._died()  # end of file, or a reply cut short by the child's death
+            if not self.alive():
+                raise self._died()
+            seq, stage, offset, step = self.status.read()
+            now = time.monotonic()
+            if seq != seen_seq:
+                seen_seq, since = seq, now
+            elapsed = now - since
+            if stage == CLEANING:
+                if page_cap is not None and elapsed > page_cap + KILL_GRACE:
+                    self.kill()
+                    how = f"killed after {elapsed:.1f} s on one page"
+                    raise ChildDied(how, stage, offset, step)
+            elif stall is not None and elapsed > stall:
+                self.kill()
+                raise ChildDied(f"killed after {elapsed:.1f} s without progress", stage, offset)
+
+    def _died(self) -> ChildDied:
+        code = self.proc.wait()
+        # The map outlives the child: its last word says where it was.
+        _, stage, offset, step = self.status.read()
+        self.close()
+        if code < 0:
+            try:
+                how = f"died of {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"died of signal {-code}"
+        else:
+            how = f"exited with status {code}"
+        return ChildDied(how, stage, offset, step)
+
+
+# Idle children of this process, ready for the next task; a task takes one and gives it back.
+_IDLE: list[_Child] = []
+_LOCK = threading.Lock()
+
+
+def _child_argv() -> list[str]:
+    return [sys.executable, "-m", "pipeline.supervise"]
+
+
+def _take(argv: Sequence[str]) -> _Child:
+    with _LOCK:
+        for i in range(len(_IDLE) - 1, -1, -1):
+            child = _IDLE[i]
+            if child.argv == tuple(argv):
+                del _IDLE[i]
+                if child.alive():
+                    return child
+                child.close()
+    return _Child(argv)
+
+
+def _give_back(child: _Child) -> None:
+    if not child.alive():
+        child.close()
+        return
+    with _LOCK:
+        _IDLE.append(child)
+
+
+@atexit.register
+def shutdown() -> None:
+    """Stop every idle child of this process (the busy ones end with their task)."""
+    with _LOCK:
+        children = list(_IDLE)
+        _IDLE.clear()
+    for child in children:
+        child.kill()
+
+
+def _warm(child: _Child, cfg: JobConfig, cfg_json: dict[str, Any]) -> None:
+    key = json.dumps([cfg.cleaner, cfg_json["params"]], sort_keys=True)
+    if key in child.warmed:
+        return
+    reply = child.request({"op": "warm", "cfg": cfg_json}, page_cap=None, stall=START_SECONDS)
+    if not reply.get("ok"):
+        # Not fatal here: the run request builds the same things and reports the error.
+        log.warning("warcclean child warm-up failed: %s", reply.get("message"))
+    child.warmed.add(key)
+
+
+def start_children(cfg: JobConfig, n: int) -> None:
+    """Start and warm ``n`` children for ``cfg`` ahead of the first tasks (`pipeline.workers`)."""
+    cfg_json = cfg_to_json(cfg)
+    with _LOCK:
+        # A plugin set up again (a second job on the same cluster) tops the pool up, no more.
+        n -= sum(1 for c in _IDLE if c.argv == tuple(_child_argv()))
+    # All started before any is waited for, so that their imports overlap.
+    for child in [_Child(_child_argv()) for _ in range(max(n, 0))]:
+        try:
+            _warm(child, cfg, cfg_json)
+        except ChildDied as exc:
+            log.warning("warcclean child did not start: %s", exc.how)
+            continue
+        _give_back(child)
+
+
+def process_warc_supervised(
+    warc_path: str, cfg: JobConfig, *, child_argv: Sequence[str] | None = None
+) -> WarcReport:
+    """`pipeline.run.process_warc` in a supervised child: the same rows, files and report, with
+    every page held to ``cfg.limits.max_seconds`` and reading to ``max_stall_seconds``.
+
+    ``child_argv`` replaces the child's command (tests use it to inject faults). Where the
+    platform has no ``select`` on pipes (Windows), the input runs in this process.
+    """
+    if os.name != "posix":
+        return process_warc(warc_path, cfg)
+    started = time.perf_counter()
+    argv = tuple(child_argv or _child_argv())
+    cfg_json = cfg_to_json(cfg)
+    limits = cfg.limits
+    page_cap = limits.max_seconds
+    poison: dict[int, tuple[str, str]] = {}
+    while True:
+        child = _take(argv)
+        try:
+            _warm(child, cfg, cfg_json)
+            reply = child.request(
+                {
+                    "op": "run",
+                    "warc_path": warc_path,
+                    "cfg": cfg_json,
+                    "poison": [[o, r, d] for o, (r, d) in sorted(poison.items())],
+                },
+                page_cap=page_cap,
+                stall=limits.max_stall_seconds,
+            )
+        except ChildDied as died:
+            _remove_temps(cfg, warc_path)
+            if died.stage != CLEANING or died.offset is None:
+                where = (
+                    "before its first record"
+                    if died.offset is None
+                    else (f"after the record at offset {died.offset}")
+                )
+                raise WarcTaskError(
+                    f"input {warc_path!r} failed (output {cfg.output!r}): the cleaning process "
+                    f"{died.how} while {STAGE_NAMES.get(died.stage, 'working')} {where}; "
+                    "nothing of this input was committed"
+                ) from None
+            if len(poison) >= MAX_KILLS or died.offset in poison:
+                raise WarcTaskError(
+                    f"input {warc_path!r} failed (output {cfg.output!r}): the cleaning process "
+                    f"{died.how} on the page at offset {died.offset}, after {len(poison)} "
+                    "earlier pages of this input had killed it; nothing was committed"
+                ) from None
+            poison[died.offset] = _poison_reason(died, page_cap, limits)
+            log.warning(
+                "warcclean: %s: page at offset %d %s; re-running the input without it",
+                warc_path,
+                died.offset,
+                died.how,
+            )
+            continue
+        except BaseException:
+            # A cancelled task, an interrupt: never leave a child working behind us.
+            child.kill()
+            raise
+        _give_back(child)
+        if not reply.get("ok"):
+            message = str(reply.get("message", ""))
+            # The input's own failures keep their type (`pipeline.run` defines them all).
+            kind = getattr(run_module, str(reply.get("error")), None)
+            if isinstance(kind, type) and issubclass(kind, WarcTaskError):
+                raise kind(message)
+            raise WarcTaskError(
+                f"input {warc_path!r} failed (output {cfg.output!r}): "
+                f"{reply.get('error')}: {message}"
+            )
+        report = WarcReport.from_dict(reply["report"])
+        return replace(report, seconds=time.perf_counter() - started)
+
+
+def _poison_reason(died: ChildDied, page_cap: float | None, limits: Limits) -> tuple[str, str]:
+    during = f" during {died.step}" if died.step else ""
+    if died.how.startswith("killed after") and died.stage == CLEANING:
+        return "timeout", (
+            f"page exceeded its {page_cap:g} s budget{during}, which could not be interrupted: "
+            f"its cleaning process was {died.how}"
+        )
+    cap = limits.isolate_memory_bytes
+    memory = f"; its address space was capped at {cap:,} bytes" if cap is not None else ""
+    return "crashed", f"the cleaning process {died.how} while cleaning this page{during}{memory}"
+
+
+def _remove_temps(cfg: JobConfig, warc_path: str) -> None:
+    """Delete the hidden temporary files a killed child left for this input."""
+    from fsspec.core import url_to_fs
+
+    from pipeline.output.sink import OutputPaths, is_local, remove_leftover_temps
+    from pipeline.run import _storage_options
+    from pipeline.warc.inputs import input_stem
+
+    try:
+        fs, root = url_to_fs(cfg.output, **_storage_options(cfg.output, cfg))
+        paths = OutputPaths(root, input_stem(warc_path))
+        remove_leftover_temps(fs, paths)
+        done_dir = paths.marker.rpartition("/")[0]
+        if is_local(fs) and fs.isdir(done_dir):
+            prefix = f".{paths.stem}.json."
+            for name in fs.ls(done_dir, detail=False):
+                base = name.rpartition("/")[2]
+                if base.startswith(prefix) and base.endswith(".tmp"):
+                    fs.rm(name)
+    except Exception:  # the next attempt's sink removes them too; the kill is what matters
+        log.warning("warcclean: could not remove temporary files of %s", warc_path, exc_info=True)

@@ -1,0 +1,56 @@
+"""A supervised child with faults injected, for tests/test_supervise.py only.
+
+Run as ``python -m tests.supervise_faults STATUS_PATH`` (passed as ``child_argv``). It wraps the
+real child's page and reader steps, then runs the real child (`pipeline.supervise.__main__`),
+so everything but the injected fault is the production code. ``WARCCLEAN_TEST_FAULTS`` (JSON)
+says what to do: ``{"hang": [url, ...]}`` sleeps on those pages (a stage the cooperative
+deadline cannot see), ``{"die": [url, ...]}`` kills the child with SIGKILL on them (what the
+kernel's OOM killer does), ``{"allocate": [url, ...]}`` asks for far more memory than the
+address-space cap allows, ``{"stall_after": n}`` makes the reader hang after n records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from pipeline import run
+from pipeline.supervise.__main__ import main
+
+FAULTS: dict[str, Any] = json.loads(os.environ.get("WARCCLEAN_TEST_FAULTS", "{}"))
+_real_clean_html = run.clean_html
+_real_iter_records = run.iter_records
+
+
+def faulty_clean_html(html: Any, **kwargs: Any) -> Any:
+    # Inside the page step, where a real parse or cleaner would misbehave.
+    page_url = kwargs.get("url")
+    if page_url in FAULTS.get("hang", ()):
+        time.sleep(3600)
+    if page_url in FAULTS.get("die", ()):
+        os.kill(os.getpid(), signal.SIGKILL)
+    if page_url in FAULTS.get("allocate", ()):
+        # Under the child's RLIMIT_AS this fails with MemoryError instead of taking the host.
+        hog = bytearray(64 * 2**30)
+        del hog
+    return _real_clean_html(html, **kwargs)
+
+
+def stalling_iter_records(*args: Any, **kwargs: Any) -> Iterator[Any]:
+    after = FAULTS.get("stall_after")
+    for n, item in enumerate(_real_iter_records(*args, **kwargs)):
+        if after is not None and n == after:
+            time.sleep(3600)
+        yield item
+
+
+run.clean_html = faulty_clean_html
+run.iter_records = stalling_iter_records
+
+if __name__ == "__main__":
+    sys.exit(main())

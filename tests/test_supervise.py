@@ -1,0 +1,259 @@
+"""`process_warc_supervised`: the hard time bound on each page and each input.
+
+Every test runs real child processes. Faults that a real page cannot be relied on to produce
+(a SIGKILL from the OOM killer, a read that hangs) are injected by `tests.supervise_faults`,
+which wraps the production child; the slow page is a real one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline import supervise
+from pipeline.config import Limits
+from pipeline.jobconfig import JobConfig
+from pipeline.run import WarcTaskError, process_warc
+from pipeline.supervise import process_warc_supervised
+from pipeline.warc.inputs import input_stem
+from tests.warc_builders import build_warc, html_response
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="supervision needs POSIX pipes")
+
+FAULT_CHILD = (sys.executable, "-m", "tests.supervise_faults")
+TOWNS = ["Arles", "Bruges", "Cordoba", "Delft", "Evora"]
+
+
+def article(town: str) -> str:
+    sentence = (
+        f"The river runs through the old town of {town}, and the people who live along its "
+        "banks have always said that it is the reason the town exists at all. They tell the "
+        "story to anyone who will listen, and most visitors have heard it by the time they leave."
+    )
+    body = f"<p>{sentence}</p>" * 3
+    return f"<html><head><title>{town}</title></head><body>{body}</body></html>"
+
+
+def url(town: str) -> str:
+    return f"https://{town.lower()}.example/"
+
+
+def write_warc(tmp_path: Path, bad: bytes | None = None) -> Path:
+    """Five articles; with ``bad``, that page sits in the middle as https://bad.example/."""
+    records = [html_response(url(t), article(t)) for t in TOWNS]
+    if bad is not None:
+        records.insert(2, html_response("https://bad.example/", bad))
+    path = tmp_path / "in.warc.gz"
+    path.write_bytes(build_warc(records))
+    return path
+
+
+def outcomes(out: Path) -> dict[str, list[str]]:
+    """Each URL in the output, with every row it got: "doc" or "reject:<reason>"."""
+    rows: dict[str, list[str]] = {}
+    docs_dir = out / "docs"
+    if docs_dir.exists():
+        docs = ds.dataset(docs_dir, format="parquet", partitioning="hive").to_table()
+        for u in docs.column("url").to_pylist():
+            rows.setdefault(u, []).append("doc")
+    for row in rejects(out):
+        rows.setdefault(row["url"], []).append(f"reject:{row['reason']}")
+    return rows
+
+
+def rejects(out: Path) -> list[dict]:
+    (path,) = (out / "rejects").glob("*.parquet")
+    return pq.read_table(path).to_pylist()
+
+
+def hidden_files(out: Path) -> list[str]:
+    return sorted(str(p.relative_to(out)) for p in out.rglob(".*"))
+
+
+@pytest.fixture
+def faults(monkeypatch: pytest.MonkeyPatch):
+    def set_faults(**spec: object) -> None:
+        monkeypatch.setenv("WARCCLEAN_TEST_FAULTS", json.dumps(spec))
+
+    yield set_faults
+    # Children read their faults at start: none of these may serve a later test.
+    supervise.shutdown()
+
+
+def test_same_rows_and_report_as_in_process(tmp_path: Path) -> None:
+    warc = write_warc(tmp_path)
+    mine = process_warc_supervised(str(warc), JobConfig(output=str(tmp_path / "sup")))
+    ref = process_warc(str(warc), JobConfig(output=str(tmp_path / "ref")))
+    assert mine.stats == ref.stats
+    assert outcomes(tmp_path / "sup") == outcomes(tmp_path / "ref")
+    assert outcomes(tmp_path / "sup") == {url(t): ["doc"] for t in TOWNS}
+    assert (tmp_path / "sup" / "_done" / f"{input_stem(str(warc))}.json").exists()
+
+
+def test_a_child_serves_the_next_input(tmp_path: Path) -> None:
+    warc = write_warc(tmp_path)
+    process_warc_supervised(str(warc), JobConfig(output=str(tmp_path / "a")))
+    (child,) = [c for c in supervise._IDLE if c.argv == tuple(supervise._child_argv())]
+    started = time.perf_counter()
+    process_warc_supervised(str(warc), JobConfig(output=str(tmp_path / "b")))
+    # The same process, already warm: no start-up (about a second) on the second input.
+    assert supervise._IDLE[-1] is child and child.alive()
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.timeout(120)
+def test_a_page_whose_parse_hangs_is_a_timeout_and_its_neighbours_are_written_once(
+    tmp_path: Path,
+) -> None:
+    # 100,000 nested <div> take the parser about 40 s, in one call that nothing in-process can
+    # interrupt: the supervisor kills the child at the cap and re-runs the input without it.
+    deep = ("<html><body>" + "<div>" * 100_000 + "text" + "</div>" * 100_000).encode()
+    warc = write_warc(tmp_path, bad=deep)
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=1.0))
+    started = time.perf_counter()
+    report = process_warc_supervised(str(warc), cfg)
+    assert time.perf_counter() - started < 30
+    rows = outcomes(tmp_path / "out")
+    assert rows == {**{url(t): ["doc"] for t in TOWNS}, "https://bad.example/": ["reject:timeout"]}
+    (row,) = rejects(tmp_path / "out")
+    # Where it was when killed: in the parse, the one stage with no deadline checks.
+    assert "1 s budget during parse" in row["detail"] and "killed" in row["detail"]
+    assert report.stats.rejects == {"timeout": 1} and report.stats.docs == 5
+    assert report.stats.balanced
+    assert hidden_files(tmp_path / "out") == []
+
+
+@pytest.mark.timeout(120)
+def test_a_hang_in_any_stage_is_a_timeout(tmp_path: Path, faults) -> None:
+    faults(hang=["https://bad.example/"])
+    warc = write_warc(tmp_path, bad=article("Bad").encode())
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=0.5))
+    report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
+    assert outcomes(tmp_path / "out") == {
+        **{url(t): ["doc"] for t in TOWNS},
+        "https://bad.example/": ["reject:timeout"],
+    }
+    assert report.stats.balanced
+
+
+@pytest.mark.timeout(120)
+def test_a_child_killed_for_memory_rejects_the_page_not_the_task(tmp_path: Path, faults) -> None:
+    faults(die=["https://bad.example/"])
+    warc = write_warc(tmp_path, bad=article("Bad").encode())
+    report = process_warc_supervised(
+        str(warc), JobConfig(output=str(tmp_path / "out")), child_argv=FAULT_CHILD
+    )
+    rows = outcomes(tmp_path / "out")
+    assert rows == {**{url(t): ["doc"] for t in TOWNS}, "https://bad.example/": ["reject:crashed"]}
+    detail = rejects(tmp_path / "out")[0]["detail"]
+    assert "SIGKILL" in detail and "address space was capped" in detail
+    assert report.stats.docs == 5 and report.stats.balanced
+
+
+@pytest.mark.timeout(120)
+def test_memory_over_the_child_cap_is_a_rejection(tmp_path: Path, faults) -> None:
+    # The child's address space is capped (Limits.isolate_memory_bytes): a page that asks for
+    # 64 GiB gets a MemoryError there, one rejection, instead of the host's memory.
+    faults(allocate=["https://bad.example/"])
+    warc = write_warc(tmp_path, bad=article("Bad").encode())
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(isolate_memory_bytes=2 * 2**30))
+    process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
+    rows = outcomes(tmp_path / "out")
+    assert rows == {
+        **{url(t): ["doc"] for t in TOWNS},
+        "https://bad.example/": ["reject:error:MemoryError"],
+    }
+
+
+@pytest.mark.timeout(120)
+def test_a_reader_stall_fails_the_input_clearly_and_commits_nothing(tmp_path: Path, faults) -> None:
+    faults(stall_after=3)
+    warc = write_warc(tmp_path)
+    out = tmp_path / "out"
+    cfg = JobConfig(output=str(out), limits=Limits(max_stall_seconds=1.0))
+    with pytest.raises(WarcTaskError) as info:
+        process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
+    message = str(info.value)
+    assert str(warc) in message and "without progress" in message and "reading" in message
+    assert "nothing of this input was committed" in message
+    # The offset of the last record read: the third, where a re-run would pick up the stall.
+    assert "after the record at offset" in message
+    # Not done, no visible rows, no temporary files left: a re-run starts clean.
+    assert not (out / "_done").exists() or not list((out / "_done").iterdir())
+    assert not list(out.rglob("*.parquet"))
+    assert hidden_files(out) == []
+
+
+@pytest.mark.timeout(120)
+def test_too_many_killing_pages_fail_the_input(tmp_path: Path, faults, monkeypatch) -> None:
+    monkeypatch.setattr(supervise, "MAX_KILLS", 1)
+    faults(die=[url("Arles"), url("Bruges")])
+    warc = write_warc(tmp_path)
+    with pytest.raises(WarcTaskError, match="1 earlier pages of this input had killed it"):
+        process_warc_supervised(
+            str(warc), JobConfig(output=str(tmp_path / "out")), child_argv=FAULT_CHILD
+        )
+
+
+def test_a_failing_input_reports_its_cause(tmp_path: Path) -> None:
+    with pytest.raises(WarcTaskError, match=r"nope\.warc\.gz"):
+        process_warc_supervised(str(tmp_path / "nope.warc.gz"), JobConfig(output=str(tmp_path)))
+    # The child survives an input that fails in an ordinary way, and serves the next one.
+    assert any(c.alive() for c in supervise._IDLE)
+
+
+def test_a_worker_starts_its_children_warm(tmp_path: Path) -> None:
+    from pipeline.workers import WarmUp
+
+    supervise.shutdown()
+    worker = type("FakeWorker", (), {"address": "tcp://127.0.0.1:1", "nthreads": 2})()
+    WarmUp(JobConfig(output=str(tmp_path))).setup(worker)
+    children = list(supervise._IDLE)
+    assert len(children) == 2 and all(c.alive() and c.warmed for c in children)
+    # Set up again (a second job on the cluster): the pool is topped up, not doubled.
+    WarmUp(JobConfig(output=str(tmp_path))).setup(worker)
+    assert children == list(supervise._IDLE)
+    supervise.shutdown()
+    assert not any(c.alive() for c in children)
+
+
+@pytest.mark.timeout(240)
+def test_in_the_job_a_hanging_page_leaves_its_worker_and_the_next_input_alone(
+    tmp_path: Path,
+) -> None:
+    from distributed import Client, LocalCluster
+
+    from tests.jobhelpers import load_job
+
+    job = load_job()
+    deep = ("<html><body>" + "<div>" * 100_000 + "text" + "</div>" * 100_000).encode()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    bad, good = write_warc(tmp_path / "a", bad=deep), write_warc(tmp_path / "b")
+    # No per-page sandbox: only the supervisor can stop the parse (about 40 s) at the cap.
+    limits = Limits(max_seconds=1.0, isolate_depth=None)
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=limits)
+    # One worker process, one thread: both inputs go through the same worker, one after the
+    # other, as the clean WARC queued behind the bad one did in issue 33.
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        pids = client.run(os.getpid)
+        started = time.perf_counter()
+        result = job.run_job(client, [str(bad), str(good)], cfg, retries=0)
+        assert time.perf_counter() - started < 30
+        assert client.run(os.getpid) == pids  # the same worker process, never restarted
+    assert not result.failed, result.failed
+    by_input = {r.warc_path: r.stats for r in result.reports}
+    assert by_input[str(bad)].rejects == {"timeout": 1} and by_input[str(bad)].docs == 5
+    assert by_input[str(good)].rejects == {} and by_input[str(good)].docs == 5
