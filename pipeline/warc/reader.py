@@ -284,8 +284,7 @@ class _SegmentReader:
             try:
                 record = next(records)
             except StopIteration:
-                inflater = inflating.decompressor
-                if inflater is not None and not getattr(inflater, "eof", True):
+                if inflating.open_member:
                     # The last member never ended: cut short, or it swallowed what follows it
                     # (a member that starts mid-member decodes on through its neighbours).
                     return _Outcome("skip", self.floor, "its gzip member does not end")
@@ -646,6 +645,8 @@ class _InflatingReader(DecompressingBufferedReader):  # type: ignore[misc]
 
     # Set by the segment reader when the file is gzipped record by record.
     gzip_file = False
+    # Whether the last member read has not ended yet (warcio drops its inflater when it closes).
+    open_member = False
 
     def _decompress(self, data: bytes) -> bytes:
         # warcio answers a member that stops inflating part-way with b"" (and a line on stderr),
@@ -656,6 +657,7 @@ class _InflatingReader(DecompressingBufferedReader):  # type: ignore[misc]
                 out: bytes = self.decompressor.decompress(data)
             except Exception as exc:
                 raise InflateError(f"gzip member stops inflating: {_describe(exc)}") from None
+            self.open_member = not self.decompressor.eof
             return out
         return super()._decompress(data)  # type: ignore[no-any-return]
 
