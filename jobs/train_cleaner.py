@@ -5,6 +5,7 @@ second stages of `density-lm` and `density-mlp`) and print their held-out scores
                                  [--ngram-out pipeline/models/ngram-lm.npz] [--no-ngram] [--seed 13]
                                  [--select]
     python jobs/train_cleaner.py --only density [--density-lm-out ...] [--density-mlp-out ...]
+                                 [--density-lm-paper-out ...] [--density-mlp-paper-out ...]
 
 Data: WCXB dev (CC-BY-4.0) and multilingual-dev (see its LICENSE.md). Pages are split by SITE (WCXB
 ``domain``, multilingual ``site``) into train / model-selection / held-out test with a seeded hash
@@ -865,7 +866,181 @@ def train_density(pages: list[PreparedPage], args: argparse.Namespace) -> int:
         flush=True,
     )
     report_density_stages(parts["test"], lm, mlp, scaler, threshold)
+    train_density_papers(parts, meta, args)
     return 0
+
+
+def _unit_labels(p: PreparedPage, texts: list[str]) -> np.ndarray:
+    """1 content, 0 boilerplate, -1 unknown per unit text, as `prepare` labels blocks."""
+    if p.page.main_content is not None:
+        return np.array(align_labels(texts, p.page.main_content, p.page.language), dtype=np.int8)
+    labels = snippet_labels(texts, p.page.with_snippets, p.page.without_snippets)
+    return np.array([-1 if v is None else int(v) for v in labels], dtype=np.int8)
+
+
+def _unit_f1(pages: list[PreparedPage], units: list[list], keeps: list[np.ndarray]) -> float:
+    """Mean F1 of the kept units' own text (the paper's output, before any mapping to blocks)."""
+    rows = [
+        score_text(p.page, "\n\n".join(u.text for u, k in zip(us, keep, strict=True) if k))
+        for p, us, keep in zip(pages, units, keeps, strict=True)
+    ]
+    return mean_f1(rows)
+
+
+def train_density_papers(
+    parts: dict[str, list[PreparedPage]], meta: dict, args: argparse.Namespace
+) -> None:
+    """The two seed systems as published (``variant="paper"``): Pal's on source lines with
+    LingPipe-style class models (character 6-grams, Witten-Bell, a class prior, decided at 0), and
+    the "easy way" network on every article paragraph. Trained the same way as the project's
+    variants: the second stage on what the first keeps of the training sites (Pal), the network
+    on every unit (the article has no first stage); units labelled by aligning them with the
+    reference text; the network's threshold chosen on model selection."""
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.preprocessing import StandardScaler
+
+    from pipeline.cleaners.density_lm import pal_stage_one
+    from pipeline.cleaners.ngram import (
+        ClassLmModel,
+        class_prior,
+        save_class_model,
+        train_witten_bell,
+    )
+    from pipeline.cleaners.units import article_paragraphs, source_lines
+    from pipeline.learned.density_mlp import FEATURE_NAMES as MLP_FEATURES
+    from pipeline.learned.density_mlp import FORMAT as MLP_FORMAT
+    from pipeline.learned.density_mlp import unit_features
+
+    sources = {
+        p.key: parse(_decode(p.page.read_html())).html or ""
+        for part in parts.values()
+        for p in part
+    }
+
+    # Pal as published: source lines, stage 1 with the sample σ of the >= 60-character lines.
+    content: list[str] = []
+    boiler: list[str] = []
+    for p in parts["train"]:
+        lines = source_lines(sources[p.key])
+        kept = [u for u, k in zip(lines, pal_stage_one(lines), strict=True) if k]
+        for u, y in zip(kept, _unit_labels(p, [u.text for u in kept]), strict=True):
+            if y == 1:
+                content.append(u.text)
+            elif y == 0:
+                boiler.append(u.text)
+    order, bits = 6, 18
+    pal = ClassLmModel(
+        train_witten_bell(content, order, bits),
+        train_witten_bell(boiler, order, bits),
+        class_prior(len(content), len(boiler)),
+        0.0,
+        {
+            **meta,
+            "order": order,
+            "bits": bits,
+            "smoothing": "interpolated Witten-Bell, lambda factor = order (LingPipe's default)",
+            "unit": "HTML source lines, tags stripped",
+            "first_stage": "Pal: >= 60 chars, smoothed density > 0.5 - sample stddev",
+            "training_lines": {"content": len(content), "boilerplate": len(boiler)},
+        },
+    )
+    args.density_lm_paper_out.parent.mkdir(parents=True, exist_ok=True)
+    save_class_model(pal, args.density_lm_paper_out)
+    print(
+        f"density-lm paper: {len(content)} content / {len(boiler)} boilerplate training lines; "
+        f"wrote {args.density_lm_paper_out} "
+        f"({args.density_lm_paper_out.stat().st_size / 1e3:.0f} kB)",
+        flush=True,
+    )
+
+    # The article as published: the network on every paragraph, no mean filter.
+    paragraphs = {key: article_paragraphs(html) for key, html in sources.items()}
+    xs, ys = [], []
+    for p in parts["train"]:
+        units = paragraphs[p.key]
+        if units:
+            xs.append(unit_features(units))
+            ys.append(_unit_labels(p, [u.text for u in units]))
+    x, y = np.vstack(xs), np.concatenate(ys)
+    known = y >= 0
+    x, y = x[known], y[known]
+    scaler = StandardScaler().fit(x)
+    mlp = MLPClassifier(
+        hidden_layer_sizes=(16,),
+        activation="relu",
+        max_iter=300,
+        random_state=args.seed,
+        early_stopping=False,
+    )
+    mlp.fit(scaler.transform(x), y)
+
+    def probs(pages: list[PreparedPage]) -> list[np.ndarray]:
+        return [
+            mlp.predict_proba(scaler.transform(unit_features(paragraphs[p.key])))[:, 1]
+            if paragraphs[p.key]
+            else np.zeros(0)
+            for p in pages
+        ]
+
+    select = parts["select"]
+    sel_units = [paragraphs[p.key] for p in select]
+    sel_probs = probs(select)
+    best = (-1.0, 0.5)
+    for threshold in np.arange(0.05, 0.96, 0.05):
+        f1 = _unit_f1(select, sel_units, [q >= threshold for q in sel_probs])
+        if f1 > best[0]:
+            best = (f1, round(float(threshold), 3))
+    f1, threshold = best
+    doc = {
+        "format": MLP_FORMAT,
+        "features": list(MLP_FEATURES),
+        "threshold": threshold,
+        "mlp": export_mlp(scaler, mlp),
+        "metadata": {
+            **meta,
+            "hidden": [16],
+            "selection_f1": f1,
+            "unit": "the article's paragraphs (pipeline.cleaners.units.article_paragraphs)",
+            "first_stage": "none",
+            "training_units": len(y),
+        },
+    }
+    args.density_mlp_paper_out.write_text(json.dumps(doc, separators=(",", ":")) + "\n")
+    print(
+        f"density-mlp paper: {len(y)} training paragraphs, threshold {threshold} "
+        f"(selection F1 {f1:.4f}); wrote {args.density_mlp_paper_out} "
+        f"({args.density_mlp_paper_out.stat().st_size / 1e3:.0f} kB)",
+        flush=True,
+    )
+
+    test = parts["test"]
+    lines = {p.key: source_lines(sources[p.key]) for p in test}
+
+    def pal_keep(p: PreparedPage) -> np.ndarray:
+        units = lines[p.key]
+        keep = np.array(pal_stage_one(units), dtype=bool)
+        idx = np.flatnonzero(keep)
+        if idx.size:
+            keep[idx] = pal.scores([units[i].text for i in idx]) >= 0.0
+        return keep
+
+    systems = {
+        "density-lm paper (Pal, source lines)": ([lines[p.key] for p in test], pal_keep),
+        "density-mlp paper (article paragraphs)": (
+            [paragraphs[p.key] for p in test],
+            lambda p: np.asarray(probs([p])[0] >= threshold, dtype=bool),
+        ),
+    }
+    print("| held-out test pages, units' own text | wcxb F1 | multilingual F1 |\n|---|---:|---:|")
+    for name, (units, keep) in systems.items():
+        keeps = [keep(p) for p in test]
+        wcxb = [i for i, p in enumerate(test) if p.key.startswith("wcxb/")]
+        ml = [i for i, p in enumerate(test) if p.key.startswith("ml/")]
+        scores = [
+            _unit_f1([test[i] for i in ix], [units[i] for i in ix], [keeps[i] for i in ix])
+            for ix in (wcxb, ml)
+        ]
+        print(f"| {name} | {scores[0]:.3f} | {scores[1]:.3f} |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -893,6 +1068,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--density-mlp-out", type=Path, default=REPO / "pipeline" / "models" / "density-mlp.json"
+    )
+    ap.add_argument(
+        "--density-lm-paper-out",
+        type=Path,
+        default=REPO / "pipeline" / "models" / "density-lm-paper.npz",
+    )
+    ap.add_argument(
+        "--density-mlp-paper-out",
+        type=Path,
+        default=REPO / "pipeline" / "models" / "density-mlp-paper.json",
     )
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument(

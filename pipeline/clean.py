@@ -139,6 +139,9 @@ def label_blocks(
         extra["cues"] = page_cues(tree, url)
     if getattr(impl, "needs_language", False):
         extra["language"] = language
+    if getattr(impl, "needs_tree", False):
+        # the paper variants cut the parsed page into their own units (source lines, paragraphs)
+        extra["tree"] = tree
     label_noted = getattr(impl, "label_noted", None)
     if label_noted is not None:
         return label_noted(blocks, stoplist, **extra)

@@ -29,6 +29,21 @@ pure function below, run in this order by `KimatuCleaner.label`:
 
 `output_tag` gives the h/p/l (heading/paragraph/list item) mark Kimatu writes for kept blocks.
 The stoplist is not used: every feature is language independent.
+
+Where this differs from the paper. These are deviations, known from a reading of the paper
+(issue 37) but not yet re-checked against its text, which this project does not hold; there is
+no ``variant="paper"`` for Kimatu yet, so none of them has been measured against the paper's
+rule:
+
+* The ratio is computed and decided per block; the paper computes it per style group (the
+  group's length, punctuation and link figures) and accepts or rejects the group.
+* Punctuation is counted per character over every clause mark; the paper leaves out marks
+  inside times of day ("10:30") and acronyms ("U.S.").
+* Link density is link characters over characters; the paper counts link tags.
+* The function-block test (`is_function_block`), the quote removal (`quote_duplicates`), the
+  dispersed-block rule (`drop_dispersed`: the paper exempts blocks whose ratio is above 0.5) and
+  the same-style recovery (`recover_same_style`: the paper also asks that the block be near
+  the candidates) are this project's versions of those steps.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ scored with array operations: all block texts are laid end to end, each preceded
 symbols, and every order's hashes come from the previous order's by one multiply-add.
 
 Models are stored as ``.npz`` of plain arrays, loaded with ``allow_pickle=False``.
+
+`WittenBellLm` and `ClassLmModel` are the classifier Pal (2009) used, LingPipe's character n-gram
+process models with Witten-Bell smoothing and a class prior, on the same hashed tables; they
+serve `density-lm`'s ``variant="paper"`` (`pipeline.cleaners.density_lm`).
 """
 
 from __future__ import annotations
@@ -63,11 +67,15 @@ def _positions(texts: Sequence[str], order: int) -> tuple[np.ndarray, np.ndarray
     return codes, real, owner
 
 
-def _hashes(codes: np.ndarray, order: int, bits: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def _hashes(
+    codes: np.ndarray, order: int, bits: int, extensions: list[np.ndarray] | None = None
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Per order k (1..order): the bucket of the k-gram ending at each position and the bucket
     of its (k-1)-character context as a context. Positions without a full k-gram get garbage
     that callers never read (they only read real positions, which have ``order - 1`` symbols of
-    history)."""
+    history). Given a list as ``extensions``, it is filled with a third bucket per order, the
+    context's again under another salt: where Witten-Bell keeps how many distinct characters
+    followed that context."""
     shift = np.uint64(64 - bits)
     grams: list[np.ndarray] = []
     contexts: list[np.ndarray] = []
@@ -83,6 +91,8 @@ def _hashes(codes: np.ndarray, order: int, bits: int) -> tuple[list[np.ndarray],
                 rolling = prior * _P + codes
             grams.append(((rolling ^ np.uint64(k)) * _MIX) >> shift)
             contexts.append(((previous ^ np.uint64(k + 64)) * _MIX) >> shift)
+            if extensions is not None:
+                extensions.append(((previous ^ np.uint64(k + 128)) * _MIX) >> shift)
     return grams, contexts
 
 
@@ -217,6 +227,237 @@ def load_model(path: str | Path = DEFAULT_MODEL) -> NgramModel:
         CharLm(content, float(totals[0]), order, beta),
         CharLm(boilerplate, float(totals[1]), order, beta),
         threshold,
+        meta,
+    )
+
+
+WB_FORMAT = "warcclean-ngram-lm-wb/1"
+
+
+def _depths(texts: Sequence[str], owner: np.ndarray, order: int) -> np.ndarray:
+    """Each position's index within its own text (the pad before a text is negative)."""
+    lengths = np.fromiter((len(t) for t in texts), np.int64, len(texts))
+    starts = np.concatenate(([0], np.cumsum(lengths + order - 1)[:-1]))
+    return np.arange(owner.size) - starts[owner] - (order - 1)
+
+
+@dataclass(frozen=True)
+class WittenBellLm:
+    """A character n-gram process model with interpolated Witten-Bell smoothing, as LingPipe's
+    ``NGramProcessLM`` defines it (hashed counts)::
+
+        p_0(c)     = 1 / V
+        p_k(c | h) = (n(h c) + L·E(h)·p_{k-1}(c | h')) / (n(h) + L·E(h))
+
+    where ``n(h)`` counts ``h`` as a context, ``E(h)`` is the number of distinct characters seen
+    after it and ``L`` the interpolation factor (LingPipe's ``lambdaFactor``, by default the
+    model's order); an unseen context (``n(h) = 0``) passes its shorter context's estimate on.
+    A process model has no start symbols: a text's first character is predicted with no
+    context, its second with one character, and so on.
+
+    ``counts`` holds, in one hashed table, the n-gram counts, the context counts and the
+    contexts' distinct-extension counts, each under its own salt (`_hashes`); ``total`` and
+    ``types`` are the empty context's (all characters, and the distinct ones)."""
+
+    counts: np.ndarray  # (2**bits,) uint32
+    total: float
+    types: float
+    order: int
+    lambda_factor: float
+    alphabet: float = _ALPHABET
+
+    @property
+    def bits(self) -> int:
+        return int(self.counts.size).bit_length() - 1
+
+    def log_probs(
+        self,
+        grams: list[np.ndarray],
+        contexts: list[np.ndarray],
+        extensions: list[np.ndarray],
+        depth: np.ndarray,
+    ) -> np.ndarray:
+        counts = self.counts
+        weight = self.lambda_factor * self.types
+        p = (counts[grams[0]] + weight / self.alphabet) / (self.total + weight)
+        for k in range(1, self.order):
+            context = counts[contexts[k]].astype(np.float64)
+            # As in `CharLm`: a collision must not make an n-gram outnumber its context.
+            gram = np.minimum(counts[grams[k]], context)
+            weight = self.lambda_factor * counts[extensions[k]].astype(np.float64)
+            denominator = context + weight
+            # A context seen in training has at least one extension: a bucket with a count but
+            # none is another entry's collision, and the context counts as unseen.
+            usable = (weight > 0) & (depth >= k)
+            p = np.where(usable, (gram + weight * p) / np.where(usable, denominator, 1.0), p)
+        return np.log(p)
+
+
+_Buckets = tuple[
+    list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray, np.ndarray, np.ndarray
+]
+
+
+def _wb_buckets(texts: Sequence[str], order: int, bits: int) -> _Buckets:
+    """Buckets of every real position (see `_hashes`), with each position's depth in its text,
+    its text index and its code point."""
+    codes, real, owner = _positions(texts, order)
+    extensions: list[np.ndarray] = []
+    grams, contexts = _hashes(codes, order, bits, extensions)
+    depth = _depths(texts, owner, order)
+    idx = np.flatnonzero(real)
+    return (
+        [g[idx] for g in grams],
+        [c[idx] for c in contexts],
+        [e[idx] for e in extensions],
+        depth[idx],
+        owner[idx],
+        codes[idx],
+    )
+
+
+def train_witten_bell(
+    texts: Iterable[str], order: int, bits: int, lambda_factor: float | None = None
+) -> WittenBellLm:
+    """Count ``texts`` into a `WittenBellLm` (``lambda_factor`` None: LingPipe's default, the
+    order)."""
+    counts = np.zeros(1 << bits, dtype=np.uint64)
+    seen: list[np.ndarray] = [np.zeros(0, np.uint64) for _ in range(order)]
+    chars = np.zeros(0, np.uint64)
+    total = 0
+    batch: list[str] = []
+
+    def add(buckets: np.ndarray) -> None:
+        counts[:] += np.bincount(buckets.astype(np.int64), minlength=counts.size).astype(np.uint64)
+
+    def flush() -> None:
+        nonlocal total, chars
+        if not batch:
+            return
+        grams, contexts, extensions, depth, _, codes = _wb_buckets(batch, order, bits)
+        add(grams[0])
+        chars = np.union1d(chars, codes)
+        total += depth.size
+        for k in range(1, order):
+            ok = depth >= k
+            add(grams[k][ok])
+            add(contexts[k][ok])
+            # A context's distinct extensions: the distinct (n-gram, context) pairs, counted
+            # once each at the end, after every batch.
+            pairs = (grams[k][ok] << np.uint64(bits)) | extensions[k][ok]
+            seen[k] = np.union1d(seen[k], pairs)
+        batch.clear()
+
+    for text in texts:
+        batch.append(text)
+        if len(batch) >= 2000:
+            flush()
+    flush()
+    mask = np.uint64((1 << bits) - 1)
+    for k in range(1, order):
+        add(seen[k] & mask)
+    return WittenBellLm(
+        np.minimum(counts, np.iinfo(np.uint32).max).astype(np.uint32),
+        float(total),
+        float(chars.size),
+        order,
+        float(order if lambda_factor is None else lambda_factor),
+    )
+
+
+@dataclass(frozen=True)
+class ClassLmModel:
+    """LingPipe's ``DynamicLMClassifier`` with two categories: a `WittenBellLm` per class and a
+    class prior; a text goes to the class with the larger ``log p(class) + log p(text | class)``.
+    `scores` gives that difference (content minus boilerplate), so the classifier's own rule
+    is ``score >= threshold`` with the threshold 0."""
+
+    content: WittenBellLm
+    boilerplate: WittenBellLm
+    log_prior: tuple[float, float]  # content, boilerplate
+    threshold: float
+    metadata: dict[str, Any]
+
+    @property
+    def order(self) -> int:
+        return self.content.order
+
+    def scores(self, texts: Sequence[str]) -> np.ndarray:
+        """Joint log-probability of each text under content minus under boilerplate; texts
+        without characters score ``-inf``."""
+        out = np.full(len(texts), -np.inf)
+        if not texts or not any(texts):
+            return out
+        grams, contexts, extensions, depth, owner, _ = _wb_buckets(
+            texts, self.order, self.content.bits
+        )
+        llr = self.content.log_probs(grams, contexts, extensions, depth)
+        llr -= self.boilerplate.log_probs(grams, contexts, extensions, depth)
+        n = np.bincount(owner, minlength=len(texts))
+        sums = np.bincount(owner, weights=llr, minlength=len(texts))
+        has = n > 0
+        out[has] = sums[has] + self.log_prior[0] - self.log_prior[1]
+        return out
+
+
+def class_prior(n_content: int, n_boilerplate: int) -> tuple[float, float]:
+    """Log class priors from the training texts per class, add-one smoothed so an empty class
+    keeps some mass."""
+    total = n_content + n_boilerplate + 2
+    return (
+        float(np.log((n_content + 1) / total)),
+        float(np.log((n_boilerplate + 1) / total)),
+    )
+
+
+def save_class_model(model: ClassLmModel, path: str | Path) -> None:
+    """Write a `ClassLmModel` as an ``.npz`` of plain arrays."""
+    import json
+
+    meta = json.dumps({"format": WB_FORMAT, **model.metadata}, sort_keys=True)
+    c, b = model.content, model.boilerplate
+    np.savez_compressed(
+        path,
+        content=c.counts,
+        boilerplate=b.counts,
+        stats=np.array([[c.total, c.types], [b.total, b.types]]),
+        params=np.array([c.order, c.lambda_factor, c.alphabet, model.threshold, *model.log_prior]),
+        metadata=np.array(meta),
+    )
+
+
+@lru_cache(maxsize=4)
+def load_class_model(path: str | Path) -> ClassLmModel:
+    """Load a model written by `save_class_model`; raises `NgramModelError` on anything
+    unexpected."""
+    import json
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            content, boilerplate = data["content"], data["boilerplate"]
+            stats, params = data["stats"], data["params"]
+            meta = json.loads(str(data["metadata"]))
+    except FileNotFoundError:
+        raise NgramModelError(f"model file {path} not found; run jobs/train_cleaner.py") from None
+    except (KeyError, ValueError, OSError) as exc:
+        raise NgramModelError(f"model file {path} is not a class LM model: {exc}") from None
+    if meta.get("format") != WB_FORMAT:
+        raise NgramModelError(f"{path}: not a {WB_FORMAT} model")
+    size = content.size
+    if size != boilerplate.size or size & (size - 1) or content.dtype != np.uint32:
+        raise NgramModelError(f"{path}: count tables must be uint32 of one power-of-two size")
+    if stats.shape != (2, 2) or params.shape != (6,):
+        raise NgramModelError(f"{path}: unexpected statistics or parameters")
+    order, factor, alphabet = int(params[0]), float(params[1]), float(params[2])
+
+    def lm(counts: np.ndarray, row: np.ndarray) -> WittenBellLm:
+        return WittenBellLm(counts, float(row[0]), float(row[1]), order, factor, alphabet)
+
+    return ClassLmModel(
+        lm(content, stats[0]),
+        lm(boilerplate, stats[1]),
+        (float(params[4]), float(params[5])),
+        float(params[3]),
         meta,
     )
 

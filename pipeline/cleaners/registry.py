@@ -19,9 +19,16 @@ class Cleaner(Protocol):
     A cleaner may also declare ``needs_runs`` (BTE's token/tag runs in `Block.runs`) and
     ``needs_page_cues``: then `pipeline.clean_html` passes ``cues=`` to `label`, what the page
     declares about itself and its URL's shape (`pipeline.html.page_cues`), and
-    ``needs_language``: then it passes ``language=``, the page's ISO 639 code. One with a
+    ``needs_language``: then it passes ``language=``, the page's ISO 639 code, and
+    ``needs_tree``: then it passes ``tree=``, the parsed page the blocks were cut from, for a
+    cleaner that judges other units than blocks (a published method's own unit, such as Pal's
+    source lines: `pipeline.cleaners.units`) and maps its verdicts back onto the blocks. A
+    cleaner that declares it must still label blocks when ``tree`` is not given. One with a
     ``label_noted`` method is called through it instead of `label`: it returns the labelled
-    blocks and notes about the page (`CleanResult.notes`)."""
+    blocks and notes about the page (`CleanResult.notes`).
+
+    ``needs_*`` may be class or instance attributes: a cleaner whose variants differ in what
+    they need (``variant="paper"``) sets them when it is built."""
 
     name: str
 

@@ -1,4 +1,5 @@
-"""The `density-mlp` cleaner: the mean-density filter, then an MLP over each block's neighbours."""
+"""The `density-mlp` cleaner's project variant: the mean-density filter, then an MLP over each
+block's neighbours (the paper variant, the default: tests/cleaners/test_paper_variants.py)."""
 
 from __future__ import annotations
 
@@ -74,12 +75,12 @@ def test_the_filter_decides_first_and_the_network_judges_only_what_it_kept(tmp_p
         block(3, 95, 5),
         block(4, 5, 95),
     ]
-    labeled = DensityMlpCleaner(model=model_file(tmp_path)).label(blocks, None)
+    labeled = DensityMlpCleaner(model=model_file(tmp_path), variant="project").label(blocks, None)
     good, bad = Verdict.GOOD, Verdict.BAD
     assert [lb.verdict for lb in labeled] == [good, good, bad, good, bad]
     assert labeled[2].score is None and labeled[4].score is None  # dropped by the filter
     assert labeled[1].score == pytest.approx(1 / (1 + math.exp(-(10 * 0.85 - 8))))
-    strict = DensityMlpCleaner(model=model_file(tmp_path), threshold=0.7)
+    strict = DensityMlpCleaner(model=model_file(tmp_path), threshold=0.7, variant="project")
     assert [lb.verdict is Verdict.GOOD for lb in strict.label(blocks, None)] == [
         True,
         False,
@@ -98,7 +99,7 @@ def test_keeps_a_subset_of_the_filter_and_labels_every_block_once(
     sizes: list[tuple[int, int]], threshold: float
 ) -> None:
     blocks = [block(i, c, m) for i, (c, m) in enumerate(sizes)]
-    labeled = DensityMlpCleaner(threshold=threshold).label(blocks, None)
+    labeled = DensityMlpCleaner(threshold=threshold, variant="project").label(blocks, None)
     assert [lb.block for lb in labeled] == blocks
     first = MeanDensityCleaner().label(blocks, None)
     for lb, f in zip(labeled, first, strict=True):
@@ -130,10 +131,11 @@ def test_the_shipped_model_loads_without_pickle_and_keeps_the_article_of_a_built
     assert Path(DEFAULT_MODEL).stat().st_size < 100_000
     model = load_model()
     assert model.metadata["first_stage"] == "density-mean"
-    labeled = DensityMlpCleaner().label(segment(PAGE), None)
+    labeled = DensityMlpCleaner(variant="project").label(segment(PAGE), None)
     good = [lb.block.text for lb in labeled if lb.verdict is Verdict.GOOD]
     assert sum("Paragraph" in t for t in good) >= 5
     assert not any("Section" in t or "Link" in t for t in good)
     assert make_cleaner("density-mlp").params() == {}
-    result = clean_html(PAGE.encode(), cleaner="density-mlp")
+    assert make_cleaner("density-mlp", variant="project").params() == {"variant": "project"}
+    result = clean_html(PAGE.encode(), cleaner="density-mlp", variant="project")
     assert result.cleaner == "density-mlp" and "Paragraph 4 of the story" in result.text

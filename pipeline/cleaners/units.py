@@ -1,0 +1,194 @@
+"""The units two published density methods judge, cut from a page's HTML, and their verdicts
+carried back to our blocks.
+
+Every cleaner labels `pipeline.html.segment`'s blocks, but two of the seed papers judge other
+units, and their ``variant="paper"`` reproduces that:
+
+* `source_lines`: Pal (2009) splits the page's HTML **source into lines**; a line's text is the
+  line with its tags stripped, its size the whole line.
+* `article_paragraphs`: the "easy way" article (ai-depot) judges the paragraphs an HTML-to-text
+  formatter writes: a break at ``p``, ``h1``-``h6``, ``li``, ``dl``/``dt``/``dd``,
+  ``blockquote``, ``pre`` and ``hr`` and at every ``<br>``, but none at ``div``, ``table`` or
+  ``td`` (so a layout table's cells run together, unlike our blocks).
+
+Both read the HTML as a string: a cleaner is given the parsed tree (`Cleaner.needs_tree`), whose
+serialisation (`page_html`) keeps the source's text and its line breaks; what it cannot keep is
+a line break inside a tag, and the tags lexbor adds (``<tbody>``, a closing ``</p>``) count as
+markup. Script, style, title and comment contents are markup, never text, in both units: they
+are not what a reader sees in the page's body, and HTML-to-text formatters drop them.
+
+`verdicts_for_blocks` maps unit verdicts back to blocks: a block is kept when most of its
+characters lie in kept units. A unit that holds several blocks (a minified page's one source
+line) passes its verdict to all of them; a block split over several units takes the verdict of
+the majority of its characters, which is where the mapped output can differ from the paper's own
+(measured in BENCHMARKS.md, "Seed systems as published").
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+# Markup whose contents are not text: comments, scripts, styles, and the tags themselves.
+_MARKUP = re.compile(
+    r"<!--.*?-->|<(script|style|title)\b.*?</\1\s*>|<[!?/]?[A-Za-z][^>]*>|<![^>]*>",
+    re.DOTALL | re.IGNORECASE,
+)
+_SPACE = re.compile(r"\s+")
+_TAG = re.compile(r"<[!?/]?[A-Za-z][^>]*>|<![^>]*>")
+# The article's formatter starts a new paragraph at these tags, opening or closing.
+PARAGRAPH_BREAKS = frozenset(
+    (
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "dl",
+        "dt",
+        "dd",
+        "blockquote",
+        "pre",
+        "hr",
+        "br",
+    )
+)
+
+
+# Where the article's paragraph cutter stops: a break tag (named ``brk``), or the start of
+# something that cannot hold one (a comment, a script, a style, the title), skipped to its end.
+_BREAK_OR_OPAQUE = re.compile(
+    r"<(?:(?P<comment>!--)|(?P<opaque>script|style|title)(?=[\s/>])|(?P<brk>/?(?:"
+    + "|".join(sorted(PARAGRAPH_BREAKS, key=len, reverse=True))
+    + r")(?=[\s/>])))",
+    re.IGNORECASE,
+)
+_CLOSERS = {
+    name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("script", "style", "title")
+}
+
+
+class Unit(NamedTuple):
+    """One unit of a page: its visible text (whitespace-normalised), the characters of that text
+    and the characters of the unit's whole HTML (text and markup)."""
+
+    text: str
+    n_text: int
+    n_html: int
+
+    @property
+    def density(self) -> float:
+        return self.n_text / self.n_html if self.n_html else 0.0
+
+
+def page_html(tree: Any) -> str:
+    """The HTML of a parsed page (`selectolax` tree), or the string itself."""
+    if isinstance(tree, str):
+        return tree
+    return tree.html or ""
+
+
+def _visible(raw: str) -> str:
+    return _SPACE.sub(" ", htmllib.unescape(raw)).strip()
+
+
+def _markup_newlines(match: re.Match[str]) -> str:
+    return "\n" * match.group().count("\n")
+
+
+def source_lines(source: str) -> list[Unit]:
+    """Pal's chunks: every non-blank line of the HTML source, its text the line without markup.
+    ``n_text`` counts the visible text (entities decoded, whitespace runs as one space), ``n_html``
+    the line's characters without its indentation."""
+    # Markup replaced by just its line breaks: line k of ``text_only`` is line k's text.
+    text_only = _MARKUP.sub(_markup_newlines, source).split("\n")
+    out: list[Unit] = []
+    for line, raw in zip(source.split("\n"), text_only, strict=True):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        text = _visible(raw) if raw and not raw.isspace() else ""
+        out.append(Unit(text, len(text), len(stripped)))
+    return out
+
+
+def article_paragraphs(source: str) -> list[Unit]:
+    """The article's paragraphs: the stretches of HTML between `PARAGRAPH_BREAKS` tags, their
+    text the stretch without markup, their size its characters (a break tag counts in the
+    paragraph it opens). Paragraphs without visible text are left out: there is nothing in
+    them to keep."""
+    out: list[Unit] = []
+    start = 0  # where the current paragraph began
+    carried = 0  # the size of the break tag that opened it
+    visible_from = 0  # where its markup outside comments, scripts, styles and titles resumes
+    parts: list[str] = []  # its stretches outside those
+
+    def close(end: int) -> None:
+        parts.append(source[visible_from:end])
+        text = _visible(_TAG.sub("", "".join(parts)))
+        if text:
+            out.append(Unit(text, len(text), carried + end - start))
+        parts.clear()
+
+    # A "<p>" inside a script or a comment is not a tag: those are skipped whole. A search per
+    # stop, not a scan per tag: pages run to hundreds of kilobytes of markup.
+    pos = 0
+    while (m := _BREAK_OR_OPAQUE.search(source, pos)) is not None:
+        if m.group("comment") is not None:
+            end = source.find("-->", m.end())
+            pos = len(source) if end < 0 else end + 3
+        elif (name := m.group("opaque")) is not None:
+            closer = _CLOSERS[name.lower()].search(source, m.end())
+            pos = len(source) if closer is None else closer.end()
+        else:
+            end = source.find(">", m.end())
+            close(m.start())
+            pos = start = len(source) if end < 0 else end + 1
+            carried = start - m.start()
+            visible_from = start
+            continue
+        parts.append(source[visible_from : m.start()])
+        visible_from = pos
+    close(len(source))
+    return out
+
+
+def verdicts_for_blocks(
+    block_texts: Sequence[str], units: Sequence[Unit], keep: Sequence[bool]
+) -> list[tuple[bool, int | None]]:
+    """For each block, whether most of its (non-space) characters lie in kept units, and the unit
+    holding its middle character (None for a block whose text was not found among the units').
+
+    Blocks and units hold the same text in the same order, cut differently, so each block is
+    looked up in the units' text from where the previous block ended; a block found nowhere
+    (the two cuts normalise some whitespace or entity differently) is not kept."""
+    pieces = [_SPACE.sub("", u.text) for u in units]
+    stream = "".join(pieces)
+    owner = np.repeat(np.arange(len(pieces)), [len(p) for p in pieces])
+    kept = np.asarray(keep, dtype=np.int64)
+    # Kept characters before each position: a block's kept share is one subtraction.
+    kept_before = np.concatenate(([0], np.cumsum(kept[owner]))) if len(pieces) else np.zeros(1)
+    out: list[tuple[bool, int | None]] = []
+    cursor = 0
+    for text in block_texts:
+        needle = _SPACE.sub("", text)
+        if not needle:
+            out.append((False, None))
+            continue
+        at = stream.find(needle, cursor)
+        if at < 0:
+            at = stream.find(needle)
+        if at < 0:
+            out.append((False, None))
+            continue
+        cursor = at + len(needle)
+        share = (kept_before[cursor] - kept_before[at]) / len(needle)
+        out.append((bool(share > 0.5), int(owner[(at + cursor - 1) // 2])))
+    return out
