@@ -102,8 +102,9 @@ class ReaderIssue:
     ``kind`` is one of: ``unreadable`` (bytes at ``offset`` could not be parsed as a record),
     ``resync`` (reading resumed at ``offset``, ``skipped`` bytes after the failure),
     ``truncated_file`` (no further record after a failure: the rest of the file is lost),
-    ``single_gzip_member`` (the file is one gzip member holding many records: from ``offset`` on,
-    offsets refer to the gunzipped stream), ``no_resync`` (the stream cannot seek, reading stops).
+    ``single_gzip_member`` (a gzip member holds many records, as in a file gzipped whole: from
+    ``offset`` on, offsets refer to the gunzipped stream, until a ``resync`` where the member
+    ends), ``no_resync`` (the stream cannot seek, reading stops).
     """
 
     warc_path: str
@@ -153,6 +154,19 @@ def iter_records(
                     outcome.offset,
                     f"the gzip stream breaks off ({source.cut_short}); what came before was read",
                 )
+            elif isinstance(source, _Gunzipped) and source.member_end is not None:
+                # That member is read: what follows it is read member by member again, at
+                # stored offsets (a damaged member can hold two records in a per-record file).
+                pos, gunzip_from, reader.offset_note = source.member_end, None, None
+                if _peek(stream, pos, 1):
+                    yield ReaderIssue(
+                        warc_path,
+                        "resync",
+                        pos,
+                        "the gzip member holding several records ends here: from here offsets "
+                        "are stored positions again",
+                    )
+                    continue
             return
         if outcome.kind == "single_member":
             yield ReaderIssue(
@@ -178,9 +192,25 @@ def iter_records(
             yield ReaderIssue(warc_path, "no_resync", at, "stream is not seekable; reading stops")
             return
         if gunzip_from is not None:
-            # positions inside one big gzip member cannot be sought to: the rest is lost.
-            yield ReaderIssue(warc_path, "truncated_file", at, "damaged single-member gzip stream")
-            return
+            # Positions inside a gzip member cannot be sought to: the rest of the member is
+            # lost, and reading goes on at the next member after its start, if there is one.
+            damaged, gunzip_from, reader.offset_note = gunzip_from, None, None
+            nxt = _find_next_record(stream, damaged + 1)
+            if nxt is None:
+                yield ReaderIssue(
+                    warc_path, "truncated_file", at, "damaged single-member gzip stream"
+                )
+                return
+            yield ReaderIssue(
+                warc_path,
+                "resync",
+                nxt,
+                f"resumed at the next record start after the damaged gzip member at {damaged}",
+                skipped=nxt - damaged,
+            )
+            pos = nxt
+            is_gzip = _peek(stream, pos, 2) == b"\x1f\x8b"
+            continue
         if outcome.resume is not None:
             nxt: int | None = max(outcome.resume, at + 1)
         else:
@@ -388,7 +418,7 @@ class _SegmentReader:
         declared block, if one does (then ``self.resume`` is that record's start, else None).
         ``whole``: only a record that ends where its own length says counts."""
         item, start = held
-        self.resume = _record_inside(source, start, end, members=self.gzip_file, whole=whole)
+        self.resume = _record_inside(source, start, end, whole=whole)
         yield item if self.resume is None else _cut_short(item, self.resume, start)
 
     def _convert(self, record: Any, it: ArchiveIterator, record_start: int) -> RawPage | Rejected:
@@ -498,19 +528,17 @@ def _cut_by_file(record: Any) -> bool:
     return getattr(record.raw_stream, "limit", 0) > 0
 
 
-def _record_inside(
-    source: Any, start: int, end: int, *, members: bool, whole: bool = False
-) -> int | None:
+def _record_inside(source: Any, start: int, end: int, *, whole: bool = False) -> int | None:
     """The first real record start in the plain record's bytes (start, end), or None.
 
-    ``members``: gzip members count too (a plain record found inside a gzipped file by a resync
-    can run over the members that follow it).
+    Gzip members count too: a plain record found by a resync in a gzipped file, or garbage
+    before one, can run over the members that follow it.
 
     Leaves ``source`` where it was: warcio reads on from there when there is none.
     """
     here = source.tell()
     try:
-        inside = _find_next_record(source, start + 1, members=members, stop=end, whole=whole)
+        inside = _find_next_record(source, start + 1, stop=end, whole=whole)
     except OSError:
         inside = None  # a gunzipped stream no longer holds the record's start
     finally:
@@ -546,17 +574,22 @@ def _reject_as(item: RawPage | Rejected, reason: str, detail: str) -> Rejected:
 
 
 class _Gunzipped:
-    """A file gzipped whole, read as the records it holds, up to wherever it breaks off.
+    """One gzip member that holds several records (a file gzipped whole), read as the records
+    it holds, up to wherever it breaks off.
 
     `gzip.GzipFile` raises on a stream cut short or corrupt before handing over the bytes that
     did inflate, so every record of a truncated file would be lost; this keeps them, ends the
-    stream there, and says why in ``cut_short``. Concatenated members are read on. The last
-    `_GUNZIP_WINDOW` bytes behind the read position stay available to ``seek``, so that a damaged
-    record can be searched for the start of the next one as in a plain file.
+    stream there, and says why in ``cut_short``. Where the member ends, the stream ends, and
+    ``member_end`` is the stored position after it. The last `_GUNZIP_WINDOW` bytes behind the
+    read position stay available to ``seek``, so that a damaged record can be searched for the
+    start of the next one as in a plain file.
     """
 
     def __init__(self, stream: BinaryIO) -> None:
         self.stream = stream
+        self.start = stream.tell()
+        self.consumed = 0  # stored bytes read so far
+        self.member_end: int | None = None
         self.inflater = zlib.decompressobj(31)
         self.in_member = False
         self.buf = bytearray()
@@ -597,33 +630,24 @@ class _Gunzipped:
             self.buf_start += behind
 
     def _inflate_more(self) -> None:
-        data = self.inflater.unconsumed_tail or self.stream.read(_READ_BLOCK)
+        data = self.inflater.unconsumed_tail
+        if not data:
+            data = self.stream.read(_READ_BLOCK)
+            self.consumed += len(data)
         if not data:
             self.done = True
             if self.in_member:
                 self.cut_short = "the file ends inside a gzip member"
             return
-        while data:
-            if not self.in_member:
-                if len(data) < 2:
-                    data += self.stream.read(_READ_BLOCK)
-                if data[:2] != b"\x1f\x8b":
-                    self.done = True
-                    if data.strip(b"\x00\r\n"):
-                        self.cut_short = "bytes after the gzip stream are not gzip"
-                    return
-            self.in_member = True
-            try:
-                self.buf += self.inflater.decompress(data, _READ_BLOCK)
-            except zlib.error as exc:
-                self.done, self.cut_short = True, _describe(exc)
-                return
-            if not self.inflater.eof:
-                return  # it wants more input, or holds some back in its unconsumed tail
-            # the member ended: what was read past it starts the next one
-            data = self.inflater.unused_data
-            self.inflater = zlib.decompressobj(31)
-            self.in_member = False
+        self.in_member = True
+        try:
+            self.buf += self.inflater.decompress(data, _READ_BLOCK)
+        except zlib.error as exc:
+            self.done, self.cut_short = True, _describe(exc)
+            return
+        if self.inflater.eof:
+            self.done, self.in_member = True, False
+            self.member_end = self.start + self.consumed - len(self.inflater.unused_data)
 
 
 def _gzip_inflater() -> Any:
@@ -894,7 +918,6 @@ def _find_next_record(
     stream: Any,
     start: int,
     *,
-    members: bool = True,
     stop: int | None = None,
     whole: bool = False,
 ) -> int | None:
@@ -902,7 +925,7 @@ def _find_next_record(
 
     Both layouts are looked for, whatever the file started with: damage can put anything first,
     and a record cut short runs straight into the next one, so a WARC version line counts even
-    where no line break precedes it. ``members=False`` looks for plain records only.
+    where no line break precedes it.
     """
     scan_from = max(start - 1, 0)  # one byte back so a record right at ``start`` is seen
     carry = b""
@@ -915,7 +938,7 @@ def _find_next_record(
             return None
         block = carry + data
         block_at = carry_at
-        for cand in _candidates(block, members):
+        for cand in _candidates(block):
             where = block_at + cand
             if stop is not None and where >= stop:
                 return None
@@ -927,14 +950,13 @@ def _find_next_record(
     return None
 
 
-def _candidates(block: bytes, members: bool) -> list[int]:
+def _candidates(block: bytes) -> list[int]:
     starts = {m.start() + 1 for m in _LINE_START.finditer(block)}
     starts.update(m.start() for m in _GLUED_START.finditer(block))
-    if members:
-        at = block.find(_GZIP_MAGIC)
-        while at >= 0:
-            starts.add(at)
-            at = block.find(_GZIP_MAGIC, at + 1)
+    at = block.find(_GZIP_MAGIC)
+    while at >= 0:
+        starts.add(at)
+        at = block.find(_GZIP_MAGIC, at + 1)
     return sorted(starts)
 
 
