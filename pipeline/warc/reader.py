@@ -975,9 +975,14 @@ def _validate(stream: Any, where: int, whole: bool = False) -> bool:
 
 
 def _looks_whole(stream: Any, where: int, head: bytes) -> bool:
-    """Whether the plain WARC record at ``where`` is more than a version line: a whole header
+    """Whether the plain record at ``where`` is more than a header line: a whole WARC header
     block (type, id and length, CRLF-ended), or a record that ends where its length says. A page
     that quotes a record in its text rarely has either."""
+    arc = re.match(rb"\S+ \S+ \d{14} \S* ([0-9]+)\r?\n", head)
+    if arc is not None and not head.startswith(b"WARC/"):
+        # an ARC record ends with one line feed after its block
+        stream.seek(where + arc.end() + int(arc.group(1)))
+        return stream.read(1) == b"\n"
     blank = head.find(b"\r\n\r\n")
     if blank < 0:
         return False
