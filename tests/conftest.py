@@ -1,10 +1,16 @@
 """Shared fixtures. ``../shared`` exists beside the repository on developer machines and in CI
-only; tests that read it skip with a reason elsewhere, and the core suite never needs it."""
+only; tests that read it skip with a reason elsewhere, and the core suite never needs it.
+
+CI (`.ci/run`) sets ``WARCCLEAN_REQUIRE_SHARED=1`` and ``WARCCLEAN_REQUIRE_BROWSER=1``: there a
+missing ``../shared`` stops the session before any test runs, and a test skipped for want of
+``../shared`` or of a headless Chromium fails instead, so CI cannot go green without them.
+"""
 
 from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -53,3 +59,39 @@ def multilingual_dir() -> Path:
 @pytest.fixture(scope="session")
 def real_warcs_dir() -> Path:
     return _shared_path("warcs", "real")
+
+
+# What each requirement's skips say: the fixtures' reason above, the `skipif` reasons of tests
+# that look for ../shared themselves, and the browser tests' "no headless Chromium installed".
+_REQUIREMENTS = {
+    "WARCCLEAN_REQUIRE_SHARED": re.compile(r"\.\./shared|/shared(?:/|\b)"),
+    "WARCCLEAN_REQUIRE_BROWSER": re.compile(r"Chromium|chromium"),
+}
+
+
+def _required(name: str) -> bool:
+    return os.environ.get(name) == "1"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if _required("WARCCLEAN_REQUIRE_SHARED") and not SHARED.is_dir():
+        pytest.exit(
+            f"WARCCLEAN_REQUIRE_SHARED=1 but {SHARED} is missing: CI needs the development data "
+            "beside the repository (unset the variable to run without it)",
+            returncode=3,
+        )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> object:
+    outcome = yield
+    report = outcome.get_result()
+    if not report.skipped or hasattr(report, "wasxfail"):
+        return
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    for name, pattern in _REQUIREMENTS.items():
+        if _required(name) and pattern.search(reason):
+            report.outcome = "failed"
+            report.longrepr = f"{name}=1 turns this skip into a failure: {reason}"
+            return

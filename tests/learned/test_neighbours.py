@@ -1,4 +1,4 @@
-"""The `neighbours` cleaner: model files as data, numpy inference, and a regression fixture."""
+"""The `neighbours` cleaner: model files as data, numpy inference, output against known content."""
 
 from __future__ import annotations
 
@@ -26,7 +26,30 @@ from pipeline.types import Block, Verdict
 from tests.model_builders import LOG_CHARS, stump
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURE = REPO / "tests" / "data" / "neighbours_expected.json"
+BUILT_URL = "https://valley-news.example/news/2024/how-the-river-changed-the-valley"
+BUILT_ARTICLE = [
+    "How the river changed the valley",
+    "For thousands of years the river has carved its way through the soft limestone of the "
+    "valley, leaving behind terraces that farmers later turned into fields and orchards.",
+    "Local historians say the first settlers arrived when the water was still high, and that "
+    "they built their houses on the upper terraces to stay safe from the spring floods.",
+    "Today the valley is known for its apples, and every autumn the villages hold a market "
+    "where growers sell the harvest and visitors can taste the different varieties.",
+]
+BUILT_CHROME = ["Home", "News", "About us", "Popular", "Ten best apples", "Floods of 1950"]
+BUILT_PAGE = f"""<html><head><title>Fixture</title><meta property="og:type" content="article">
+<script type="application/ld+json">{{"@context": "https://schema.org", "@type": "NewsArticle",
+"headline": "{BUILT_ARTICLE[0]}"}}</script></head><body>
+<div class="site-header"><ul class="menu"><li><a href="/">Home</a></li><li><a href="/news">News</a>
+</li><li><a href="/about">About us</a></li></ul></div>
+<div class="breadcrumb"><a href="/">Home</a> &gt; <a href="/news">News</a></div>
+<article class="post-content"><h1>{BUILT_ARTICLE[0]}</h1>
+{"".join(f"<p>{p}</p>" for p in BUILT_ARTICLE[1:])}</article>
+<div class="sidebar widget"><h3>Popular</h3><ul><li><a href="/a">Ten best apples</a></li>
+<li><a href="/b">Floods of 1950</a></li></ul></div>
+<div class="footer">&copy; 2024 Valley News. All rights reserved.
+<a href="/privacy">Privacy</a></div>
+</body></html>"""
 
 
 def test_tree_inference_by_hand():
@@ -309,45 +332,61 @@ def test_shipped_model_metadata_records_split_and_licence():
     assert any("CC-BY-4.0" in lic for lic in meta["licences"])
 
 
-def test_regression_built_page_labels_match_training_time():
-    """Regression test: labels the shipped model gave this page when it was trained."""
+def _built_page_blocks() -> tuple[list[str], list[bool]]:
     from pipeline.lang import stoplists
 
-    fixture = json.loads(FIXTURE.read_text())
-    built = fixture["built_page"]
-    tree = parse(built["html"])
+    tree = parse(BUILT_PAGE)
     blocks = segment(tree, record_runs=True)
     labels = NeighboursCleaner().label(
         blocks,
-        stoplists.stoplist(built["stoplist"]),
-        cues=page_cues(tree, built["url"]),
-        language=built["stoplist"],  # English: the model's own rule (page_rule)
+        stoplists.stoplist("en"),
+        cues=page_cues(tree, BUILT_URL),
+        language="en",  # English: the model's own rule (page_rule)
     )
-    assert [int(lb.verdict is Verdict.GOOD) for lb in labels] == built["labels"]
+    return [_words(b.text) for b in blocks], [lb.verdict is Verdict.GOOD for lb in labels]
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_built_page_keeps_the_article_and_drops_the_chrome():
+    """A page written for this test, so its main content is known: the article's heading and
+    its three paragraphs, and nothing of the menu, breadcrumb, sidebar or footer."""
+    texts, good = _built_page_blocks()
+    assert [t for t, g in zip(texts, good, strict=True) if g] == BUILT_ARTICLE
+    assert set(BUILT_CHROME) <= {t for t, g in zip(texts, good, strict=True) if not g}
     # the same through the public entry point, which computes the cues itself
-    result = clean_html(built["html"], url=built["url"], language=built["stoplist"])
-    assert [int(lb.verdict is Verdict.GOOD) for lb in result.blocks] == built["labels"]
+    result = clean_html(BUILT_PAGE, url=BUILT_URL, language="en")
+    assert _words(result.text) == " ".join(BUILT_ARTICLE)
 
 
-def test_regression_wcxb_pages_match_training_time(wcxb_dir):
-    """Regression test on real held-out pages (skips without ../shared)."""
-    import gzip
+# Held-out wcxb pages scored against the benchmark's own ground truth (its authors' reading of
+# each page, not anything this project wrote). Measured when written: mean word F1 0.976 over
+# these 40 pages, lowest 0.864, none emptied; the floors leave room for a retrained model that
+# is as good, and fail one that lost the main content of any page.
+N_WCXB_HELD_OUT = 40
+MEAN_F1_FLOOR = 0.90
+PAGE_F1_FLOOR = 0.60
 
-    from pipeline.lang import stoplists
 
-    train = _train_module()
-    data = json.loads(FIXTURE.read_text())
-    fixture, urls = data["wcxb_pages"], data["wcxb_urls"]
-    assert fixture
-    stop = stoplists.stoplist("en")
-    cleaner = NeighboursCleaner()
-    for page_id, expected in fixture.items():
-        raw = gzip.decompress((wcxb_dir / "html" / f"{page_id}.html.gz").read_bytes())
-        tree = parse(train._decode(raw))
-        blocks = segment(tree, record_runs=True)
-        labels = cleaner.label(blocks, stop, cues=page_cues(tree, urls[page_id]), language="en")
-        got = [int(lb.verdict is Verdict.GOOD) for lb in labels]
-        assert got == expected, page_id
+def test_held_out_wcxb_pages_against_their_ground_truth(wcxb_dir):
+    """Skips without ../shared."""
+    from pipeline.evaluate import datasets as ds
+    from pipeline.evaluate import scoring as ev
+
+    held_out = [
+        t.removeprefix("wcxb/")
+        for t in load_model().metadata["split"]["test_ids"]
+        if t.startswith("wcxb/")
+    ][:N_WCXB_HELD_OUT]
+    assert len(held_out) == N_WCXB_HELD_OUT
+    report = ev.evaluate(ds.load_dataset(wcxb_dir, ids=held_out), "neighbours", {})
+    rows = [r for r in report.rows if r.f1 is not None]
+    assert len(rows) == N_WCXB_HELD_OUT
+    assert not [r.id for r in rows if r.empty or r.error]
+    assert report.summary()["overall"]["f1"] >= MEAN_F1_FLOOR
+    assert {r.id: round(r.f1, 3) for r in rows if r.f1 < PAGE_F1_FLOOR} == {}
 
 
 def test_clean_html_reads_the_url_and_the_head():
@@ -355,7 +394,7 @@ def test_clean_html_reads_the_url_and_the_head():
     the cleaner's own with the cues of that tree and URL, and not to those without them."""
     from pipeline.lang import stoplists
 
-    html = json.loads(FIXTURE.read_text())["built_page"]["html"]
+    html = BUILT_PAGE
     url = "https://shop.example.com/products/valley-apples"
     tree = parse(html)
     blocks = segment(tree, record_runs=True)
@@ -382,7 +421,7 @@ def test_explicit_threshold_still_drops_repeats():
 def test_cleaner_is_registered_and_labels_a_page():
     cleaner = make_cleaner("neighbours", threshold=0.99)
     assert cleaner.params() == {"threshold": 0.99}
-    blocks = segment(json.loads(FIXTURE.read_text())["built_page"]["html"], record_runs=True)
+    blocks = segment(BUILT_PAGE, record_runs=True)
     labels = cleaner.label(blocks, None)
     assert len(labels) == len(blocks)
     assert all(0.0 <= lb.score <= 1.0 for lb in labels)
