@@ -61,23 +61,26 @@ def clean_page(page: RawPage, cfg: JobConfig) -> Any:
             **cfg.params_dict,
         )
     except PageTooComplex as exc:
-        return _reject(page, "too_complex", str(exc))
+        return reject_page(page, "too_complex", str(exc))
     except PageTimeout as exc:
-        return _reject(page, "timeout", str(exc))
+        return reject_page(page, "timeout", str(exc))
     except Exception as exc:  # one bad page must not kill the WARC: recorded with its type
-        return _reject(page, f"error:{type(exc).__name__}", str(exc)[:500])
+        return reject_page(page, f"error:{type(exc).__name__}", str(exc)[:500])
     if not result.blocks:
-        return _reject(page, "no_text", "the page has no text blocks")
+        return reject_page(page, "no_text", "the page has no text blocks")
     if not result.text:
-        return _reject(page, "no_good_blocks", f"all {len(result.blocks)} blocks are boilerplate")
+        return reject_page(
+            page, "no_good_blocks", f"all {len(result.blocks)} blocks are boilerplate"
+        )
     degenerate = degenerate_reason(result.text)
     if degenerate is not None:
         # A decompression bomb of one letter is not language, whatever the detector answers.
-        return _reject(page, "degenerate_text", degenerate)
+        return reject_page(page, "degenerate_text", degenerate)
     return result
 
 
-def _reject(page: RawPage, reason: str, detail: str) -> Rejected:
+def reject_page(page: RawPage, reason: str, detail: str) -> Rejected:
+    """The rejection of ``page`` for ``reason``, placed where the page's record is."""
     return Rejected(
         warc_path=page.warc_path,
         record_id=page.record_id,

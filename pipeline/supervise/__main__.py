@@ -21,7 +21,7 @@ from pipeline.jobconfig import JobConfig
 from pipeline.run import TaskWatch, process_warc, warm_up
 from pipeline.sandbox import cap_memory
 from pipeline.supervise import CLEANING, IDLE, READING, Status, cfg_from_json
-from pipeline.types import RawPage, Rejected
+from pipeline.types import RawPage
 
 
 class Watch(TaskWatch):
@@ -39,16 +39,7 @@ class Watch(TaskWatch):
     def clean(self, page: RawPage, cfg: JobConfig) -> Any:
         bad = self.poison.get(page.warc_offset)
         if bad is not None:
-            return Rejected(
-                warc_path=page.warc_path,
-                record_id=page.record_id,
-                record_type=page.record_type,
-                warc_offset=page.warc_offset,
-                url=page.url,
-                reason=bad[0],
-                detail=bad[1],
-                warc_length=page.warc_length,
-            )
+            return run.reject_page(page, bad[0], bad[1])
         self.status.set(CLEANING, page.warc_offset)
         try:
             # Looked up at call time, as process_warc does, so wrappers (bench/faults.py) apply.

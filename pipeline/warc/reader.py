@@ -191,47 +191,33 @@ def iter_records(
         if not seekable:
             yield ReaderIssue(warc_path, "no_resync", at, "stream is not seekable; reading stops")
             return
+        lost = outcome.kind == "error"  # whether bytes were lost if no record follows
         if gunzip_from is not None:
             # Positions inside a gzip member cannot be sought to: the rest of the member is
             # lost, and reading goes on at the next member after its start, if there is one.
-            damaged, gunzip_from, reader.offset_note = gunzip_from, None, None
-            nxt = _find_next_record(stream, damaged + 1)
-            if nxt is None:
-                yield ReaderIssue(
-                    warc_path, "truncated_file", at, "damaged single-member gzip stream"
-                )
-                return
-            yield ReaderIssue(
-                warc_path,
-                "resync",
-                nxt,
-                f"resumed at the next record start after the damaged gzip member at {damaged}",
-                skipped=nxt - damaged,
-            )
-            pos = nxt
-            is_gzip = _peek(stream, pos, 2) == b"\x1f\x8b"
-            continue
-        if outcome.resume is not None:
-            nxt: int | None = max(outcome.resume, at + 1)
+            at, gunzip_from, reader.offset_note, lost = gunzip_from, None, None, True
+            nxt = _find_next_record(stream, at + 1)
+            why = f"the damaged gzip member at {at}"
+        elif outcome.resume is not None:
+            nxt = max(outcome.resume, at + 1)
+            why = outcome.after(at)
         else:
             # A segment never starts twice at one place, so every pass moves forward.
             # A retry starts after the last record read: its bytes must not be read twice.
             retry = outcome.fresh and outcome.offset > reader.floor and at > pos
             nxt = _find_next_record(stream, at if retry else at + 1)
+            why = outcome.after(at)
         if nxt is None:
-            if outcome.kind == "error":
+            if lost:
                 yield ReaderIssue(
-                    warc_path,
-                    "truncated_file",
-                    at,
-                    "no further record found after the damaged bytes",
+                    warc_path, "truncated_file", at, f"no further record found after {why}"
                 )
             return
         yield ReaderIssue(
             warc_path,
             "resync",
             nxt,
-            f"resumed at the next record start after {outcome.after(at)}",
+            f"resumed at the next record start after {why}",
             skipped=nxt - at,
         )
         pos = nxt
