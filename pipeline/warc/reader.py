@@ -325,30 +325,15 @@ class _SegmentReader:
             bad_length = _invalid_length(record)
             if bad_length is not None:
                 # Its end is unknown: count the record, then look for the next one after it.
-                yield Rejected(
-                    self.warc_path,
-                    _record_id(record, self.warc_path, record_start),
-                    _record_type(record),
-                    record_start,
-                    _target_uri(record) or None,
-                    "invalid_length",
-                    bad_length,
-                )
+                yield self._unread(record, record_start, "invalid_length", bad_length)
                 return _Outcome("skip", record_start, bad_length)
             errors_before = it.err_count
             try:
                 item = self._convert(record, it, record_start)
             except Exception as exc:
                 # the stream broke inside this record: count it, then resynchronise after it
-                yield Rejected(
-                    self.warc_path,
-                    _record_id(record, self.warc_path, record_start),
-                    _record_type(record),
-                    record_start,
-                    _target_uri(record) or None,
-                    "header_too_large" if isinstance(exc, HeaderTooLarge) else "read_error",
-                    _describe(exc),
-                )
+                reason = "header_too_large" if isinstance(exc, HeaderTooLarge) else "read_error"
+                yield self._unread(record, record_start, reason, _describe(exc))
                 return _Outcome("error", record_start, _describe(exc))
             plain = it.reader.decompressor is None
             if (
@@ -391,6 +376,18 @@ class _SegmentReader:
                     return _Outcome("skip", record_start, "cut short", resume=self.resume)
             else:
                 held = (item, record_start)
+
+    def _unread(self, record: Any, start: int, reason: str, detail: str) -> Rejected:
+        """The rejection of a record whose block was not read (its length is unknown)."""
+        return Rejected(
+            self.warc_path,
+            _record_id(record, self.warc_path, start),
+            _record_type(record),
+            start,
+            _target_uri(record) or None,
+            reason,
+            detail,
+        )
 
     def _release(
         self,
