@@ -31,6 +31,7 @@ LEVELS: tuple[frozenset[str], ...] = (
     frozenset({"pipeline.clean"}),
     frozenset({"pipeline.evaluate", "pipeline.jobconfig", "pipeline.report"}),
     frozenset({"pipeline.run"}),
+    frozenset({"pipeline.supervise"}),
     frozenset({"pipeline.cli", "pipeline.sandbox.__main__", "pipeline.workers"}),
 )
 MAX_TOP_LEVEL_MODULES = 12

@@ -11,7 +11,7 @@ frequencies (whitespace left out), in bits per character.
   cleaner, none has less than 3.5 bits, and none from `MIN_CHARS` characters on less than 4.0
   (the lowest, 4.04, a 321-character Italian article; CJK text has more, not less); of the 205
   in the real WARCs of ../shared/warcs/real, none less than 3.3, or 4.1 from `MIN_CHARS` on.
-  Measured by ``python -m pipeline.lang.degenerate [FILE...]`` run in the repository.
+  Measured by ``python bench/degenerate_text.py [FILE...]`` run in the repository.
 
 So text below `MIN_BITS` bits per character, half what the lowest real page of that length has,
 is rejected. So is text of which `MAX_CONTROL_SHARE` or more is control characters: binary bytes
@@ -25,11 +25,9 @@ characters is cheap whatever it holds; a bomb is long.
 
 from __future__ import annotations
 
-import gzip
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
 
 MIN_BITS = 2.0
 MIN_CHARS = 50
@@ -85,42 +83,3 @@ def degenerate_reason(text: str) -> str | None:
         f"{bits:.2f} bits per character, under {MIN_BITS} (language has 3.5 or more): "
         f"{len(text):,} characters, most often {top!r}"
     )
-
-
-def _texts(path: str) -> Iterator[tuple[str, str]]:
-    from pathlib import Path
-
-    from pipeline.clean import clean_html
-
-    if path.endswith((".warc", ".warc.gz")):
-        from pipeline.types import RawPage
-        from pipeline.warc.reader import iter_file
-
-        for item in iter_file(path):
-            if isinstance(item, RawPage):
-                yield item.url or path, clean_html(item.body, url=item.url).text
-        return
-    data = Path(path).read_bytes()
-    yield path, clean_html(gzip.decompress(data) if path.endswith(".gz") else data).text
-
-
-def _survey(paths: list[str]) -> None:  # pragma: no cover - the measurement in the docstring
-    found: list[tuple[float, int, str]] = []
-    for path in paths:
-        for name, text in _texts(path):
-            if text:
-                found.append((*bits_per_char(text), name))
-    found.sort()
-    print(f"{len(found)} pages with text; the lowest bits per character:")
-    for bits, n, name in found[:8]:
-        print(f"  {bits:.2f}  {n:>7,} characters  {name}")
-    bits, n, name = min(f for f in found if f[1] >= MIN_CHARS)
-    print(f"lowest from {MIN_CHARS} characters on: {bits:.2f} ({n:,} characters, {name})")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    import glob
-    import sys
-
-    pages = sorted(glob.glob("../shared/data/*/html/*"))
-    _survey(sys.argv[1:] or [*pages, "samples/sample.warc.gz"])
