@@ -135,14 +135,16 @@ def iter_records(
     reader = _SegmentReader(warc_path, max_body_bytes)
     reader.gzip_file = is_gzip
     reported = -1  # where the last "unreadable" issue was
+    inner = 0  # where in a gunzipped member reading starts
     while True:
         source: Any = stream
         if seekable:
             stream.seek(pos)
         if gunzip_from is not None:
             source = _Gunzipped(stream)
+            source.seek(inner)
         # offsets inside a gunzipped stream count from its own start
-        reader.floor = pos if gunzip_from is None else 0
+        reader.floor = pos if gunzip_from is None else inner
         outcome = yield from reader.read_segment(
             source, detect_single_member=is_gzip and gunzip_from is None
         )
@@ -177,6 +179,7 @@ def iter_records(
                 f"positions in the gunzipped stream that starts at stored byte {outcome.offset}",
             )
             gunzip_from = pos = outcome.offset
+            inner = 0
             reader.offset_note = f"offset_space:gunzip@{outcome.offset}"
             continue
         # "error": the bytes at outcome.offset are not a readable record; "skip": the record at
@@ -192,6 +195,11 @@ def iter_records(
             yield ReaderIssue(warc_path, "no_resync", at, "stream is not seekable; reading stops")
             return
         lost = outcome.kind == "error"  # whether bytes were lost if no record follows
+        if gunzip_from is not None and outcome.resume is not None:
+            # A record starts inside a cut one in the same member: read on from there (its
+            # rejection says where; offsets stay in the gunzipped stream).
+            inner = max(outcome.resume, at + 1)
+            continue
         if gunzip_from is not None:
             # Positions inside a gzip member cannot be sought to: the rest of the member is
             # lost, and reading goes on at the next member after its start, if there is one.
@@ -356,6 +364,16 @@ class _SegmentReader:
                 )
             pos = max(it.offset, record_start)
             if not plain:
+                if (
+                    detect_single_member
+                    and (mismatch or _cut_by_file(record))
+                    and isinstance(item, RawPage)
+                    and _GLUED_START.search(item.body)
+                ):
+                    # It ran over the records after it in its member (a file gzipped whole,
+                    # whose first record was cut): read the member again through a gunzipper,
+                    # where the record inside it can be found, as in a plain file.
+                    return _Outcome("single_member", record_start)
                 yield item
                 if mismatch:
                     # The rest of its gzip member is not a record, and warcio's offsets are off
