@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 
 from pipeline.cleaners.density import StddevDensityCleaner, check_variant, pal_threshold
 from pipeline.cleaners.ngram import load_class_model, load_model
-from pipeline.cleaners.units import Unit, page_html, source_lines, verdicts_for_blocks
+from pipeline.cleaners.units import PaperUnits, Unit, page_html, source_lines, verdicts_for_blocks
 from pipeline.types import Block, LabeledBlock, Verdict
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "density-lm.npz"
@@ -52,7 +52,6 @@ PAPER_MODEL = Path(__file__).resolve().parents[1] / "models" / "density-lm-paper
 UNITS = ("lines", "blocks")
 # Said in the page's notes when the paper variant had to judge blocks for lack of the page's
 # HTML (a caller that does not pass ``tree=``).
-NO_TREE_NOTE = "paper_unit_unavailable"
 
 
 def pal_stage_one(units: Sequence[Unit], base: float = 0.5, min_chars: int = 60) -> list[bool]:
@@ -68,7 +67,7 @@ def block_units(blocks: Sequence[Block]) -> list[Unit]:
     return [Unit(b.text, b.n_chars, b.n_chars + b.n_markup_chars) for b in blocks]
 
 
-class DensityLmCleaner:
+class DensityLmCleaner(PaperUnits):
     """Density filter, then the class language models on the chunks it kept. The project's
     variant (default): blocks, ``base − σ`` with ``min_chars``, kept when the mean ratio per
     character is ``>= threshold`` (the trained one by default). ``variant="paper"``: Pal's
@@ -111,14 +110,6 @@ class DensityLmCleaner:
         if self.variant != "project":
             out.update(variant=self.variant, unit=self.unit)
         return out
-
-    def label_noted(
-        self, blocks: Sequence[Block], stoplist: frozenset[str] | None, tree: Any = None
-    ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
-        """`label`, and a note when the paper's source lines were wanted but no page was given
-        (then blocks stood in for them)."""
-        missing = self.needs_tree and tree is None
-        return self.label(blocks, stoplist, tree=tree), (NO_TREE_NOTE,) if missing else ()
 
     def label(
         self, blocks: Sequence[Block], stoplist: frozenset[str] | None, tree: Any = None

@@ -33,6 +33,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from pipeline.types import Block, LabeledBlock
+
 # Markup whose contents are not text: comments, scripts, styles, and the tags themselves.
 _MARKUP = re.compile(
     r"<!--.*?-->|<(script|style|title)\b.*?</\1\s*>|<[!?/]?[A-Za-z][^>]*>|<![^>]*>",
@@ -192,3 +194,22 @@ def verdicts_for_blocks(
         share = (kept_before[cursor] - kept_before[at]) / len(needle)
         out.append((bool(share > 0.5), int(owner[(at + cursor - 1) // 2])))
     return out
+
+
+# What a paper variant notes when it was given no page and judged our blocks instead.
+NO_TREE_NOTE = "paper_unit_unavailable"
+
+
+class PaperUnits:
+    """For a cleaner whose paper variant judges units cut from the page (``needs_tree``): its
+    `label_noted` notes when no page was given, so that blocks stood in for the paper's units."""
+
+    needs_tree: bool
+    label: Any  # the cleaner's own
+
+    def label_noted(
+        self, blocks: Sequence[Block], stoplist: frozenset[str] | None, tree: Any = None
+    ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
+        """`label`, and `NO_TREE_NOTE` when the paper's units were wanted but no page given."""
+        missing = self.needs_tree and tree is None
+        return self.label(blocks, stoplist, tree=tree), (NO_TREE_NOTE,) if missing else ()

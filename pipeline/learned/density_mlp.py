@@ -52,7 +52,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pipeline.cleaners.density import check_variant, mean
-from pipeline.cleaners.units import Unit, article_paragraphs, page_html, verdicts_for_blocks
+from pipeline.cleaners.units import (
+    PaperUnits,
+    Unit,
+    article_paragraphs,
+    page_html,
+    verdicts_for_blocks,
+)
 from pipeline.learned.model import Mlp, ModelError, mlp_from_spec, sigmoid
 from pipeline.threads import one_blas_thread
 from pipeline.types import Block, LabeledBlock, Verdict
@@ -63,7 +69,6 @@ PAPER_MODEL = Path(__file__).resolve().parents[1] / "models" / "density-mlp-pape
 # multilingual-dev, daniel: BENCHMARKS.md, "Seed systems as published"), so it is the default.
 DEFAULT_VARIANT = "paper"
 # Said in the page's notes when the paper variant had to judge blocks for lack of the page.
-NO_TREE_NOTE = "paper_unit_unavailable"
 FORMAT = "warcclean-density-mlp/1"
 LINE_FEATURES = ("density", "log_html_bytes", "log_text_chars")
 FEATURE_NAMES = tuple(
@@ -138,7 +143,7 @@ def load_model(path: str | Path = DEFAULT_MODEL) -> DensityMlpModel:
     return model_from_json(data)
 
 
-class DensityMlpCleaner:
+class DensityMlpCleaner(PaperUnits):
     """``variant="paper"`` (default): the MLP on every article paragraph (on every block when
     no ``tree`` is given). ``variant="project"``: mean-density filter, then the MLP on the blocks
     it kept. Kept when the network's probability is ``>= threshold`` (the trained one of the
@@ -172,14 +177,6 @@ class DensityMlpCleaner:
         if self.variant != DEFAULT_VARIANT:
             out["variant"] = self.variant
         return out
-
-    def label_noted(
-        self, blocks: Sequence[Block], stoplist: frozenset[str] | None, tree: Any = None
-    ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
-        """`label`, and a note when the paper's paragraphs were wanted but no page was given
-        (then blocks stood in for them)."""
-        missing = self.needs_tree and tree is None
-        return self.label(blocks, stoplist, tree=tree), (NO_TREE_NOTE,) if missing else ()
 
     def label(
         self, blocks: Sequence[Block], stoplist: frozenset[str] | None, tree: Any = None
