@@ -202,26 +202,34 @@ def save_model(model: NgramModel, path: str | Path) -> None:
 
 
 @lru_cache(maxsize=4)
-def load_model(path: str | Path = DEFAULT_MODEL) -> NgramModel:
-    """Load a model written by `save_model`; raises `NgramModelError` on anything unexpected."""
+def _load_counts(
+    path: str | Path, fmt: str, *extra: str
+) -> tuple[list[np.ndarray], dict[str, Any]]:
+    """The content and boilerplate count tables of a ``fmt`` model file, then its ``extra``
+    arrays, and its metadata; raises `NgramModelError` on anything unexpected."""
     import json
 
     try:
         with np.load(path, allow_pickle=False) as data:
-            content = data["content"]
-            boilerplate = data["boilerplate"]
-            totals = data["totals"]
-            params = data["params"]
+            arrays = [data[name] for name in ("content", "boilerplate", *extra)]
             meta = json.loads(str(data["metadata"]))
     except FileNotFoundError:
         raise NgramModelError(f"model file {path} not found; run jobs/train_cleaner.py") from None
     except (KeyError, ValueError, OSError) as exc:
-        raise NgramModelError(f"model file {path} is not an n-gram model: {exc}") from None
-    if meta.get("format") != FORMAT:
-        raise NgramModelError(f"{path}: not a {FORMAT} model")
+        raise NgramModelError(f"model file {path} is not a {fmt} model: {exc}") from None
+    if meta.get("format") != fmt:
+        raise NgramModelError(f"{path}: not a {fmt} model")
+    content, boilerplate = arrays[0], arrays[1]
     size = content.size
     if size != boilerplate.size or size & (size - 1) or content.dtype != np.uint32:
         raise NgramModelError(f"{path}: count tables must be uint32 of one power-of-two size")
+    return arrays, meta
+
+
+def load_model(path: str | Path = DEFAULT_MODEL) -> NgramModel:
+    """Load a model written by `save_model`; raises `NgramModelError` on anything unexpected."""
+    arrays, meta = _load_counts(path, FORMAT, "totals", "params")
+    content, boilerplate, totals, params = arrays
     order, beta, threshold = int(params[0]), float(params[1]), float(params[2])
     return NgramModel(
         CharLm(content, float(totals[0]), order, beta),
@@ -430,22 +438,8 @@ def save_class_model(model: ClassLmModel, path: str | Path) -> None:
 def load_class_model(path: str | Path) -> ClassLmModel:
     """Load a model written by `save_class_model`; raises `NgramModelError` on anything
     unexpected."""
-    import json
-
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            content, boilerplate = data["content"], data["boilerplate"]
-            stats, params = data["stats"], data["params"]
-            meta = json.loads(str(data["metadata"]))
-    except FileNotFoundError:
-        raise NgramModelError(f"model file {path} not found; run jobs/train_cleaner.py") from None
-    except (KeyError, ValueError, OSError) as exc:
-        raise NgramModelError(f"model file {path} is not a class LM model: {exc}") from None
-    if meta.get("format") != WB_FORMAT:
-        raise NgramModelError(f"{path}: not a {WB_FORMAT} model")
-    size = content.size
-    if size != boilerplate.size or size & (size - 1) or content.dtype != np.uint32:
-        raise NgramModelError(f"{path}: count tables must be uint32 of one power-of-two size")
+    arrays, meta = _load_counts(path, WB_FORMAT, "stats", "params")
+    content, boilerplate, stats, params = arrays
     if stats.shape != (2, 2) or params.shape != (6,):
         raise NgramModelError(f"{path}: unexpected statistics or parameters")
     order, factor, alphabet = int(params[0]), float(params[1]), float(params[2])
