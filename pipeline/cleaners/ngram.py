@@ -203,10 +203,11 @@ def save_model(model: NgramModel, path: str | Path) -> None:
 
 @lru_cache(maxsize=4)
 def _load_counts(
-    path: str | Path, fmt: str, *extra: str
+    path: str | Path, fmt: str, what: str, *extra: str
 ) -> tuple[list[np.ndarray], dict[str, Any]]:
-    """The content and boilerplate count tables of a ``fmt`` model file, then its ``extra``
-    arrays, and its metadata; raises `NgramModelError` on anything unexpected."""
+    """The content and boilerplate count tables of a ``fmt`` model file (``what`` it is, for the
+    errors), then its ``extra`` arrays, and its metadata; raises `NgramModelError` on anything
+    unexpected."""
     import json
 
     try:
@@ -216,7 +217,7 @@ def _load_counts(
     except FileNotFoundError:
         raise NgramModelError(f"model file {path} not found; run jobs/train_cleaner.py") from None
     except (KeyError, ValueError, OSError) as exc:
-        raise NgramModelError(f"model file {path} is not a {fmt} model: {exc}") from None
+        raise NgramModelError(f"model file {path} is not {what}: {exc}") from None
     if meta.get("format") != fmt:
         raise NgramModelError(f"{path}: not a {fmt} model")
     content, boilerplate = arrays[0], arrays[1]
@@ -228,7 +229,7 @@ def _load_counts(
 
 def load_model(path: str | Path = DEFAULT_MODEL) -> NgramModel:
     """Load a model written by `save_model`; raises `NgramModelError` on anything unexpected."""
-    arrays, meta = _load_counts(path, FORMAT, "totals", "params")
+    arrays, meta = _load_counts(path, FORMAT, "an n-gram model", "totals", "params")
     content, boilerplate, totals, params = arrays
     order, beta, threshold = int(params[0]), float(params[1]), float(params[2])
     return NgramModel(
@@ -438,7 +439,7 @@ def save_class_model(model: ClassLmModel, path: str | Path) -> None:
 def load_class_model(path: str | Path) -> ClassLmModel:
     """Load a model written by `save_class_model`; raises `NgramModelError` on anything
     unexpected."""
-    arrays, meta = _load_counts(path, WB_FORMAT, "stats", "params")
+    arrays, meta = _load_counts(path, WB_FORMAT, "a class LM model", "stats", "params")
     content, boilerplate, stats, params = arrays
     if stats.shape != (2, 2) or params.shape != (6,):
         raise NgramModelError(f"{path}: unexpected statistics or parameters")
