@@ -41,6 +41,8 @@ from pipeline.cleaners.registry import DEFAULT_CLEANER, make_cleaner
 from pipeline.config import Limits
 from pipeline.jobconfig import (
     DEFAULT_BATCH_ROWS,
+    DEFAULT_FORMATS,
+    FORMATS,
     JobConfig,
     freeze,
     parse_memory,
@@ -52,6 +54,7 @@ from pipeline.output.sink import write_atomic
 from pipeline.output.stats import Stats, WarcReport
 from pipeline.report.charts import INSTALL_HINT as CHARTS_HINT
 from pipeline.report.charts import available as charts_available
+from pipeline.report.run_report import STRUCTURE_KINDS
 from pipeline.report.run_report import warm_up as warm_up_report
 from pipeline.run import process_warc
 from pipeline.supervise import process_warc_supervised
@@ -168,6 +171,7 @@ def run_report(result: RunResult, cfg: JobConfig, started_at: str) -> dict[str, 
         "output": cfg.output,
         "cleaner": cfg.cleaner,
         "cleaner_params": cfg.params_dict,
+        "formats": cfg.formats,
         "inputs": {
             "processed": len(result.reports),
             "failed": len(result.failed),
@@ -242,6 +246,8 @@ def summary_table(result: RunResult) -> Table:
         table.add_row(f"skipped: {rec_type} records", f"{n:,}")
     for kind, n in totals.issues.most_common():
         table.add_row(f"reader issue: {kind}", f"{n:,}")
+    for kind in STRUCTURE_KINDS:
+        table.add_row(f"documents with {kind}", f"{totals.structure.get(kind, 0):,}")
     for lang, n in totals.languages.most_common(10):
         table.add_row(f"language={lang}", f"{n:,}")
     rate = totals.records / result.seconds if result.seconds else 0.0
@@ -382,6 +388,14 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
     help="Dask retries of a failed input.",
 )
 @click.option(
+    "--formats",
+    type=click.Choice(FORMATS),
+    default=DEFAULT_FORMATS,
+    show_default=True,
+    help="What each document holds: its clean text, its Markdown, or both "
+    "(text: no Markdown rendering, markdown column null; markdown: text column '').",
+)
+@click.option(
     "--no-html-report",
     is_flag=True,
     help="Write no HTML report (it counts the whole output; `warcclean report OUT` builds it).",
@@ -408,6 +422,7 @@ def main(
     no_progress: bool,
     retries: int,
     no_html_report: bool,
+    formats: str,
 ) -> None:
     """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
     try:
@@ -425,6 +440,7 @@ def main(
             ),
             batch_rows=batch_rows,
             storage_options=freeze(parse_pairs(storage, "--storage-option")),
+            formats=formats,
         )
         paths = list_inputs(list(inputs), base_url=base_url, storage_options=cfg.storage_dict)
     except ValueError as exc:

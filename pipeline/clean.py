@@ -16,6 +16,8 @@ from pipeline.html.guard import Deadline
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
+from pipeline.render.blocks import render
+from pipeline.render.table_units import keep_whole
 from pipeline.types import Block, CleanResult, Decoded, LabeledBlock, LangGuess, Verdict
 
 # Limits is frozen, so one default instance serves every call (its validation costs per build).
@@ -73,6 +75,7 @@ def clean_html(
     cleaner: str = DEFAULT_CLEANER,
     language: str | None = None,
     limits: Limits | None = None,
+    markdown: bool = True,
     **params: Any,
 ) -> CleanResult:
     """Clean one page.
@@ -82,7 +85,8 @@ def clean_html(
     `pipeline.cleaners.registry.available`). Raises `PageTooComplex` when a size cap in ``limits``
     is exceeded and `PageTimeout` when ``limits.max_seconds`` is (see `pipeline.config.Limits`).
     ``url`` is the page's address, when known: the learned cleaner reads its shape
-    (`pipeline.html.page_cues`)."""
+    (`pipeline.html.page_cues`). ``markdown=False`` skips rendering `CleanResult.markdown` (the
+    text alone costs less)."""
     limits = limits or _DEFAULT_LIMITS
     deadline = Deadline(limits.max_seconds)
     utf8: bytes | None = None
@@ -103,6 +107,7 @@ def clean_html(
         deadline=deadline,
         utf8=utf8,
         url=url,
+        markdown=markdown,
     )
 
 
@@ -158,6 +163,7 @@ def clean_decoded(
     deadline: Deadline | None = None,
     utf8: bytes | None = None,
     url: str | None = None,
+    markdown: bool = True,
 ) -> CleanResult:
     """`clean_html` from decoded text on: guards, parse, segment, detect, label.
 
@@ -190,6 +196,7 @@ def clean_decoded(
             params=params,
             timeout=deadline.remaining(),
             url=url,
+            markdown=markdown,
         )
     deadline.check("decode")
     if _stage_hook is not None:
@@ -218,9 +225,10 @@ def clean_decoded(
         _stage_hook("labelling")
     labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code)
     deadline.check("labelling")
-    text = "\n\n".join(lb.block.text for lb in labeled if lb.verdict is Verdict.GOOD)
+    labeled = keep_whole(labeled)
+    rendered = render([lb.block for lb in labeled if lb.verdict is Verdict.GOOD], markdown=markdown)
     return CleanResult(
-        text=text,
+        text=rendered.text,
         blocks=tuple(labeled),
         language=guess,
         encoding=decoded.encoding,
@@ -229,4 +237,6 @@ def clean_decoded(
         stoplist=guess.code if stoplist is not None else None,
         params=tuple(sorted(impl.params().items())),
         notes=notes,
+        markdown=rendered.markdown,
+        structure=rendered.structure,
     )

@@ -106,6 +106,8 @@ def _result_json(result: CleanResult, path: Path) -> dict[str, Any]:
         "n_good": result.n_good,
         "notes": list(result.notes),
         "text": result.text,
+        "markdown": result.markdown,
+        "structure": list(result.structure),
         "blocks": blocks,
     }
 
@@ -182,6 +184,12 @@ def _print_result(result: CleanResult, path: Path) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 @click.option(
+    "--markdown",
+    "as_markdown",
+    is_flag=True,
+    help="Print the kept content as Markdown (headings, lists, tables, code, math) instead.",
+)
+@click.option(
     "--param", "param_items", multiple=True, metavar="K=V", help="Cleaner parameter (repeatable)."
 )
 def clean_command(
@@ -190,6 +198,7 @@ def clean_command(
     language: str | None,
     url: str | None,
     as_json: bool,
+    as_markdown: bool,
     param_items: tuple[str, ...],
 ) -> None:
     """Clean one HTML PAGE (gunzipped if it ends in .gz) and show each block's label and why."""
@@ -201,6 +210,8 @@ def clean_command(
     from pipeline.evaluate.scoring import parse_param
     from pipeline.lang.langid import normalize_code
 
+    if as_json and as_markdown:
+        raise click.UsageError("--json and --markdown are exclusive (the JSON holds the Markdown)")
     try:
         params = dict(parse_param(item) for item in param_items)
     except ValueError as exc:
@@ -218,6 +229,9 @@ def clean_command(
         raise click.ClickException(f"{page}: {exc}") from None
     if as_json:
         click.echo(json.dumps(_result_json(result, page), ensure_ascii=False, indent=2))
+    elif as_markdown:
+        # As it is, for a pipe or a file: no table, no colours.
+        click.echo(result.markdown, nl=not result.markdown.endswith("\n"))
     else:
         _print_result(result, page)
 

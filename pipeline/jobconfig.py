@@ -22,6 +22,12 @@ DEFAULT_BATCH_BYTES = 16 * 2**20
 # A local worker process holds about 155 MiB once warmed up, before its first page (measured with
 # the default cleaner); a smaller limit only makes Dask pause or restart it over and over.
 MIN_WORKER_MEMORY = 256 * 2**20
+# What a job writes of each document (``--formats``): the clean text, its Markdown, or both.
+# "text" skips the Markdown rendering and writes the `markdown` column as null; "markdown"
+# writes the `text` column as "" (the text is still made: the rejections and the language
+# detection read it); "both" fills both.
+FORMATS = ("text", "markdown", "both")
+DEFAULT_FORMATS = "both"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,14 +41,25 @@ class JobConfig:
     batch_rows: int = DEFAULT_BATCH_ROWS
     batch_bytes: int = DEFAULT_BATCH_BYTES
     storage_options: tuple[tuple[str, Any], ...] = ()
+    formats: str = DEFAULT_FORMATS
 
     def __post_init__(self) -> None:
         if not self.output:
             raise ValueError("output must be a non-empty path or URL")
+        if self.formats not in FORMATS:
+            raise ValueError(f"formats must be one of {', '.join(FORMATS)}, got {self.formats!r}")
         if self.batch_rows < 1:
             raise ValueError(f"batch_rows must be >= 1, got {self.batch_rows}")
         if self.batch_bytes < 1:
             raise ValueError(f"batch_bytes must be >= 1, got {self.batch_bytes}")
+
+    @property
+    def writes_text(self) -> bool:
+        return self.formats != "markdown"
+
+    @property
+    def writes_markdown(self) -> bool:
+        return self.formats != "text"
 
     @property
     def params_dict(self) -> dict[str, Any]:

@@ -58,6 +58,7 @@ def clean_page(page: RawPage, cfg: JobConfig) -> Any:
             http_headers=dict(page.http_headers),
             cleaner=cfg.cleaner,
             limits=cfg.limits,
+            markdown=cfg.writes_markdown,
             **cfg.params_dict,
         )
     except PageTooComplex as exc:
@@ -102,7 +103,13 @@ def warm_up(cfg: JobConfig) -> None:
 
     get_cleaner(cfg.cleaner, cfg.params_dict)
     profiles.model()
-    clean_html(_WARM_PAGE, cleaner=cfg.cleaner, limits=cfg.limits, **cfg.params_dict)
+    clean_html(
+        _WARM_PAGE,
+        cleaner=cfg.cleaner,
+        limits=cfg.limits,
+        markdown=cfg.writes_markdown,
+        **cfg.params_dict,
+    )
 
 
 _WARM_PAGE = (
@@ -160,7 +167,12 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
                 warc_path, "rb", compression=None, **_storage_options(warc_path, cfg)
             ) as stream,
             PartitionedParquetSink(
-                fs, paths, batch_rows=cfg.batch_rows, batch_bytes=cfg.batch_bytes
+                fs,
+                paths,
+                batch_rows=cfg.batch_rows,
+                batch_bytes=cfg.batch_bytes,
+                text=cfg.writes_text,
+                markdown=cfg.writes_markdown,
             ) as sink,
         ):
             input_bytes = _size(stream)
@@ -184,6 +196,7 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
                         stats.docs += 1
                         stats.languages[language] += 1
                         stats.text_chars += len(outcome.text)
+                        stats.structure.update(outcome.structure)
                 elif isinstance(item, Rejected):
                     stats.records += 1
                     if item.reason.startswith(SKIP_PREFIX):

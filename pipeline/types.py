@@ -34,6 +34,33 @@ class Verdict(StrEnum):
     BAD = "bad"
 
 
+class Shape(NamedTuple):
+    """Where a block sits in the page's structure, recorded by the segmentation walk
+    (`pipeline.html.structure`) and rendered in one place (`pipeline.render`).
+
+    A block outside every structure has no Shape (``Block.shape is None``): most blocks of most
+    pages, and the cheapest case. Serials count elements of a kind in document order from 1, per
+    page, so blocks of one list item, table or ``<pre>`` can be grouped back without a second walk.
+    """
+
+    heading: int = 0  # 1-6 inside <h1>-<h6> (the innermost), 0 otherwise
+    # The enclosing lists, outermost first: "u" for <ul>/<menu>, "o" for <ol>.
+    lists: str = ""
+    item: int = 0  # serial of the innermost enclosing <li>; its first kept block carries the marker
+    table: int = 0  # serial of the innermost enclosing <table>, 0 outside tables
+    row: int = -1  # 0-based index of the enclosing <tr> in that table, -1 outside rows
+    col: int = -1  # 0-based index of the enclosing <td>/<th> in that row (colspan not counted)
+    header: bool = False  # the cell is a <th>, or sits in a <thead>
+    quote: int = 0  # <blockquote> depth
+    pre: int = 0  # serial of the enclosing <pre>, 0 outside
+    code_lang: str = ""  # the language the page names for that <pre>'s code ("python"), or ""
+    # The <pre> block's text exactly as the page shows it: leading spaces, tabs, blank lines.
+    raw: str | None = None
+    # Inline code and math inside ``Block.text``: (start, end, kind) character offsets, with kind
+    # "code", "math" (inline) or "display_math"; math's text is its LaTeX source.
+    spans: tuple[tuple[int, int, str], ...] = ()
+
+
 class Block(NamedTuple):
     """One text block of a page, as jusText's segmentation defines it.
 
@@ -43,7 +70,8 @@ class Block(NamedTuple):
     come from. ``runs`` is BTE's view of the block (see `pipeline.cleaners.bte`): runs of tokens
     (positive) and tags (negative) in document order, recorded only when asked for.
     ``ancestor_cues`` is what the classes and ids of the elements enclosing the block's element say
-    they hold: bit i for `pipeline.html.class_cues.ANCESTOR_CUES`'s cue i."""
+    they hold: bit i for `pipeline.html.class_cues.ANCESTOR_CUES`'s cue i. ``shape`` is the block's
+    place in the page's structure (headings, lists, tables, code, quotes, math; see `Shape`)."""
 
     index: int
     text: str
@@ -58,6 +86,7 @@ class Block(NamedTuple):
     n_markup_chars: int
     runs: tuple[int, ...] | None = None
     ancestor_cues: int = 0
+    shape: Shape | None = None
 
     @property
     def link_density(self) -> float:
@@ -123,6 +152,11 @@ class CleanResult:
     # What the cleaner says about the page as a whole (e.g. `pipeline.learned.link_guard`'s
     # notes); the docs' `notes` column carries them after the reader's.
     notes: tuple[str, ...] = ()
+    # The kept blocks as Markdown (`pipeline.render`): headings, nested lists, GFM tables, fenced
+    # code with its exact whitespace, quotes and LaTeX math. "" when Markdown was not asked for.
+    markdown: str = ""
+    # Which of "code", "math", "table" the kept content holds, sorted (for counts and filters).
+    structure: tuple[str, ...] = ()
 
     @property
     def n_good(self) -> int:

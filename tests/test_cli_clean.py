@@ -147,3 +147,34 @@ def test_corrupt_gzip_is_a_clear_error(tmp_path: Path) -> None:
     code, out = invoke(str(path))
     assert code == 1
     assert "not a valid gzip file" in out
+
+
+def test_markdown_prints_the_pages_markdown_instead_of_the_table(tmp_path: Path) -> None:
+    from pipeline.clean import clean_html
+    from tests.test_run import CODE_FENCE, STRUCTURED
+
+    path = tmp_path / "gauge.html"
+    path.write_text(STRUCTURED)
+    code, out = invoke(str(path), "--markdown")
+    assert code == 0, out
+    # As it is, ending in one newline: no table, no colours, no header.
+    assert out == clean_html(STRUCTURED).markdown.rstrip("\n") + "\n"
+    assert out.startswith("# Reading the river gauge\n")
+    assert CODE_FENCE.search(out)
+    assert "| Monday" in out and "│" not in out and "encoding" not in out
+    code, data = invoke(str(path), "--json")
+    assert code == 0, data
+    parsed = json.loads(data)
+    assert parsed["markdown"] == out.rstrip("\n") and parsed["structure"] == ["code", "table"]
+
+
+def test_markdown_of_a_page_without_structure_is_its_paragraphs(page: Path) -> None:
+    code, out = invoke(str(page), "--markdown", "--cleaner", "bte", "--language", "en")
+    assert code == 0, out
+    paragraphs = [p for p in out.split("\n\n") if p.startswith("Paragraph")]
+    assert len(paragraphs) == 5 and "Menu 3" not in out
+
+
+def test_json_and_markdown_together_are_a_usage_error(page: Path) -> None:
+    code, out = invoke(str(page), "--markdown", "--json")
+    assert code == 2 and "exclusive" in out

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.dataset as ds
 import pytest
 from click.testing import CliRunner, Result
 from distributed import Client, LocalCluster
@@ -310,6 +311,7 @@ def _assert_usage_error(result: Result, *needles: str) -> None:
         (["--isolate-depth", "-1"], "--isolate-depth"),
         (["--isolate-memory", "0"], "--isolate-memory expects a size"),
         (["--batch-rows", "0"], "--batch-rows"),
+        (["--formats", "html"], "--formats"),
     ],
 )
 def test_bad_option_values_are_usage_errors(
@@ -502,3 +504,55 @@ def test_a_report_path_that_cannot_be_written_is_a_usage_error(
     _assert_usage_error(_invoke([*args, "--report", str(tmp_path)]), "is a directory")
     (tmp_path / "f").write_text("x")
     _assert_usage_error(_invoke([*args, "--report", str(tmp_path / "f" / "r.json")]), "is a file")
+
+
+# --- --formats and the schema version (issue 34) -------------------------------------------------
+
+
+@pytest.mark.parametrize("formats", ["text", "markdown", "both"])
+def test_formats_reach_the_rows_the_report_and_the_summary(tmp_path: Path, formats: str) -> None:
+    from tests.test_run import structured_warc
+
+    warc = structured_warc(tmp_path)
+    out = tmp_path / "out"
+    args = [str(warc), "-o", str(out), "--scheduler", "inproc", "--no-progress"]
+    result = _invoke([*args, "--formats", formats])
+    assert result.exit_code == 0, result.output
+    table = ds.dataset(out / "docs", format="parquet", partitioning="hive").to_table()
+    markdown, text = table.column("markdown").to_pylist(), table.column("text").to_pylist()
+    assert len(markdown) == 2
+    assert all(m is None for m in markdown) == (formats == "text")
+    assert all(m for m in markdown) == (formats != "text")
+    assert all(t == "" for t in text) == (formats == "markdown")
+    (report_file,) = (out / "_runs").glob("*.json")
+    report = json.loads(report_file.read_text())
+    assert report["formats"] == formats
+    assert report["totals"]["structure"] == {"code": 1, "table": 1}
+    summary = {
+        line.split("│")[1].strip(): line.split("│")[2].strip()
+        for line in result.output.splitlines()
+        if line.count("│") >= 3
+    }
+    assert summary["documents with code"] == "1" and summary["documents with table"] == "1"
+    assert summary["documents with math"] == "0"
+
+
+def test_an_output_of_schema_1_is_not_resumed(tmp_path: Path, no_cluster: None) -> None:
+    import pyarrow.parquet as pq
+
+    from pipeline.run import process_warc
+
+    (first, second) = make_inputs(tmp_path / "in", n=2)
+    out = tmp_path / "out"
+    common = ["-o", str(out), "--scheduler", "inproc", "--no-progress", "--no-html-report"]
+    # As a warcclean of schema 1 wrote it: the first input's files, without the new columns.
+    process_warc(first, JobConfig(output=str(out)))
+    for path in (out / "docs").rglob("*.parquet"):
+        table = pq.read_table(path).drop_columns(["markdown", "structure"])
+        meta = {**table.schema.metadata, b"warcclean.schema_version": b"1"}
+        pq.write_table(table.replace_schema_metadata(meta), path)
+    before = sorted(p.name for p in out.rglob("*"))
+    _assert_usage_error(
+        _invoke([first, second, *common]), "schema version 1", "new output directory"
+    )
+    assert sorted(p.name for p in out.rglob("*")) == before

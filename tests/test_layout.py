@@ -25,7 +25,9 @@ LEVELS: tuple[frozenset[str], ...] = (
     frozenset({"pipeline", "pipeline.types", "pipeline.errors", "pipeline.compiled"}),
     frozenset({"pipeline.config", "pipeline.threads"}),
     frozenset({"pipeline.lang"}),
-    frozenset({"pipeline.html", "pipeline.warc", "pipeline.output", "pipeline.sandbox"}),
+    frozenset(
+        {"pipeline.html", "pipeline.warc", "pipeline.output", "pipeline.sandbox", "pipeline.render"}
+    ),
     frozenset({"pipeline.cleaners"}),
     frozenset({"pipeline.learned"}),
     frozenset({"pipeline.clean"}),

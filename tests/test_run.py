@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pyarrow.dataset as ds
@@ -45,6 +46,52 @@ ARTICLE_DE = (
     "Ende des Sommers wieder geöffnet werden soll, wenn der Fluss wenig Wasser führt.</p>"
     "</body></html>"
 )
+
+# An article with a heading, a code block (with the indentation Markdown must keep) and a table.
+CODE = "def flood_level(gauge):\n    return gauge.read() * 1.5"
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
+SEEN = (
+    "the water was calm and clear after a dry week",
+    "the rain began in the night and the level rose",
+    "the river reached the lower steps of the quay",
+    "the council closed the footpath along the bank",
+    "the water fell back slowly as the rain stopped",
+)
+STRUCTURED = (
+    "<html><body><nav><a href='/'>Home</a> | <a href='/docs'>Docs</a></nav>"
+    "<article><h1>Reading the river gauge</h1>"
+    "<p>The town reads the river gauge every morning, and the engineers turn the reading into a "
+    "flood level with a short function that every volunteer at the station can run by hand.</p>"
+    f"<pre><code class='language-python'>{CODE}</code></pre>"
+    "<p>The readings of the last week were written down in the table below, one line for each "
+    "day, so that the council can see how quickly the water rose after the heavy rain.</p>"
+    "<table><thead><tr><th>Day</th><th>Level</th><th>What the volunteers saw</th></tr></thead>"
+    "<tbody>"
+    + "".join(
+        f"<tr><td>{day}</td><td>{1.2 + i:.1f}</td><td>On {day} {seen}.</td></tr>"
+        for i, (day, seen) in enumerate(zip(DAYS, SEEN, strict=True))
+    )
+    + "</tbody></table>"
+    "<p>The engineers will read the gauge again next week and publish the new levels here, with "
+    "a note on anything the volunteers saw along the river.</p>"
+    "</article><footer>Copyright 2024 | Privacy</footer></body></html>"
+)
+# The code block fenced in Markdown, with the indentation the page gives it (any info string).
+CODE_FENCE = re.compile(r"^```[\w+-]*\n" + re.escape(CODE) + r"\n```$", re.M)
+
+
+def structured_warc(tmp_path: Path) -> Path:
+    """The structured article and a plain one."""
+    path = tmp_path / "structured.warc.gz"
+    path.write_bytes(
+        build_warc(
+            [
+                html_response("https://s.example/gauge", STRUCTURED),
+                html_response("https://s.example/bridge", ARTICLE_EN),
+            ]
+        )
+    )
+    return path
 
 
 def sample_warc(tmp_path: Path, name: str = "crawl-1.warc.gz") -> Path:
@@ -286,3 +333,64 @@ def test_a_warc_of_one_warcinfo_record_is_done(tmp_path: Path) -> None:
     report = process_warc(str(warc), JobConfig(output=str(tmp_path / "out")))
     assert report.stats.records == 1 and report.stats.skipped == {"warcinfo": 1}
     assert (tmp_path / "out" / "_done" / f"{report.stem}.json").exists()
+
+
+def _by_url(out: Path) -> dict[str, dict]:
+    return {r["url"]: r for r in docs_table(out).to_pylist()}
+
+
+def test_markdown_and_structure_are_written_beside_the_text(tmp_path: Path) -> None:
+    warc = structured_warc(tmp_path)
+    report = process_warc(str(warc), JobConfig(output=str(tmp_path / "out")))
+    rows = _by_url(tmp_path / "out")
+    gauge, bridge = rows["https://s.example/gauge"], rows["https://s.example/bridge"]
+    assert gauge["structure"] == ["code", "table"] and bridge["structure"] == []
+    md = gauge["markdown"]
+    assert md.startswith("# Reading the river gauge")
+    assert CODE_FENCE.search(md)  # fenced, with its indentation as the page has it
+    # A GFM table: a header row, the delimiter row, one row per <tr> of the body.
+    table = [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in md.splitlines()
+        if line.startswith("|")
+    ]
+    assert table[0] == ["Day", "Level", "What the volunteers saw"]
+    assert set("".join(table[1])) <= {"-", ":"} and len(table[1]) == 3
+    assert table[2:] == [
+        [day, f"{1.2 + i:.1f}", f"On {day} {seen}."]
+        for i, (day, seen) in enumerate(zip(DAYS, SEEN, strict=True))
+    ]
+    assert "Copyright" not in md and "Home" not in md  # only the kept blocks
+    assert "flood level" in gauge["text"] and "```" not in gauge["text"]
+    assert report.stats.structure == {"code": 1, "table": 1}
+
+
+@pytest.mark.parametrize("formats", ["text", "markdown"])
+def test_formats_choose_what_each_document_holds(tmp_path: Path, formats: str) -> None:
+    warc = structured_warc(tmp_path)
+    process_warc(str(warc), JobConfig(output=str(tmp_path / "both")))
+    report = process_warc(str(warc), JobConfig(output=str(tmp_path / formats), formats=formats))
+    both, one = _by_url(tmp_path / "both"), _by_url(tmp_path / formats)
+    assert one.keys() == both.keys()
+    for url, row in one.items():
+        if formats == "text":
+            assert row["markdown"] is None and row["text"] == both[url]["text"]
+        else:
+            assert row["text"] == "" and row["markdown"] == both[url]["markdown"]
+        # The same document whatever is written: its length, its blocks, its structure.
+        for column in ("n_chars", "n_good", "blocks", "language", "structure"):
+            assert row[column] == both[url][column]
+    assert report.stats.docs == 2 and report.stats.text_chars > 0
+
+
+def test_formats_must_be_one_the_job_knows() -> None:
+    with pytest.raises(ValueError, match="formats must be one of text, markdown, both"):
+        JobConfig(output="out", formats="html")
+    assert (
+        JobConfig("o", formats="text").writes_text,
+        JobConfig("o", formats="text").writes_markdown,
+    ) == (True, False)
+    assert (JobConfig("o", formats="markdown").writes_text, JobConfig("o").writes_markdown) == (
+        False,
+        True,
+    )

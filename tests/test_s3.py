@@ -82,6 +82,8 @@ def test_s3_in_and_out_match_local(tmp_path: Path, s3, endpoint: str) -> None:
         doc = ds.dataset("corpus/out/docs", filesystem=s3, partitioning="hive").head(1)
         row = doc.to_pylist()[0]
         assert row["warc_path"].startswith("s3://warcs/crawl/")
+        assert isinstance(row["markdown"], str) and row["markdown"]  # --formats both
+        assert row["structure"] == []  # plain articles: no code, table or math
         start, length = row["warc_offset"], row["warc_length"]
         piece = s3.cat_file(row["warc_path"], start=start, end=start + length)
         rid, uri, _ = first_record_at(piece, 0, length)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -95,6 +96,28 @@ def test_same_rows_and_report_as_in_process(tmp_path: Path) -> None:
     assert outcomes(tmp_path / "sup") == outcomes(tmp_path / "ref")
     assert outcomes(tmp_path / "sup") == {url(t): ["doc"] for t in TOWNS}
     assert (tmp_path / "sup" / "_done" / f"{input_stem(str(warc))}.json").exists()
+
+
+@pytest.mark.parametrize("formats", ["text", "markdown", "both"])
+def test_the_child_writes_what_formats_asks_for(tmp_path: Path, formats: str) -> None:
+    from tests.test_run import structured_warc
+
+    assert supervise.cfg_from_json(supervise.cfg_to_json(JobConfig("o", formats=formats))) == (
+        JobConfig("o", formats=formats)
+    )
+    warc = structured_warc(tmp_path)
+    cfg = JobConfig(output=str(tmp_path / "sup"), formats=formats)
+    mine = process_warc_supervised(str(warc), cfg)
+    ref = process_warc(str(warc), JobConfig(output=str(tmp_path / "ref")))
+    assert mine.stats == ref.stats
+    table = ds.dataset(tmp_path / "sup" / "docs", format="parquet", partitioning="hive").to_table()
+    rows = {r["url"]: r for r in table.to_pylist()}
+    gauge = rows["https://s.example/gauge"]
+    assert gauge["structure"] == ["code", "table"]
+    assert (gauge["markdown"] is None) == (formats == "text")
+    assert (gauge["text"] == "") == (formats == "markdown")
+    if formats != "text":
+        assert "| Monday | 1.2 |" in re.sub(r" +", " ", gauge["markdown"])
 
 
 def test_a_child_serves_the_next_input(tmp_path: Path) -> None:

@@ -24,12 +24,16 @@ from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcmp, memcpy
 
+cdef extern from "string.h":
+    void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen)
+
 from pipeline.html.walk cimport _add_run, _next_checkpoint, _path_string
 
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.html import walk as _python_walk
 from pipeline.html.class_cues import ANCESTOR_WORDS, ancestor_cue_bits
+from pipeline.html.structure import ShapeTracker
 from pipeline.compiled import check_fresh
 from pipeline.types import Block
 from pipeline.lang.words import count_words
@@ -94,13 +98,16 @@ cdef enum:
     _HEADING = 16
     _BR = 32
     _LINK = 64
+    _SHAPE = 128
+    _SPECIAL = 256
     _SKIPPED = _KILLED | _UNWRAPPED
-    _CUE_SHIFT = 8
+    _CUE_SHIFT = 10
 
 # For the test that checks them against walk.py's.
 FLAGS = {
     "_BLOCK": _BLOCK, "_KILLED": _KILLED, "_UNWRAPPED": _UNWRAPPED, "_VOID": _VOID,
-    "_HEADING": _HEADING, "_BR": _BR, "_LINK": _LINK, "_CUE_SHIFT": _CUE_SHIFT,
+    "_HEADING": _HEADING, "_BR": _BR, "_LINK": _LINK, "_SHAPE": _SHAPE, "_SPECIAL": _SPECIAL,
+    "_CUE_SHIFT": _CUE_SHIFT,
 }
 
 # Same per-page cache split as the Python walk: predefined ids by list index, others by dict.
@@ -159,6 +166,7 @@ cdef list _tag_names = [None] * WC_TAG_LAST_ENTRY
 cdef Py_ssize_t _attr_name_length[256]
 cdef uintptr_t _class_attr_id = 0
 cdef uintptr_t _id_attr_id = 0
+cdef uintptr_t _type_attr_id = 0
 # Why pages went to the Python walk, for the bench and the tests.
 cdef dict _fallbacks = {}
 
@@ -166,7 +174,7 @@ cdef dict _fallbacks = {}
 def _learn_names() -> None:
     """Predefined ids from selectolax's public API: `create_node` gives a known name's tag id;
     an element parsed with known attributes gives their ids, read off its attribute list."""
-    global _class_attr_id, _id_attr_id
+    global _class_attr_id, _id_attr_id, _type_attr_id
     parser = LexborHTMLParser("<p></p>")
     for name in _ELEMENT_NAMES:
         node = parser.create_node(name)
@@ -194,6 +202,8 @@ def _learn_names() -> None:
                 _class_attr_id = attr_id
             elif name == "id":
                 _id_attr_id = attr_id
+            elif name == "type":
+                _type_attr_id = attr_id
         attr = attr.next
 
 
@@ -558,11 +568,37 @@ cdef bint _first_is_space(const unsigned char *p, Py_ssize_t n) noexcept:
     return Py_UNICODE_ISSPACE(<Py_UCS4> cp)
 
 
+cdef bint _draws_math(const unsigned char *data, Py_ssize_t length) noexcept:
+    """Whether a class value may name a formula's drawing (walk._draws_math decides, on the
+    Python walk: such a page goes there)."""
+    return (
+        memmem(data, length, b"MathJax", 7) != NULL
+        or memmem(data, length, b"katex-html", 10) != NULL
+    )
+
+
+cdef bint _is_tex_script(wc_node *node):
+    """Whether a <script> is MathJax's formula source ("math/tex" in its type, any case)."""
+    cdef wc_attr *attr = (<wc_element *> node).first_attr
+    cdef uintptr_t attr_id
+    cdef wc_hash_entry *entry
+    while attr != NULL:
+        attr_id = attr.qualified_name if attr.qualified_name else attr.node.local_name
+        if attr_id != WC_ATTR_LAST_ENTRY:
+            entry = NULL if attr_id < WC_ATTR_LAST_ENTRY else <wc_hash_entry *> attr_id
+            if _is_named(attr_id, entry, _type_attr_id, b"type", 4):
+                if attr.value != NULL and attr.value.data != NULL:
+                    if "math/tex" in _decode(attr.value.data, attr.value.length).lower():
+                        return True
+        attr = attr.next
+    return False
+
+
 cdef object _block(
     Py_ssize_t index, Text *raw, str tag, str dom_path, object style_tag, object style_class,
     bint heading,
     Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, object runs, Py_ssize_t run,
-    dict style_texts, int ancestor_cues,
+    dict style_texts, int ancestor_cues, object shape,
 ):
     # walk._block, with the text already normalised; empties ``raw`` for the next block.
     text = PyUnicode_DecodeUTF8(raw.data, raw.length, NULL)
@@ -599,6 +635,7 @@ cdef object _block(
             markup,
             None if runs is None else tuple(runs) if not run else (*runs, run),
             ancestor_cues,
+            shape,
         ),
     )
 
@@ -712,6 +749,10 @@ cdef object _walk(
     cdef bytes reencoded
     cdef str tag
     cdef object known, class_value
+    # The page's structure and the open block's place in it (see walk.walk).
+    shaper = ShapeTracker()
+    cdef object shape = None
+    cdef bint shape_due = True
     for i in range(IDS_LISTED):
         small_kind[i] = -1
 
@@ -738,6 +779,9 @@ cdef object _walk(
                         length = len(reencoded)
                         _add_text(raw, data, length, &stats)
                     if stats.words:
+                        if shape_due:
+                            shape = shaper.current()
+                            shape_due = False
                         if dom_path is None:
                             dom_path = _path_string(
                                 path if len(path) == block_depth else path[:block_depth]
@@ -785,6 +829,14 @@ cdef object _walk(
                         tags_seen[tag_id] = (tag, kind, size)
                 else:
                     tag, kind, size = known
+            if kind & _SPECIAL:
+                # <pre>, inline code and math: only the Python walk records them (walk.walk).
+                if not kind & _KILLED:
+                    _fallback("code or math")
+                    return None
+                if node.type == WC_NODE_ELEMENT and _is_tex_script(node):
+                    _fallback("code or math")
+                    return None
             inherited = stack.kinds[depth - 1] >> _CUE_SHIFT if depth else 0
             cues = inherited
             class_value = None
@@ -826,6 +878,9 @@ cdef object _walk(
                         attr = attr.next
                     # See walk.walk: unwrapped elements count, the root does not.
                     if class_data != NULL:
+                        if _draws_math(class_data, class_length):
+                            _fallback("code or math")
+                            return None
                         if depth:
                             cues |= _cue_bits(class_data, class_length)
                         if kind & _BLOCK:
@@ -833,6 +888,8 @@ cdef object _walk(
                     if id_data != NULL and depth:
                         cues |= _cue_bits(id_data, id_length)
             if not kind & _SKIPPED:
+                if kind & _SHAPE:
+                    shaper.enter(tag)
                 path.append(tag)
                 if kind & _HEADING:
                     headings_open += 1
@@ -848,11 +905,12 @@ cdef object _walk(
                             _block(
                                 len(blocks), raw, block_tag, dom_path or "", style_tag,
                                 style_class, heading, link_chars, tags, markup, runs, run, style_texts,
-                                ancestor_cues,
+                                ancestor_cues, shape,
                             )
                         )
                         runs = [] if record_runs else None
                         run = 0
+                    shape_due = True
                     link_chars = tags = 0
                     markup = size
                     dom_path = None
@@ -893,6 +951,8 @@ cdef object _walk(
                     run = _add_run(run, -1, runs)
                 if kind & _HEADING:
                     headings_open -= 1
+                if kind & _SHAPE:
+                    shaper.leave()
                 if kind & _BLOCK:
                     path.pop()
                     style_tags.pop()
@@ -903,11 +963,12 @@ cdef object _walk(
                             _block(
                                 len(blocks), raw, block_tag, dom_path or "", style_tag,
                                 style_class, heading, link_chars, tags, markup, runs, run, style_texts,
-                                ancestor_cues,
+                                ancestor_cues, shape,
                             )
                         )
                         runs = [] if record_runs else None
                         run = 0
+                    shape_due = True
                     link_chars = tags = markup = 0
                     dom_path = None
                     block_depth = len(path)
@@ -939,7 +1000,7 @@ cdef object _walk(
         blocks.append(
             _block(
                 len(blocks), raw, block_tag, dom_path or "", style_tag, style_class,
-                heading, link_chars, tags, markup, runs, run, style_texts, ancestor_cues,
+                heading, link_chars, tags, markup, runs, run, style_texts, ancestor_cues, shape,
             )
         )
     return blocks

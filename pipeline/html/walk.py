@@ -26,14 +26,19 @@ equal and the fallback it hands pages to.
 
 from __future__ import annotations
 
+import bisect
+import re
+
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.errors import PageTooComplex
 from pipeline.html.class_cues import ancestor_cue_bits
 from pipeline.html.guard import Deadline
+from pipeline.html.mathml import math_latex, script_latex
+from pipeline.html.structure import SHAPE_TAGS, ShapeTracker, code_language
 from pipeline.lang.words import UNSPACED_CHAR, count_words
-from pipeline.types import Block
+from pipeline.types import Block, Shape
 
 # This module is compiled with Cython when the install can (see hatch_build.py and walk.pxd).
 check_fresh(__name__, __file__)
@@ -68,13 +73,36 @@ _HEADING_TAGS = frozenset(f"h{i}" for i in range(10))
 # would make deep pages quadratic. Heading detection uses a counter, so it is not affected.
 MAX_PATH_ELEMENTS = 48
 
+# Elements whose text the walk treats specially (`_SPECIAL`): <pre> keeps its text exactly and
+# is one block whatever it holds; inline code becomes a span of its block; <math> and MathJax's
+# <script type="math/tex"> become LaTeX. The C walk hands pages holding any of them to this walk.
+INLINE_CODE_TAGS = frozenset("code kbd samp tt".split())
+SPECIAL_TAGS = frozenset(("pre", "math", "script", *INLINE_CODE_TAGS))
+# Elements that only draw a formula whose source the page also carries (MathJax 3's visual
+# output; MathJax 2's and KaTeX's are recognised by class, see `_draws_math`): dropped, or a
+# formula would come out twice, once as glyph soup.
+MATH_DRAWING_TAGS = frozenset(("mjx-math",))
+
 # What the walk does with a tag, as bit flags: one look-up per element answers every question the
-# walk asks about it. Tags not listed are ordinary inline elements.
-_BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK = 1, 2, 4, 8, 16, 32, 64
+# walk asks about it. Tags not listed are ordinary inline elements. `_SHAPE` elements are
+# reported to the block structure's tracker (`pipeline.html.structure`).
+_BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK, _SHAPE, _SPECIAL = (
+    1,
+    2,
+    4,
+    8,
+    16,
+    32,
+    64,
+    128,
+    256,
+)
 _SKIPPED = _KILLED | _UNWRAPPED  # no open/close events of their own
+# Inside a <pre>, elements lose these flags: the <pre> stays one block with one shape.
+_PRE_MASK = ~(_BLOCK | _SHAPE | _SPECIAL)
 # The walk's stacks of entered elements keep each element's flags in the low bits and, from this
 # bit on, the class cues of the element and its ancestors (`Block.ancestor_cues`): one int each.
-_CUE_SHIFT = 8
+_CUE_SHIFT = 10
 _KINDS: dict[str | None, int] = {}
 for _tags, _flag in (
     (BLOCK_TAGS, _BLOCK),
@@ -87,8 +115,11 @@ for _tags, _flag in (
     for _tag in _tags:
         _KINDS[_tag] = _KINDS.get(_tag, 0) | _flag
 # Killed tags and non-element nodes (lexbor names them "-comment", "-doctype", ... or None).
-for _tag in (*KILLED_TAGS, "-comment", "-doctype", "-document", None):
-    _KINDS[_tag] = _KILLED
+for _tags, _flag in ((SHAPE_TAGS, _SHAPE), (SPECIAL_TAGS, _SPECIAL)):
+    for _tag in _tags:
+        _KINDS[_tag] = _KINDS.get(_tag, 0) | _flag
+for _tag in (*KILLED_TAGS, *MATH_DRAWING_TAGS, "-comment", "-doctype", "-document", None):
+    _KINDS[_tag] = _KILLED | (_SPECIAL if _tag == "script" else 0)
 
 
 _TEXT_TAG_ID = next(
@@ -210,6 +241,83 @@ def _path_string(path: list[str]) -> str:
     return ".".join(path)
 
 
+_WORD = re.compile(r"\S+")
+# The shape of a block that only has inline spans (code, math) to record.
+_PLAIN = Shape()
+
+
+def _normalized_spans(
+    raw: str, spans: list[tuple[int, int, str]]
+) -> tuple[str, int, tuple[tuple[int, int, str], ...]]:
+    r"""`_normalized` of ``raw``, and ``spans`` (offsets into ``raw``) moved to offsets into it.
+
+    The slow way round, for the few blocks holding inline code or math: word by word, with the
+    same rule (a gap holding a line break becomes one newline, any other one space; ``\S`` and
+    str.split agree on whitespace). A span edge inside a gap moves to the nearest word inside the
+    span; spans left empty are dropped.
+    """
+    parts: list[str] = []
+    raw_starts: list[int] = []
+    raw_ends: list[int] = []
+    starts: list[int] = []
+    at = 0
+    previous = -1
+    for match in _WORD.finditer(raw):
+        begin, end = match.span()
+        if previous >= 0:
+            gap = raw[previous:begin]
+            parts.append("\n" if "\n" in gap or "\r" in gap else " ")
+            at += 1
+        raw_starts.append(begin)
+        raw_ends.append(end)
+        starts.append(at)
+        parts.append(match.group())
+        at += end - begin
+        previous = end
+    text = "".join(parts)
+    moved: list[tuple[int, int, str]] = []
+    for begin, end, kind in spans:
+        i = bisect.bisect_right(raw_starts, begin) - 1
+        if i >= 0 and begin < raw_ends[i]:
+            new_begin = starts[i] + begin - raw_starts[i]
+        else:
+            new_begin = starts[i + 1] if i + 1 < len(starts) else len(text)
+        j = bisect.bisect_left(raw_starts, end) - 1
+        if j < 0:
+            continue
+        new_end = starts[j] + min(end, raw_ends[j]) - raw_starts[j]
+        if new_begin < new_end:
+            moved.append((new_begin, new_end, kind))
+    return text, len(raw_starts), tuple(moved)
+
+
+def _joined_length(pieces: list[str]) -> int:
+    """The length of ``"".join(pieces)``: where a span starts or ends in the block's raw text."""
+    n = 0
+    for piece in pieces:
+        n += len(piece)
+    return n
+
+
+def _close_code(
+    spans: list[tuple[int, int, str]] | None, start: int, pieces: list[str]
+) -> list[tuple[int, int, str]] | None:
+    """``spans`` with the inline code that started at ``start`` and ends here, if it holds text."""
+    end = _joined_length(pieces)
+    if end > start:
+        if spans is None:
+            spans = []
+        spans.append((start, end, "code"))
+    return spans
+
+
+def _draws_math(class_value: str) -> bool:
+    """Whether an element of this class only draws a formula whose source the page also holds:
+    MathJax 2's output ("MathJax", "MathJax_Display", "MathJax_Preview", ...; the source stays
+    in a math/tex script) and KaTeX's "katex-html" (the source is in its "katex-mathml" twin)."""
+    return any(word.startswith("MathJax") or word == "katex-html" for word in class_value.split())
+
+
 def _block(
     index: int,
     pieces: list[str],
@@ -224,10 +332,21 @@ def _block(
     run: int,
     style_texts: dict[tuple[str, str | None], str],
     ancestor_cues: int,
+    shape: Shape | None,
+    pre_text: list[str] | None,
+    spans: list[tuple[int, int, str]] | None,
 ) -> Block:
     # Pieces are raw text; normalising once per block equals jusText's per-node normalisation
     # followed by its per-paragraph one (a run split across nodes has a line break iff a part has).
-    text, n_words = _normalized(pieces[0] if len(pieces) == 1 else "".join(pieces))
+    joined = pieces[0] if len(pieces) == 1 else "".join(pieces)
+    if spans:
+        text, n_words, moved = _normalized_spans(joined, spans)
+        if moved:
+            shape = (shape or _PLAIN)._replace(spans=moved)
+    else:
+        text, n_words = _normalized(joined)
+    if pre_text and shape is not None:
+        shape = shape._replace(raw="".join(pre_text))
     # The block element's tag and classes ("div.post.main"). A page repeats a few styles over
     # and over, so each is formatted once per page.
     if style is None:
@@ -254,6 +373,7 @@ def _block(
             markup,
             None if runs is None else tuple(runs) if not run else (*runs, run),
             ancestor_cues,
+            shape,
         ),
     )
 
@@ -320,6 +440,20 @@ def walk(
     # `run` the current one (words > 0, tags < 0); equal signs add up, zeros are never recorded.
     runs: list[int] | None = [] if record_runs else None
     run = 0
+    # The page's structure (`pipeline.html.structure`) and the open block's place in it.
+    # The shape is read at the block's first text, not where it opens: a list or <thead> that
+    # opens or closes no block (<ol> is no block tag) can come in between.
+    shaper = ShapeTracker()
+    shape: Shape | None = None
+    shape_due = True
+    # Inside a <pre> (depth > 0): its text as the page has it, for `Shape.raw`.
+    pre_depth = 0
+    pre_text: list[str] | None = None
+    # Inline code and math of the open block, as offsets into its joined pieces.
+    spans: list[tuple[int, int, str]] | None = None
+    code_depth = 0
+    code_start = 0
+    math: tuple[str, bool] | None = None
 
     seen = 0
     checkpoint = _next_checkpoint(seen, limit)
@@ -341,6 +475,8 @@ def walk(
             checkpoint = _next_checkpoint(seen, limit)
         tag_id = node.tag_id
         if tag_id == text_id:
+            if pre_depth:
+                pre_text.append(node.text_content)
             # Most text nodes are inter-tag whitespace: lexbor answers that in C, without
             # building the string (a non-ASCII space such as U+00A0 still takes the long way).
             if node.is_empty_text_node:
@@ -351,6 +487,9 @@ def walk(
                 content = node.text_content
             if content:
                 if not (_is_blank(content) if _COMPILED else content.isspace()):
+                    if shape_due:
+                        shape = shaper.current()
+                        shape_due = False
                     if dom_path is None:
                         dom_path = _path_string(
                             path if len(path) == block_depth else path[:block_depth]
@@ -416,17 +555,64 @@ def walk(
                     value = attrs.get("class")
                     if value:
                         cues |= ancestor_cue_bits(value)
+                        if ("MathJax" in value or "katex-html" in value) and _draws_math(value):
+                            kind = _KILLED
                     value = attrs.get("id")
                     if value:
                         cues |= ancestor_cue_bits(value)
+            if kind & _SPECIAL:
+                if pre_depth:
+                    if tag == "code" and attrs:
+                        shaper.name_language(code_language(attrs.get("class")))
+                    kind &= _PRE_MASK
+                elif tag == "math":
+                    math = math_latex(node)
+                    kind = _KILLED
+                elif kind & _KILLED:  # <script>
+                    math = script_latex(node.attributes.get("type"), node.text(deep=True))
+                elif tag != "pre":
+                    code_depth += 1
+                    if code_depth == 1:
+                        code_start = _joined_length(pieces)
+            elif pre_depth:
+                kind &= _PRE_MASK
+            if math is not None:
+                # A formula is text of its block: its LaTeX, as a span (see `Shape.spans`).
+                latex, display = math
+                math = None
+                if latex:
+                    if shape_due:
+                        shape = shaper.current()
+                        shape_due = False
+                    if dom_path is None:
+                        dom_path = _path_string(
+                            path if len(path) == block_depth else path[:block_depth]
+                        )
+                    if pieces:
+                        pieces.append(" ")
+                    start = _joined_length(pieces)
+                    pieces.append(latex)
+                    if spans is None:
+                        spans = []
+                    spans.append((start, start + len(latex), "display_math" if display else "math"))
+                    pieces.append(" ")
+                    if link_depth:
+                        link_chars += len(latex)
+                    if record_runs:
+                        n = len(latex.split())
+                        if n:
+                            run = _add_run(run, n, runs)
+                    br = False
             if not kind & _SKIPPED:
+                if kind & _SHAPE:
+                    shaper.enter(tag)
                 path.append(tag)
                 if kind & _HEADING:
                     headings_open += 1
                 if attrs:
                     for name, value in attrs.items():
                         size += len(name) + 1 + (len(value) + 3 if value is not None else 0)
-                if kind & _BLOCK or (br and kind & _BR):
+                if kind & _BLOCK or (br and kind & _BR and not pre_depth):
                     if kind & _BLOCK:
                         styles.append((tag, attrs.get("class")))
                         style_cues.append(inherited)
@@ -434,6 +620,9 @@ def walk(
                         # <br><br> separates blocks and is not counted as a tag of either.
                         tags -= 1
                     if pieces:
+                        if code_depth:
+                            spans = _close_code(spans, code_start, pieces)
+                            code_start = 0
                         blocks.append(
                             _block(
                                 len(blocks),
@@ -449,11 +638,23 @@ def walk(
                                 run,
                                 style_texts,
                                 ancestor_cues,
+                                shape,
+                                pre_text,
+                                spans,
                             )
                         )
                         pieces = []
                         runs = [] if record_runs else None
                         run = 0
+                    spans = None
+                    shape_due = True
+                    if kind & _SPECIAL:  # <pre>: one block, its text kept as it is
+                        pre_depth = 1
+                        pre_text = []
+                        language = code_language(attrs.get("class"))
+                        for _, classes in reversed(styles[-3:-1]):
+                            language = language or code_language(classes)
+                        shaper.name_language(language)
                     link_chars = tags = 0
                     markup = size
                     # As in jusText, a block opened by <br><br> has the <br> ending its path.
@@ -468,6 +669,8 @@ def walk(
                     if br:
                         if pieces:
                             pieces.append(" ")
+                        if pre_depth:
+                            pre_text.append("\n")
                     elif kind & _LINK:
                         link_depth += 1
                     tags += 1
@@ -489,11 +692,20 @@ def walk(
                     run = _add_run(run, -1, runs)
                 if kind & _HEADING:
                     headings_open -= 1
+                if kind & _SHAPE:
+                    shaper.leave()
+                if kind & _SPECIAL and not kind & _BLOCK:  # inline code
+                    code_depth -= 1
+                    if not code_depth:
+                        spans = _close_code(spans, code_start, pieces)
                 if kind & _BLOCK:
                     path.pop()
                     styles.pop()
                     style_cues.pop()
                     if pieces:
+                        if code_depth:
+                            spans = _close_code(spans, code_start, pieces)
+                            code_start = 0
                         blocks.append(
                             _block(
                                 len(blocks),
@@ -509,11 +721,19 @@ def walk(
                                 run,
                                 style_texts,
                                 ancestor_cues,
+                                shape,
+                                pre_text,
+                                spans,
                             )
                         )
                         pieces = []
                         runs = [] if record_runs else None
                         run = 0
+                    spans = None
+                    if kind & _SPECIAL:  # the <pre> ends
+                        pre_depth = 0
+                        pre_text = None
+                    shape_due = True
                     link_chars = tags = markup = 0
                     dom_path = None
                     block_depth = len(path)
@@ -540,6 +760,8 @@ def walk(
             node = entered.pop()
             kind = entered_kinds.pop()
     if pieces:
+        if code_depth:
+            spans = _close_code(spans, code_start, pieces)
         blocks.append(
             _block(
                 len(blocks),
@@ -555,6 +777,9 @@ def walk(
                 run,
                 style_texts,
                 ancestor_cues,
+                shape,
+                pre_text,
+                spans,
             )
         )
     return blocks

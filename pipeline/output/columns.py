@@ -35,7 +35,12 @@ _DOC_FIELDS = tuple(name for name in DOCS_SCHEMA.names if name != "blocks")
 class DocColumns:
     """One partition's buffered documents: page-level tuples and flat block columns."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, text: bool = True, markdown: bool = True) -> None:
+        # What the run writes (`pipeline.jobconfig.JobConfig.formats`): without text the `text`
+        # column holds "" (it is not nullable; `n_chars` still counts the clean text), without
+        # Markdown the `markdown` column holds null.
+        self.text = text
+        self.markdown = markdown
         self.rows: list[tuple[Any, ...]] = []
         self.block_counts: list[int] = []
         self.block_columns: list[list[Any]] = [[] for _ in _BLOCK_FIELDS]
@@ -55,7 +60,9 @@ class DocColumns:
         labeled: tuple[LabeledBlock, ...] = result.blocks
         n_words = 0
         n_good = 0
-        size = ROW_OVERHEAD + len(result.text)
+        text = result.text if self.text else ""
+        markdown = result.markdown if self.markdown else None
+        size = ROW_OVERHEAD + len(text) + len(markdown or "")
         if labeled:
             blocks, verdicts, cf_classes, scores, stopword_densities = zip(*labeled, strict=True)
             fields = tuple(zip(*blocks, strict=True))
@@ -92,13 +99,15 @@ class DocColumns:
                 result.cleaner,
                 cleaner_version,
                 cleaner_params,
-                result.text,
+                text,
                 len(labeled),
                 n_good,
                 len(result.text),
                 n_words,
                 page.truncated,
                 [*page.notes, *result.notes],
+                markdown,
+                list(result.structure),
             )
         )
         self.nbytes += size
@@ -106,12 +115,14 @@ class DocColumns:
 
     def to_batch(self) -> pa.RecordBatch:
         columns = list(zip(*self.rows, strict=True)) if self.rows else [()] * len(_DOC_FIELDS)
-        arrays = [
-            pa.array(values, type=DOCS_SCHEMA.field(name).type)
+        arrays = {
+            name: pa.array(values, type=DOCS_SCHEMA.field(name).type)
             for name, values in zip(_DOC_FIELDS, columns, strict=True)
-        ]
-        arrays.append(self._blocks_array())
-        return pa.RecordBatch.from_arrays(arrays, schema=DOCS_SCHEMA)
+        }
+        arrays["blocks"] = self._blocks_array()
+        return pa.RecordBatch.from_arrays(
+            [arrays[name] for name in DOCS_SCHEMA.names], schema=DOCS_SCHEMA
+        )
 
     def _blocks_array(self) -> pa.Array:
         values = dict(zip(_BLOCK_FIELDS, self.block_columns, strict=True))

@@ -11,7 +11,9 @@ that is not its own, and a re-run could replace that dataset's files), and ``war
 names it and ignores it.
 
 The checks list the top level and ``docs/`` only (one listing each, also on an object store with
-millions of files); what lies deeper is read by the report, which skips what it cannot read.
+millions of files); what lies deeper is read by the report, which skips what it cannot read. One
+more listing and one Parquet footer tell the schema version the output was written with: a job
+refuses an output of another version (`SCHEMA_VERSION`), so no dataset mixes two schemas.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import fsspec
+import pyarrow.parquet as pq
 from fsspec.core import url_to_fs
 
+from pipeline.output.schema import SCHEMA_VERSION
 from pipeline.output.sink import is_local
 
 LAYOUT_DIRS = ("docs", "rejects", "_done", "_runs")
@@ -32,6 +36,7 @@ LANGUAGE_PREFIX = "language="
 _PROBE_PREFIX = ".warcclean-write-check-"
 # Names listed in a message; the count says how many more there are.
 _MAX_NAMED = 5
+SCHEMA_KEY = b"warcclean.schema_version"
 
 
 class OutputError(ValueError):
@@ -104,6 +109,7 @@ def check_output(
                     f"({describe(foreign)}): give a new or empty directory, or an earlier "
                     f"warcclean output (only {', '.join(d + '/' for d in LAYOUT_DIRS)})"
                 )
+            _check_schema_version(fs, root, output)
             existing = [d for d in (f"{root}/{n}" for n in LAYOUT_DIRS) if fs.isdir(d)]
             for directory in [root, *existing]:
                 _probe(fs, directory, f"--output {output}")
@@ -116,6 +122,59 @@ def check_output(
         raise
     except Exception as exc:  # a bad URL, missing credentials, an unknown protocol: all usage
         raise OutputError(f"--output {output}: {type(exc).__name__}: {exc}") from exc
+
+
+def written_schema_version(fs: fsspec.AbstractFileSystem, root: str) -> str | None:
+    """The schema version of the dataset under ``root``: that of one of its Parquet files (a
+    documents file, else a rejects file), or None when it has none yet.
+
+    One file tells for all: no job writes into an output of another version (`check_output`).
+    Costs a listing or two and one footer. A file without a version is ``"?"``.
+    """
+    candidates: list[str] = []
+    if fs.isdir(f"{root}/docs"):
+        for info in sorted(fs.ls(f"{root}/docs", detail=True), key=lambda i: i["name"]):
+            if info.get("type") == "directory" and _base(info["name"]).startswith(LANGUAGE_PREFIX):
+                candidates = _parquet_names(fs, info["name"])
+                if candidates:
+                    break
+    if not candidates and fs.isdir(f"{root}/rejects"):
+        candidates = _parquet_names(fs, f"{root}/rejects")
+    if not candidates:
+        return None
+    try:
+        with fs.open(candidates[0], "rb") as handle:
+            meta = pq.read_schema(handle).metadata or {}
+    except Exception as exc:  # not Parquet at all: no warcclean run wrote it
+        raise OutputError(
+            f"{candidates[0]} is not a readable Parquet file ({type(exc).__name__}: {exc}): "
+            "the output is not one a warcclean run wrote whole"
+        ) from exc
+    version = meta.get(SCHEMA_KEY)
+    return "?" if version is None else version.decode("utf-8", "replace")
+
+
+def _parquet_names(fs: fsspec.AbstractFileSystem, directory: str) -> list[str]:
+    """The visible ``*.parquet`` files of ``directory`` (a directory of that name is not one)."""
+    return sorted(
+        i["name"]
+        for i in fs.ls(directory, detail=True)
+        if i.get("type") == "file"
+        and i["name"].endswith(".parquet")
+        and not _base(i["name"]).startswith(".")
+    )
+
+
+def _check_schema_version(fs: fsspec.AbstractFileSystem, root: str, output: str) -> None:
+    version = written_schema_version(fs, root)
+    if version is None or version == SCHEMA_VERSION:
+        return
+    raise OutputError(
+        f"--output {output} holds a dataset of schema version {version}, and this warcclean "
+        f"writes schema version {SCHEMA_VERSION} (the documents gained the columns markdown "
+        "and structure): a resumed run would mix two schemas in one dataset. Give a new "
+        "output directory, or finish this one with the warcclean version that began it"
+    )
 
 
 def check_report_path(path: str, storage_options: dict[str, Any] | None = None) -> None:

@@ -11,7 +11,10 @@ import re
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1"
+# "2" added `markdown` and `structure` at the end of the documents table; every older column kept
+# its name, type and place. A job refuses to resume into an output of another version
+# (`pipeline.output.layout.check_output`), so one output never mixes two schemas.
+SCHEMA_VERSION = "2"
 _META = {b"warcclean.schema_version": SCHEMA_VERSION.encode()}
 
 BLOCK_TYPE = pa.struct(
@@ -59,6 +62,11 @@ DOCS_SCHEMA = pa.schema(
         pa.field("truncated", pa.bool_(), nullable=False),
         pa.field("notes", pa.list_(pa.string()), nullable=False),
         pa.field("blocks", pa.list_(pa.field("item", BLOCK_TYPE, nullable=False)), nullable=False),
+        # Schema 2. The kept blocks as Markdown; null when the run wrote no Markdown
+        # (``--formats text``).
+        pa.field("markdown", pa.string()),
+        # Which of "code", "math", "table" the kept content holds, sorted; [] for none.
+        pa.field("structure", pa.list_(pa.string()), nullable=False),
     ],
     metadata={**_META, b"warcclean.table": b"docs"},
 )

@@ -25,7 +25,8 @@ import contextlib
 import json
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import fsspec
@@ -112,7 +113,7 @@ class _Partition:
         fs: fsspec.AbstractFileSystem,
         final: str,
         schema: pa.Schema,
-        buffer: type[DocColumns] | type[RejectColumns],
+        buffer: Callable[[], DocColumns | RejectColumns],
     ) -> None:
         self.new_buffer = buffer
         self.rows: Any = buffer()
@@ -164,8 +165,12 @@ class PartitionedParquetSink:
         *,
         batch_rows: int,
         batch_bytes: int,
+        text: bool = True,
+        markdown: bool = True,
     ) -> None:
         self.fs = fs
+        # Which of the documents' text and Markdown columns are filled (`DocColumns`).
+        self._doc_buffer = partial(DocColumns, text=text, markdown=markdown)
         self.paths = paths
         self.batch_rows = batch_rows
         self.batch_bytes = batch_bytes
@@ -191,7 +196,7 @@ class PartitionedParquetSink:
         part = self._docs.get(language)
         if part is None:
             part = self._docs[language] = _Partition(
-                self.fs, self.paths.docs(language), DOCS_SCHEMA, DocColumns
+                self.fs, self.paths.docs(language), DOCS_SCHEMA, self._doc_buffer
             )
         size = part.rows.add(
             page, result, cleaner_version=cleaner_version, cleaner_params=cleaner_params

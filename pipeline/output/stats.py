@@ -25,6 +25,8 @@ class Stats:
     languages: Counter[str] = field(default_factory=Counter)
     body_bytes: int = 0
     text_chars: int = 0
+    # Documents whose kept content holds code, math or tables (`CleanResult.structure`).
+    structure: Counter[str] = field(default_factory=Counter)
 
     @property
     def n_rejects(self) -> int:
@@ -48,6 +50,7 @@ class Stats:
             languages=self.languages + other.languages,
             body_bytes=self.body_bytes + other.body_bytes,
             text_chars=self.text_chars + other.text_chars,
+            structure=self.structure + other.structure,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -60,6 +63,7 @@ class Stats:
             "languages": dict(sorted(self.languages.items())),
             "body_bytes": self.body_bytes,
             "text_chars": self.text_chars,
+            "structure": dict(sorted(self.structure.items())),
         }
 
     @classmethod
@@ -73,6 +77,7 @@ class Stats:
             languages=Counter(data.get("languages", {})),
             body_bytes=int(data.get("body_bytes", 0)),
             text_chars=int(data.get("text_chars", 0)),
+            structure=Counter(data.get("structure", {})),
         )
 
 

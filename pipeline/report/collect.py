@@ -12,8 +12,9 @@ output that several resumed runs wrote:
   by reason, and the values of page-level columns this module does not know by name (so a column
   added later, such as a cleaner's fallback, is counted without a change here).
 
-Files are read one at a time in batches of a few columns, never ``text`` or ``blocks``, so memory
-stays flat whatever the size of the corpus.
+Files are read one at a time in batches of a few columns, never ``text``, ``markdown`` or
+``blocks``, so memory stays flat whatever the size of the corpus. Outputs of schema 1 (before the
+``structure`` and ``markdown`` columns) report everything but those counts.
 
 What no warcclean run wrote (a stray file at the top, a Parquet file of another dataset, a JSON
 file that is not a marker) is skipped and named in `OutputSummary.problems`: a report is still
@@ -74,9 +75,11 @@ KNOWN_DOC_COLUMNS = frozenset(
         "truncated",
         "notes",
         "blocks",
+        "markdown",
+        "structure",
     }
 )
-_READ_COLUMNS = ("n_chars", "n_words", "n_blocks", "n_good", "truncated", "notes")
+_READ_COLUMNS = ("n_chars", "n_words", "n_blocks", "n_good", "truncated", "notes", "structure")
 _REQUIRED_DOC_COLUMNS = ("record_id", "n_chars")
 _DICT_COLUMNS = ("cleaner", "cleaner_version", "cleaner_params")
 # A generic column with more distinct values than this is an identifier, not a category.
@@ -214,6 +217,11 @@ class OutputSummary:
     kept_share: Histogram = field(
         default_factory=lambda: Histogram.empty(SHARE_EDGES, open_ended=False)
     )
+    # Schema 2 (`structure`, `markdown`): documents holding code, math or tables, and those
+    # with Markdown written, counted over the files that have the columns (None: none has).
+    structure: Counter[str] | None = None
+    structure_docs: int = 0  # documents in files with a `structure` column
+    markdown_docs: int | None = None  # non-null `markdown` values, from the files' statistics
     # page-level columns not known by name: column -> value -> pages (None: too many values)
     other_columns: dict[str, Counter[str] | None] = field(default_factory=dict)
     # rows per input stem (a file is named <stem>.parquet), to check them against the markers
@@ -488,6 +496,8 @@ def _read_docs_file(
     _require(schema, _REQUIRED_DOC_COLUMNS)
     other = [n for n in schema.names if n not in KNOWN_DOC_COLUMNS and _scalar_column(schema, n)]
     columns = [c for c in (*_READ_COLUMNS, *_DICT_COLUMNS) if c in names] + other
+    if "markdown" in names:
+        _count_markdown(footer, summary)
     for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
         n = batch.num_rows
         summary.docs += n
@@ -511,6 +521,13 @@ def _read_docs_file(
             flat = pc.list_flatten(col("notes"))
             for item in pc.value_counts(flat).to_pylist():
                 summary.notes[item["values"]] += item["counts"]
+        if "structure" in names:
+            if summary.structure is None:
+                summary.structure = Counter()
+            summary.structure_docs += n
+            flat = pc.list_flatten(col("structure"))
+            for item in pc.value_counts(flat).to_pylist():
+                summary.structure[item["values"]] += item["counts"]
         if all(c in names for c in _DICT_COLUMNS):
             table = pa.table({c: col(c) for c in _DICT_COLUMNS})
             grouped = table.group_by(list(_DICT_COLUMNS)).aggregate([([], "count_all")])
@@ -519,6 +536,24 @@ def _read_docs_file(
                 cleaners[key] += row["count_all"]  # type: ignore[index]
         for name in other:
             _count_values(summary, name, col(name))
+
+
+def _count_markdown(footer: pq.FileMetaData, summary: OutputSummary) -> None:
+    """Add the file's documents with Markdown to ``summary.markdown_docs``, read from the
+    row groups' null counts (the column itself, the largest but one, is never read)."""
+    # A leaf column's index: `blocks` before it is many leaves, so not the field's index.
+    paths = [footer.schema.column(j).path for j in range(len(footer.schema))]
+    if "markdown" not in paths:
+        return
+    index = paths.index("markdown")
+    written = 0
+    for i in range(footer.num_row_groups):
+        group = footer.row_group(i)
+        stats = group.column(index).statistics
+        if stats is None or not stats.has_null_count:
+            return  # a writer without statistics: unknown, left out
+        written += group.num_rows - stats.null_count
+    summary.markdown_docs = (summary.markdown_docs or 0) + written
 
 
 def _count_values(summary: OutputSummary, name: str, values: pa.Array) -> None:

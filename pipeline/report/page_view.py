@@ -5,7 +5,8 @@ from a stored document row (`view_of_row`, for a record of a run: the labels, sc
 features the run wrote, enriched with what only the page itself tells, such as each block's
 class). Both list page-level fields generically, every field of the result or column of the row
 but the text and the blocks, so a field added later (a cleaner's fallback, say) shows without a
-change here. `render_page` draws one view, or two side by side (``--compare``).
+change here. `render_page` draws one view, or two side by side (``--compare``), with the page's
+Markdown in a pane beside the blocks when it has any (shown as text, never rendered).
 
 Every page-derived string (text, URL, class names, error messages) is escaped
 (`pipeline.report.markup`); the file holds no script and loads nothing.
@@ -56,7 +57,8 @@ _FEATURE_NAMES = {
     "n_markup_chars": "markup chars",
     "dom_path": "path",
 }
-_PAGE_SKIP = frozenset({"text", "blocks"})
+# Shown in panes of their own, not in the list of page-level fields.
+_PAGE_SKIP = frozenset({"text", "blocks", "markdown"})
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,8 @@ class PageView:
     blocks: tuple[BlockView, ...]
     notices: tuple[str, ...] = ()
     text: str = field(default="")
+    # The page's Markdown ("" when the result or the row has none: ``--formats text``, schema 1).
+    markdown: str = ""
 
     @property
     def kept_text(self) -> str:
@@ -141,12 +145,14 @@ def _block_features(lb: LabeledBlock, stop: float | None) -> dict[str, Any]:
     }
 
 
-def _page_value(value: Any) -> Any:
+def _page_value(name: str, value: Any) -> Any:
     if hasattr(value, "code") and hasattr(value, "prob"):  # a LangGuess
         return f"{value.code} (p={value.prob:.3f})"
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return ", ".join(f"{k}={v}" for k, v in dataclasses.asdict(value).items())
     if isinstance(value, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+        if not value and name != "params":
+            return value  # an empty tuple of anything else (notes, structure): "–"
         return json.dumps(dict(value), sort_keys=True, default=str)  # params
     return value
 
@@ -162,7 +168,7 @@ def view_of_result(
     fields = [*extra_fields]
     for f in dataclasses.fields(result):
         if f.name not in _PAGE_SKIP:
-            fields.append((f.name, _page_value(getattr(result, f.name))))
+            fields.append((f.name, _page_value(f.name, getattr(result, f.name))))
     fields += [
         ("n_blocks", len(result.blocks)),
         ("n_good", result.n_good),
@@ -186,6 +192,7 @@ def view_of_result(
         blocks=blocks,
         notices=tuple(notices),
         text=result.text,
+        markdown=result.markdown,
     )
 
 
@@ -260,6 +267,7 @@ def view_of_row(
         blocks=tuple(blocks),
         notices=tuple(notices),
         text=str(row.get("text", "")),
+        markdown=str(row.get("markdown") or ""),
     )
 
 
@@ -288,6 +296,13 @@ _CSS = """
 .feat b { font-weight: 600; color: #3b4252; }
 .feat.where { font-size: 11px; margin-top: 1px; opacity: .85; }
 .empty { color: var(--muted); font-style: italic; }
+.with-md { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 14px;
+  align-items: start; }
+.with-md.two { grid-template-columns: 1fr 1fr; }
+.md-pane { position: sticky; top: 8px; max-height: calc(100vh - 16px); overflow: auto; }
+.md-pane pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg);
+  padding: 10px; border: 1px solid var(--line); border-radius: 4px; font-size: 12.5px; }
+.md-pane .colhead { margin-bottom: 6px; }
 pre.kept { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg); padding: 10px;
   border: 1px solid var(--line); border-radius: 4px; }
 """
@@ -400,18 +415,32 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
         *notices,
     ]
     if compare is None:
+        blocks = (
+            el("div", [_block(b) for b in view.blocks], class_="blocks")
+            if view.blocks
+            else el("p", "The page has no text blocks.", class_="empty")
+        )
         parts += [
             el("h2", f"Page · {view.cleaner}"),
             _fields(view),
             el("h2", f"Blocks · {_kept_summary(view)}"),
             legend,
-            el("div", [_block(b) for b in view.blocks], class_="blocks")
-            if view.blocks
-            else el("p", "The page has no text blocks.", class_="empty"),
+            # The Markdown beside the blocks it was made of, when there is any.
+            el("div", blocks, _markdown_pane(view), class_="with-md") if view.markdown else blocks,
         ]
     else:
         parts += [el("h2", "Page"), _fields_side_by_side(view, compare)]
         parts += _side_by_side(view, compare, legend)
+        if view.markdown or compare.markdown:
+            parts += [
+                el("h2", "Markdown side by side"),
+                el(
+                    "div",
+                    _markdown_pane(view, "markdown"),
+                    _markdown_pane(compare, "markdown-2"),
+                    class_="with-md two",
+                ),
+            ]
     parts += [
         el("h2", "Kept text"),
         el(
@@ -421,6 +450,27 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
         ),
     ]
     return document(f"warcclean page view: {view.title}", parts, extra_css=_CSS)
+
+
+def _markdown_pane(view: PageView, id_: str = "markdown") -> Safe:
+    """The page's Markdown as text (escaped, never rendered: it holds the page's own words)."""
+    if not view.markdown:
+        return el(
+            "div",
+            el("div", f"Markdown · {view.cleaner}", class_="colhead"),
+            el("p", "No Markdown for this page.", class_="empty"),
+            class_="md-pane",
+        )
+    return el(
+        "div",
+        el(
+            "div",
+            f"Markdown · {view.cleaner} · {len(view.markdown):,} characters",
+            class_="colhead",
+        ),
+        el("pre", view.markdown, id=id_),
+        class_="md-pane",
+    )
 
 
 def _side_by_side(view: PageView, other: PageView, legend: Safe) -> list[Child]:

@@ -121,6 +121,7 @@ def render_report(summary: OutputSummary, *, with_charts: bool | None = None) ->
         _languages(summary),
         _reasons(summary),
         _distributions(summary),
+        _structure(summary),
         _cleaners(summary),
         _page_columns(summary),
         _failed(summary),
@@ -377,6 +378,50 @@ def _distributions(summary: OutputSummary) -> Safe:
             _hist_table(summary.kept_share, "share-bins", lambda x: f"{x:.2f}"),
         ),
     )
+
+
+# What the `structure` column names, in the order the report lists them.
+STRUCTURE_KINDS = ("code", "table", "math")
+
+
+def _structure(summary: OutputSummary) -> Safe:
+    """Documents whose kept content holds code, tables or math, and those with Markdown."""
+    if summary.structure is None:
+        if not summary.docs:
+            return Safe("")
+        return _section(
+            "Code, tables and math",
+            el(
+                "p",
+                "Not counted: the documents were written before warcclean recorded their "
+                "structure (schema 1, without the structure and markdown columns).",
+                class_="sub",
+            ),
+            id_="structure",
+        )
+    total = summary.structure_docs
+    rows = [(kind, summary.structure.get(kind, 0)) for kind in STRUCTURE_KINDS]
+    rows += sorted((k, n) for k, n in summary.structure.items() if k not in STRUCTURE_KINDS)
+    older = summary.docs - total
+    markdown = summary.markdown_docs
+    parts: list[Child] = [
+        el(
+            "p",
+            f"Documents whose kept content holds code blocks or inline code, tables, or LaTeX "
+            f"math (the structure column), of the {total:,} documents that record it"
+            + (f" ({older:,} older ones do not)" if older else "")
+            + ". "
+            + (
+                f"{markdown:,} documents have their Markdown written (the markdown column; "
+                "null in runs with --formats text)."
+                if markdown is not None
+                else ""
+            ),
+            class_="sub",
+        ),
+        _count_table(rows, "holds", total, "structure-counts", "documents"),
+    ]
+    return _section("Code, tables and math", *parts, id_="structure")
 
 
 def _cleaners(summary: OutputSummary) -> Safe:

@@ -30,7 +30,16 @@ from typing import Any
 
 from pipeline.config import Limits
 from pipeline.errors import PageTimeout, PageTooComplex
-from pipeline.types import Block, CfClass, CleanResult, Decoded, LabeledBlock, LangGuess, Verdict
+from pipeline.types import (
+    Block,
+    CfClass,
+    CleanResult,
+    Decoded,
+    LabeledBlock,
+    LangGuess,
+    Shape,
+    Verdict,
+)
 
 # Where `pipeline` is importable from, for the child's sys.path (an editable install needs it
 # only when the worker's working directory is elsewhere; it never hurts).
@@ -50,6 +59,7 @@ def clean_isolated(
     params: dict[str, Any],
     timeout: float | None,
     url: str | None = None,
+    markdown: bool = True,
 ) -> CleanResult:
     """`pipeline.clean.clean_decoded` in a child process, killed after ``timeout`` seconds.
 
@@ -62,6 +72,7 @@ def clean_isolated(
         "cleaner": cleaner,
         "language": language,
         "url": url,
+        "markdown": markdown,
         "params": params,
         "limits": asdict(child_limits),
         "encoding": decoded.encoding,
@@ -131,15 +142,27 @@ def result_to_json(result: CleanResult) -> dict[str, Any]:
         "stoplist": result.stoplist,
         "params": [list(p) for p in result.params],
         "notes": list(result.notes),
+        "markdown": result.markdown,
+        "structure": list(result.structure),
     }
 
 
 _RUNS = Block._fields.index("runs")
+_SHAPE = Block._fields.index("shape")
 
 
 def _block(fields: list[Any]) -> Block:
+    # JSON turned the tuples into lists: runs, the shape and its spans become tuples again.
     runs = fields[_RUNS]
-    return Block(*fields[:_RUNS], tuple(runs) if runs is not None else None, *fields[_RUNS + 1 :])
+    shape = fields[_SHAPE]
+    if shape is not None:
+        shape = Shape(*shape[:-1], tuple(tuple(span) for span in shape[-1]))
+    return Block(
+        *fields[:_RUNS],
+        tuple(runs) if runs is not None else None,
+        *fields[_RUNS + 1 : _SHAPE],
+        shape,
+    )
 
 
 def _param_value(value: Any) -> Any:
@@ -167,6 +190,8 @@ def result_from_json(data: dict[str, Any]) -> CleanResult:
         stoplist=data["stoplist"],
         params=tuple((k, _param_value(v)) for k, v in data["params"]),
         notes=tuple(data["notes"]),
+        markdown=data["markdown"],
+        structure=tuple(data["structure"]),
     )
 
 

@@ -33,6 +33,7 @@ def main() -> int:
             limits=limits,
             params=header["params"],
             url=header.get("url"),
+            markdown=header.get("markdown", True),
         )
         reply: dict[str, Any] = {"ok": True, "result": result_to_json(result)}
     except Exception as exc:  # reported to the parent, which decides what it means

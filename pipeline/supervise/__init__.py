@@ -140,6 +140,7 @@ def cfg_to_json(cfg: JobConfig) -> dict[str, Any]:
         "batch_rows": cfg.batch_rows,
         "batch_bytes": cfg.batch_bytes,
         "storage_options": cfg.storage_dict,
+        "formats": cfg.formats,
     }
     try:
         json.dumps(data)
@@ -157,6 +158,7 @@ def cfg_from_json(data: dict[str, Any]) -> JobConfig:
         batch_rows=data["batch_rows"],
         batch_bytes=data["batch_bytes"],
         storage_options=freeze(data["storage_options"]),
+        formats=data["formats"],
     )
 
 

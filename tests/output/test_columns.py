@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.output.columns import DocColumns, RejectColumns
-from pipeline.output.schema import DOCS_SCHEMA, REJECTS_SCHEMA, partition_language
+from pipeline.output.schema import BLOCK_TYPE, DOCS_SCHEMA, REJECTS_SCHEMA, partition_language
 from pipeline.output.sink import OutputPaths, PartitionedParquetSink
 from pipeline.types import (
     Block,
@@ -32,7 +32,9 @@ from pipeline.types import (
 )
 
 
-def expected_row(page: RawPage, result: CleanResult, version: str, params: str) -> dict[str, Any]:
+def expected_row(
+    page: RawPage, result: CleanResult, version: str, params: str, formats: str = "both"
+) -> dict[str, Any]:
     blocks = []
     for lb in result.blocks:
         b = lb.block
@@ -75,7 +77,8 @@ def expected_row(page: RawPage, result: CleanResult, version: str, params: str) 
         "cleaner": result.cleaner,
         "cleaner_version": version,
         "cleaner_params": params,
-        "text": result.text,
+        # --formats markdown writes "" (the column is not nullable); n_chars still counts.
+        "text": "" if formats == "markdown" else result.text,
         "n_blocks": len(result.blocks),
         "n_good": len(good),
         "n_chars": len(result.text),
@@ -83,6 +86,8 @@ def expected_row(page: RawPage, result: CleanResult, version: str, params: str) 
         "truncated": page.truncated,
         "notes": list(page.notes) + list(result.notes),
         "blocks": blocks,
+        "markdown": None if formats == "text" else result.markdown,
+        "structure": list(result.structure),
     }
 
 
@@ -146,6 +151,8 @@ def documents(draw: st.DrawFn, n: int) -> tuple[RawPage, CleanResult]:
         cleaner="justext",
         stoplist=draw(st.none() | st.just("en")),
         notes=tuple(draw(st.lists(texts, max_size=2))),
+        markdown=draw(texts),
+        structure=tuple(sorted(draw(st.sets(st.sampled_from(["code", "math", "table"]))))),
     )
     return page, result
 
@@ -156,14 +163,23 @@ def documents(draw: st.DrawFn, n: int) -> tuple[RawPage, CleanResult]:
         lambda k: st.tuples(*(documents(i) for i in range(k)))
     ),
     batch_rows=st.integers(min_value=1, max_value=4),
+    formats=st.sampled_from(["text", "markdown", "both"]),
 )
 def test_files_hold_exactly_the_rows_built_one_by_one(
-    tmp_path_factory: Any, docs: tuple[tuple[RawPage, CleanResult], ...], batch_rows: int
+    tmp_path_factory: Any,
+    docs: tuple[tuple[RawPage, CleanResult], ...],
+    batch_rows: int,
+    formats: str,
 ) -> None:
     root = tmp_path_factory.mktemp("out")
     fs = fsspec.filesystem("file")
     with PartitionedParquetSink(
-        fs, OutputPaths(str(root), "a"), batch_rows=batch_rows, batch_bytes=1 << 20
+        fs,
+        OutputPaths(str(root), "a"),
+        batch_rows=batch_rows,
+        batch_bytes=1 << 20,
+        text=formats != "markdown",
+        markdown=formats != "text",
     ) as sink:
         for page, result in docs:
             sink.write_doc(page, result, cleaner_version="v1", cleaner_params='{"k": 1}')
@@ -174,9 +190,24 @@ def test_files_hold_exactly_the_rows_built_one_by_one(
             table = pq.read_table(f)
             assert table.schema.equals(DOCS_SCHEMA)
             got += table.to_pylist()
-    expected = [expected_row(p, r, "v1", '{"k": 1}') for p, r in docs]
+    expected = [expected_row(p, r, "v1", '{"k": 1}', formats) for p, r in docs]
     key = lambda row: row["record_id"]  # noqa: E731
     assert sorted(got, key=key) == sorted(expected, key=key)
+
+
+def test_schema_2_appends_markdown_and_structure_after_every_old_column() -> None:
+    # Schema 1's columns, as its readers know them, keep their places; the new ones follow.
+    schema_1 = (
+        "record_id url warc_path warc_offset warc_length warc_date http_status content_type "
+        "encoding encoding_source language language_prob stoplist cleaner cleaner_version "
+        "cleaner_params text n_blocks n_good n_chars n_words truncated notes blocks"
+    ).split()
+    assert DOCS_SCHEMA.names == [*schema_1, "markdown", "structure"]
+    assert not DOCS_SCHEMA.field("text").nullable
+    assert DOCS_SCHEMA.field("blocks").type.value_type == BLOCK_TYPE
+    assert DOCS_SCHEMA.field("markdown").nullable
+    assert not DOCS_SCHEMA.field("structure").nullable
+    assert DOCS_SCHEMA.metadata[b"warcclean.schema_version"] == b"2"
 
 
 def test_an_empty_batch_is_a_valid_empty_table() -> None:

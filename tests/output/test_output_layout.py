@@ -66,6 +66,11 @@ def _other_partitioning(out: Path) -> None:
     (out / "docs" / "year=2024").mkdir(parents=True)
 
 
+def _not_parquet(out: Path) -> None:
+    (out / "docs" / "language=en").mkdir(parents=True)
+    (out / "docs" / "language=en" / "a.parquet").write_bytes(b"x")
+
+
 @pytest.mark.parametrize(
     ("make", "message"),
     [
@@ -74,6 +79,7 @@ def _other_partitioning(out: Path) -> None:
         (_docs_file, r"not a warcclean output \(docs\)"),
         (_other_dataset, r"\(docs/part-0\.parquet\)"),
         (_other_partitioning, r"\(docs/year=2024\)"),
+        (_not_parquet, r"a\.parquet is not a readable Parquet file"),
     ],
 )
 def test_what_is_not_a_warcclean_output_is_refused(
@@ -141,3 +147,68 @@ def test_s3_output_is_checked_by_listing_and_a_write(tmp_path: Path) -> None:
         assert keys() == ["old/_done/a.json", "theirs/data.csv"]
     finally:
         server.stop()
+
+
+def _written_with_schema(out: Path, version: bytes, *, docs: bool = True) -> None:
+    """An output as a warcclean of schema ``version`` left it: one input's files and marker
+    (schema 1 had neither `markdown` nor `structure`)."""
+    import fsspec
+    import pyarrow.parquet as pq
+
+    from pipeline.output.sink import OutputPaths, PartitionedParquetSink, write_marker
+    from tests.output.test_sink import make_doc, make_reject
+
+    fs = fsspec.filesystem("file")
+    paths = OutputPaths(str(out), "a")
+    with PartitionedParquetSink(fs, paths, batch_rows=10, batch_bytes=1 << 20) as sink:
+        if docs:
+            page, result = make_doc(1, "en")
+            sink.write_doc(page, result, cleaner_version="t", cleaner_params="{}")
+        sink.write_reject(make_reject(2))
+        files = sink.commit()
+    for path in files:
+        table = pq.read_table(path)
+        if version == b"1":
+            table = table.drop_columns(
+                [c for c in ("markdown", "structure") if c in table.schema.names]
+            )
+        meta = {**table.schema.metadata, b"warcclean.schema_version": version}
+        pq.write_table(table.replace_schema_metadata(meta), path)
+    write_marker(fs, paths, {"warc_path": "a.warc.gz", "stem": "a"})
+
+
+@pytest.mark.parametrize("docs", [True, False], ids=["docs", "rejects-only"])
+def test_an_output_of_another_schema_version_is_refused(tmp_path: Path, docs: bool) -> None:
+    out = tmp_path / "out"
+    _written_with_schema(out, b"1", docs=docs)
+    before = _files(tmp_path)
+    with pytest.raises(
+        OutputError, match=r"schema version 1, and this warcclean writes schema version 2"
+    ) as info:
+        check_output(str(out))
+    assert "new output directory" in str(info.value)
+    assert _files(tmp_path) == before
+
+
+def test_an_output_of_this_schema_version_is_taken(tmp_path: Path) -> None:
+    from pipeline.output.layout import written_schema_version
+    from pipeline.output.schema import SCHEMA_VERSION
+
+    out = tmp_path / "out"
+    _written_with_schema(out, SCHEMA_VERSION.encode())
+    check_output(str(out))
+    assert written_schema_version(*_local(out)) == SCHEMA_VERSION
+    assert written_schema_version(*_local(tmp_path / "nothing-yet")) is None
+
+
+def test_a_directory_named_like_a_parquet_file_is_not_read_for_the_version(tmp_path: Path) -> None:
+    """A re-run must still reach the input whose rejects file is blocked (it fails on its own)."""
+    from pipeline.output.layout import written_schema_version
+
+    out = tmp_path / "out"
+    (out / "rejects" / "b.parquet").mkdir(parents=True)
+    check_output(str(out))
+    assert written_schema_version(*_local(out)) is None
+    _written_with_schema(out, b"1")  # a file beside it tells
+    with pytest.raises(OutputError, match="schema version 1"):
+        check_output(str(out))

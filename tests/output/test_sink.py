@@ -50,6 +50,13 @@ def make_page(n: int, warc_path: str = "in/a.warc.gz") -> RawPage:
     )
 
 
+# Documents 1 and 3 hold a table and code; 2 and 4 are plain prose.
+def make_markdown(n: int) -> str:
+    if n % 2:
+        return f"# Doc {n}\n\n| a | b |\n| --- | --- |\n| {n} | x |\n\n```python\nx = {n}\n```\n"
+    return f"Main text number {n}."
+
+
 def make_result(n: int, lang: str) -> CleanResult:
     good = Block(0, f"Main text number {n}.", "p", "html.body.p", "", False, 20, 4, 0, 1, 7)
     bad = Block(1, "Home | Contact", "a", "html.body.nav.a", "", False, 14, 3, 14, 2, 20)
@@ -65,6 +72,8 @@ def make_result(n: int, lang: str) -> CleanResult:
         encoding_source="http",
         cleaner="justext",
         stoplist=lang,
+        markdown=make_markdown(n),
+        structure=("code", "table") if n % 2 else (),
     )
 
 
@@ -248,10 +257,22 @@ EXPECTED = [
 ]
 
 
+# Each document's Markdown and structure, as `make_result` gives them.
+EXPECTED_MARKDOWN = {
+    f"<urn:uuid:{n:04d}>": (make_markdown(n), ["code", "table"] if n % 2 else [])
+    for n in range(1, 5)
+}
+
+
 def test_reads_with_pyarrow_dataset(dataset: Path) -> None:
     table = ds.dataset(dataset / "docs", format="parquet", partitioning="hive").to_table()
     rows = sorted(zip(table["record_id"].to_pylist(), table["language"].to_pylist(), strict=True))
     assert rows == EXPECTED
+    got = {
+        r["record_id"]: (r["markdown"], r["structure"])
+        for r in table.select(["record_id", "markdown", "structure"]).to_pylist()
+    }
+    assert got == EXPECTED_MARKDOWN
 
 
 def test_reads_with_duckdb(dataset: Path) -> None:
@@ -263,12 +284,32 @@ def test_reads_with_duckdb(dataset: Path) -> None:
     ).fetchall()
     assert [(r, lang) for r, lang, _ in rows] == EXPECTED
     assert {n for *_, n in rows} == {2}
+    # The new columns by name, and a filter on the structure list as a reader would write it.
+    rows = duckdb.sql(
+        f"select record_id, markdown, structure from read_parquet('{glob}') order by record_id"
+    ).fetchall()
+    assert {r: (md, list(st)) for r, md, st in rows} == EXPECTED_MARKDOWN
+    with_tables = duckdb.sql(
+        f"select record_id from read_parquet('{glob}') where list_contains(structure, 'table') "
+        "order by record_id"
+    ).fetchall()
+    assert [r for (r,) in with_tables] == ["<urn:uuid:0001>", "<urn:uuid:0003>"]
 
 
 def test_reads_with_polars(dataset: Path) -> None:
     pl = pytest.importorskip("polars")
     df = pl.scan_parquet(f"{dataset}/docs/**/*.parquet", hive_partitioning=True).collect()
     assert sorted(zip(df["record_id"].to_list(), df["language"].to_list(), strict=True)) == EXPECTED
+    got = dict(
+        zip(
+            df["record_id"].to_list(),
+            zip(df["markdown"].to_list(), df["structure"].to_list(), strict=True),
+            strict=True,
+        )
+    )
+    assert got == EXPECTED_MARKDOWN
+    coded = df.filter(pl.col("structure").list.contains("code"))["record_id"].sort().to_list()
+    assert coded == ["<urn:uuid:0001>", "<urn:uuid:0003>"]
 
 
 def test_reads_with_hf_datasets(dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -279,3 +320,24 @@ def test_reads_with_hf_datasets(dataset: Path, tmp_path_factory: pytest.TempPath
     )
     assert sorted(zip(data["record_id"], data["language"], strict=True)) == EXPECTED
     assert data[0]["blocks"][0]["label"] in {"good", "bad"}
+    got = {
+        r: (md, st)
+        for r, md, st in zip(data["record_id"], data["markdown"], data["structure"], strict=True)
+    }
+    assert got == EXPECTED_MARKDOWN
+
+
+def test_text_only_writes_null_markdown_and_markdown_only_an_empty_text(tmp_path: Path) -> None:
+    docs = [make_doc(1, "en"), make_doc(2, "en")]
+    write(tmp_path / "t", "a", docs, [], text=True, markdown=False)
+    write(tmp_path / "m", "a", docs, [], text=False, markdown=True)
+    text_only = pq.read_table(tmp_path / "t/docs/language=en/a.parquet").to_pylist()
+    md_only = pq.read_table(tmp_path / "m/docs/language=en/a.parquet").to_pylist()
+    assert [r["markdown"] for r in text_only] == [None, None]
+    assert [r["text"] for r in text_only] == ["Main text number 1.", "Main text number 2."]
+    assert [r["markdown"] for r in md_only] == [make_markdown(1), make_markdown(2)]
+    assert [r["text"] for r in md_only] == ["", ""]
+    # The document's length and structure do not depend on what is written.
+    for rows in (text_only, md_only):
+        assert [r["n_chars"] for r in rows] == [19, 19]
+        assert [r["structure"] for r in rows] == [["code", "table"], []]

@@ -149,6 +149,59 @@ def test_new_page_level_fields_show_without_a_change() -> None:
     assert fields["fallback"] == "bte" and "text" not in fields and "blocks" not in fields
 
 
+# Markdown as a page can make it: a table, a fence, and page text that is markup once unescaped.
+HOSTILE_MARKDOWN = (
+    "# Council <b>approves</b> bridge\n\n| cost | <script>alert(1)</script> |\n| --- | --- |\n"
+    "| 5 & 6 | x |\n\n```html\n<img src=x onerror=alert(2)>\n    indented\n```\n"
+)
+
+
+def test_the_markdown_pane_sits_beside_the_blocks_and_shows_the_markdown_as_text() -> None:
+    result = dataclasses.replace(
+        clean_html(PAGE, cleaner="bte", language="en"),
+        markdown=HOSTILE_MARKDOWN,
+        structure=("code", "table"),
+    )
+    page = render_page(view_of_result(result, title="t"))
+    tree = LexborHTMLParser(page)
+    assert tree.css("script") == [] and tree.css("img") == [] and tree.css(".md-pane b") == []
+    (pane,) = tree.css(".with-md > .md-pane")
+    assert pane.css_first("pre#markdown").text() == HOSTILE_MARKDOWN  # exactly, as text
+    # Beside the blocks: the two are the children of one grid.
+    assert [c.attributes.get("class") for c in tree.css_first(".with-md").iter()] == [
+        "blocks",
+        "md-pane",
+    ]
+    assert len(kept_texts(page)) == result.n_good
+    fields = page_fields(page)
+    assert "markdown" not in fields and fields["structure"] == "code, table"
+
+
+def test_a_row_without_markdown_has_no_pane() -> None:
+    """``--formats text`` (null) and schema 1 (no column): the blocks alone, as before."""
+    blocks = [{"text": "Kept prose.", "label": "good", "score": None}]
+    for extra in ({"markdown": None, "structure": []}, {}):
+        row = {"record_id": "r", "cleaner": "bte", "text": "Kept prose.", "blocks": blocks}
+        tree = LexborHTMLParser(render_page(view_of_row({**row, **extra}, title="t")))
+        assert tree.css(".md-pane") == [] and tree.css(".with-md") == []
+        assert [n.text() for n in tree.css(".blocks > .blk.kept > .txt")] == ["Kept prose."]
+    row = {"record_id": "r", "cleaner": "bte", "text": "", "blocks": blocks, "markdown": "| a |"}
+    tree = LexborHTMLParser(render_page(view_of_row(row, title="t")))
+    assert tree.css_first(".with-md pre#markdown").text() == "| a |"
+
+
+def test_compare_shows_both_markdowns_side_by_side() -> None:
+    first = dataclasses.replace(clean_html(PAGE, language="en"), markdown="# One\n")
+    second = dataclasses.replace(clean_html(PAGE, cleaner="justext", language="en"), markdown="")
+    tree = LexborHTMLParser(
+        render_page(view_of_result(first, title="t"), view_of_result(second, title="t"))
+    )
+    panes = tree.css(".with-md.two > .md-pane")
+    assert len(panes) == 2
+    assert panes[0].css_first("pre#markdown").text() == "# One\n"
+    assert panes[1].css_first("pre") is None and "No Markdown" in panes[1].text()
+
+
 def test_usage_errors_are_messages_not_tracebacks(tmp_path: Path) -> None:
     code, out = show(str(tmp_path), "-o", str(tmp_path / "v.html"))
     assert code == 2 and "--record-id" in out

@@ -124,3 +124,38 @@ def test_viewer_renders_and_runs_no_page_script(tmp_path: Path) -> None:
     for loaded in (dom(tmp_path, page), dom(tmp_path, bare)):
         assert "data-xss" not in loaded.split("<body", 1)[0]  # no attribute set on <html>
         assert "&lt;script&gt;document.documentElement" in loaded  # shown as text
+
+
+def test_viewer_shows_the_markdown_of_a_page_with_a_table_and_code(tmp_path: Path) -> None:
+    import dataclasses
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    from pipeline.clean import clean_html
+    from pipeline.report.page_view import render_page, view_of_result
+    from tests.test_run import CODE_FENCE, STRUCTURED
+
+    result = clean_html(STRUCTURED, url="https://s.example/gauge")
+    assert result.structure == ("code", "table")
+    with_pane = tmp_path / "with-pane.html"
+    with_pane.write_text(render_page(view_of_result(result, title="gauge")))
+    without = tmp_path / "without-pane.html"
+    without.write_text(
+        render_page(view_of_result(dataclasses.replace(result, markdown=""), title="gauge"))
+    )
+    # What the browser made of the page: the pane holds the Markdown, as text.
+    tree = LexborHTMLParser(dom(tmp_path, with_pane))
+    shown = tree.css_first(".with-md > .md-pane pre#markdown").text()
+    assert shown == result.markdown
+    assert CODE_FENCE.search(shown)
+    assert re.search(r"^\|\s*Tuesday\s*\|\s*2\.2\s*\|\s*On Tuesday the rain", shown, re.M)
+    assert LexborHTMLParser(dom(tmp_path, without)).css_first("#markdown") is None
+
+    # And it is drawn beside the blocks: the right-hand side of the page has the pane's ink.
+    def right_ink(page: Path) -> float:
+        png = tmp_path / f"{page.stem}.png"
+        chromium(tmp_path, f"--screenshot={png}", "--window-size=1280,1200", page.as_uri())
+        rgb = np.asarray(PIL.open(png).convert("RGB"))[:, int(1280 * 0.65) :]
+        return float(np.mean(~(rgb == 255).all(axis=2)))
+
+    assert right_ink(with_pane) > 2 * right_ink(without) + 0.02

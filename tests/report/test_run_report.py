@@ -119,7 +119,16 @@ def test_job_writes_the_html_report_beside_the_json(output: Path) -> None:
 def test_report_numbers_equal_the_parquet_files(output: Path) -> None:
     page = build_report(str(output))
     docs = ds.dataset(output / "docs", format="parquet", partitioning="hive").to_table(
-        columns=["language", "n_chars", "n_blocks", "n_good", "cleaner", "cleaner_version"]
+        columns=[
+            "language",
+            "n_chars",
+            "n_blocks",
+            "n_good",
+            "cleaner",
+            "cleaner_version",
+            "markdown",
+            "structure",
+        ]
     )
     rejects = ds.dataset(output / "rejects", format="parquet").to_table(columns=["reason"])
     # Counted here with plain Python over the rows, independently of the report's code.
@@ -148,6 +157,10 @@ def test_report_numbers_equal_the_parquet_files(output: Path) -> None:
     assert f"{rejects.num_rows:,}rejected" in cards.replace(" ", "")
     (version,) = set(docs.column("cleaner_version").to_pylist())
     assert version in LexborHTMLParser(page).css_first("table#cleaners").text()
+    structure = Counter(k for kinds in docs.column("structure").to_pylist() for k in kinds)
+    assert _table(page, "structure-counts") == {k: structure[k] for k in ("code", "table", "math")}
+    assert summary.structure_docs == docs.num_rows
+    assert summary.markdown_docs == sum(m is not None for m in docs.column("markdown").to_pylist())
 
 
 def test_skips_failed_inputs_runs_and_reader_state(output: Path) -> None:
@@ -283,6 +296,48 @@ def test_a_new_page_level_column_is_counted_without_a_change(tmp_path: Path) -> 
     assert counts == written and sum(written.values()) == summary.docs
     page = render_report(summary, with_charts=False)
     assert _table(page, "col-fallback")["bte"] == counts["bte"]
+
+
+@pytest.mark.parametrize("formats", ["both", "text"])
+def test_documents_with_code_tables_and_math_are_counted(tmp_path: Path, formats: str) -> None:
+    from tests.test_run import structured_warc
+
+    out = tmp_path / "out"
+    process_warc(str(structured_warc(tmp_path)), JobConfig(output=str(out), formats=formats))
+    summary = collect(str(out))
+    assert summary.structure == {"code": 1, "table": 1} and summary.structure_docs == 2
+    assert summary.markdown_docs == (2 if formats == "both" else 0)
+    page = render_report(summary, with_charts=False)
+    assert _table(page, "structure-counts") == {"code": 1, "table": 1, "math": 0}
+    note = LexborHTMLParser(page).css_first("#structure p").text()
+    assert f"{summary.markdown_docs} documents have their Markdown written" in note
+
+
+def test_an_output_of_schema_1_reports_without_structure_counts(tmp_path: Path) -> None:
+    """Documents written before the structure column: counted as ever, the counts absent."""
+    import pyarrow.parquet as pq
+
+    from tests.test_run import structured_warc
+
+    out = tmp_path / "out"
+    process_warc(str(structured_warc(tmp_path)), JobConfig(output=str(out)))
+    new = collect(str(out))
+    for path in (out / "docs").rglob("*.parquet"):
+        table = pq.read_table(path).drop_columns(["markdown", "structure"])
+        meta = {**table.schema.metadata, b"warcclean.schema_version": b"1"}
+        pq.write_table(table.replace_schema_metadata(meta), path)
+    old = collect(str(out))
+    assert old.structure is None and old.markdown_docs is None and old.structure_docs == 0
+    assert (old.docs, old.text_chars, old.docs_by_language) == (
+        new.docs,
+        new.text_chars,
+        new.docs_by_language,
+    )
+    assert old.problems == [] and "markdown" not in old.other_columns
+    page = render_report(old, with_charts=False)
+    tree = LexborHTMLParser(page)
+    assert tree.css_first("table#structure-counts") is None
+    assert "Not counted" in tree.css_first("#structure").text()
 
 
 @pytest.mark.shared

@@ -95,6 +95,10 @@ def test_viewer_kept_text_equals_the_rows_text(
     assert tree.css_first(".warn") is None  # re-cleaning agreed with the stored row
     first = tree.css_first(".blk .feat").text()
     assert "jusText class" in first and "stopword density" in first
+    # The row's Markdown, as the run stored it, in the pane beside the blocks.
+    assert row["markdown"] and row["markdown"].startswith("# ")  # the article's <h1>
+    assert tree.css_first(".with-md > .md-pane pre#markdown").text() == row["markdown"]
+    assert fields["structure"] == ("–" if not row["structure"] else ", ".join(row["structure"]))
 
 
 def test_compare_with_another_cleaner(output: Path, tmp_path: Path) -> None:

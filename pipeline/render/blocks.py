@@ -1,0 +1,451 @@
+"""The kept blocks of a page as plain text and as Markdown: the one place structure is rendered.
+
+The segmentation walk records each block's place in the page's structure as ``Block.shape``
+(`pipeline.types.Shape`; None for a plain paragraph outside every structure). `render` turns the
+kept blocks, in document order, into
+
+* plain text, which stays what the corpus has always held (word-level F1 scores it): blocks joined
+  with blank lines, a ``<pre>``'s exact text, a data table as one line per row with tab-separated
+  cells, inline code and LaTeX math as the page has them;
+* Markdown: ATX headings, nested ``-`` / ``1.`` lists with indented continuations, GFM tables,
+  fenced code with the exact whitespace of the ``<pre>`` and its language hint, ``>`` quotes on
+  every line, inline code spans and ``$``/``$$`` math. Text is escaped only where a line would
+  otherwise be read as structure (a heading, list, quote, fence, table, thematic break, setext
+  underline, HTML block or link definition): words stay intact, so the Markdown holds the same
+  words as the text.
+
+A page whose blocks all lack a shape (most pages) costs two joins and a look at each block's
+first character; only blocks that could read as structure go through the escaping regexes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from pipeline.types import Block, Shape
+
+__all__ = ["Rendered", "data_tables", "render"]
+
+
+class Rendered(NamedTuple):
+    """A page's kept blocks rendered."""
+
+    text: str
+    markdown: str  # "" when markdown=False
+    # Sorted subset of ("code", "math", "table") present in what was rendered.
+    structure: tuple[str, ...]
+
+
+# --- data tables versus layout tables ---
+#
+# Old sites put the whole page in a <table> (a navigation cell beside a content cell, a header row
+# and a footer row), and many still lay out menus, forms and footers with tables. Rendering those
+# as GFM tables would squeeze a page into one row of huge cells and lose its paragraphs, so a table
+# is rendered as a table only when its blocks look like data. Everything is decided from the blocks
+# of one table serial:
+#
+# * at least _MIN_ROWS (2) rows hold text: a one-row table is a layout strip (a nav bar, a
+#   "sidebar | content" page frame);
+# * at least one row, and at least half of the rows, have >= 2 cells with text: a column of
+#   one-cell rows is a stack of boxes, not a grid (and "some row" alone would let a frame with one
+#   two-cell row and a header and footer row through);
+# * no cell holds more than _MAX_CELL_CHARS (400) characters: data cells are values and short
+#   phrases; a cell with paragraphs of prose is a page region (400 is about three sentences, above
+#   long product descriptions in spec tables, below a typical article paragraph or two);
+# * no block of it is a heading, sits in a list or a <pre>, and all its blocks share one quote
+#   depth: those are page structure inside a cell, which a GFM cell cannot hold;
+# * its blocks form one run, with no block of another table (a nested table), or of no table,
+#   between them: a table holding tables is a layout grid, and it could not be rendered as one unit.
+#
+# Blocks of the table outside any cell (row or col < 0, e.g. a <caption>) do not count; they are
+# rendered as paragraphs before the table.
+
+_MIN_ROWS = 2
+_MAX_CELL_CHARS = 400
+
+
+def data_tables(blocks: Sequence[Block]) -> frozenset[int]:
+    """Serials of the tables among ``blocks`` that hold data (rendered as tables and decided on
+    as a unit), as opposed to layout tables that merely position a page's parts.
+
+    See the comment above for the tests and their thresholds."""
+    # serial -> [first index, last index, count, quote depth, {(row, col): text length}]
+    stats: dict[int, list] = {}
+    bad: set[int] = set()
+    for i, b in enumerate(blocks):
+        s = b.shape
+        if s is None or not s.table:
+            continue
+        t = s.table
+        st = stats.get(t)
+        if st is None:
+            st = stats[t] = [i, i, 0, s.quote, {}]
+        st[1] = i
+        st[2] += 1
+        if t in bad:
+            continue
+        if s.heading or s.pre or s.lists or s.quote != st[3]:
+            bad.add(t)
+            continue
+        if s.row < 0 or s.col < 0:
+            continue
+        n = len(b.text.strip())
+        if n:
+            cells = st[4]
+            key = (s.row, s.col)
+            prev = cells.get(key, 0)
+            total = prev + 1 + n if prev else n
+            if total > _MAX_CELL_CHARS:
+                bad.add(t)
+                continue
+            cells[key] = total
+    out = []
+    for t, (first, last, count, _quote, cells) in stats.items():
+        if t in bad or last - first + 1 != count:
+            continue
+        per_row: dict[int, int] = {}
+        for row, _col in cells:
+            per_row[row] = per_row.get(row, 0) + 1
+        multi = sum(1 for k in per_row.values() if k >= 2)
+        if len(per_row) >= _MIN_ROWS and multi >= 1 and 2 * multi >= len(per_row):
+            out.append(t)
+    return frozenset(out)
+
+
+# --- escaping ---
+
+# Every pattern starts with a literal newline (the text gets one prepended), which lets the regex
+# engine jump from newline to newline instead of trying a match at every character: a page of
+# ordinary paragraphs costs one such scan. A line starting with one of these characters might be
+# read as structure; lines starting otherwise (most) need no substitution at all.
+_RISKY = re.compile(r"\n[ \t#>+*\-=_:|`~<\[0-9]")
+_RISKY_FIRST = frozenset(" \t#>+*-=_:|`~<[0123456789")
+_LEAD_WS = re.compile(r"\n[ \t]+")  # 4 spaces would make indented code; words don't care
+_ESCAPE = re.compile(
+    r"\n(?:(?P<c>#|>|[-+*](?=[ \t]|$)|```|~~~|\||<(?=[A-Za-z/!?])|\[(?=[^\]\n]*\]:)"
+    # thematic breaks, setext underlines, table delimiter rows
+    r"|[-=*_:|](?=[-=*_:| \t]*$))"
+    r"|(?P<d>\d{1,9})(?P<p>[.)])(?=[ \t]|$))",
+    re.M,
+)
+
+
+def _esc_sub(m: re.Match[str]) -> str:
+    d = m.group("d")
+    if d is not None:
+        return "\n" + d + "\\" + m.group("p")
+    return "\n\\" + m.group("c")
+
+
+def _escape(s: str) -> str:
+    """``s`` with every line that Markdown would read as structure made a plain paragraph line
+    (leading blanks dropped, a backslash before the character that would start the structure)."""
+    s = "\n" + s
+    if _RISKY.search(s) is None:
+        return s[1:]
+    return _ESCAPE.sub(_esc_sub, _LEAD_WS.sub("\n", s))[1:]
+
+
+def _escape_seg(s: str, at_line_start: bool) -> str:
+    if at_line_start:
+        return _escape(s)
+    k = s.find("\n")
+    if k < 0:
+        return s
+    return s[:k] + "\n" + _escape(s[k + 1 :])
+
+
+# --- inline spans ---
+
+_SPAN_KINDS = frozenset(("code", "math", "display_math"))
+_BACKTICKS = re.compile(r"`+")
+_LANG_BAD = re.compile(r"[^\w+#.\-]")
+
+
+def _valid_spans(text: str, spans: tuple[tuple[int, int, str], ...]) -> list[tuple[int, int, str]]:
+    """The spans that lie inside ``text``, in order, without overlaps (later overlapping ones and
+    unknown kinds are dropped)."""
+    n = len(text)
+    out = []
+    end = 0
+    for sp in sorted(spans, key=lambda x: (x[0], x[1])):
+        s, e, kind = sp
+        if kind in _SPAN_KINDS and end <= s < e <= n:
+            out.append((s, e, kind))
+            end = e
+    return out
+
+
+def _fence_for(s: str, minimum: int) -> str:
+    longest = max(map(len, _BACKTICKS.findall(s)), default=0)
+    return "`" * max(minimum, longest + 1)
+
+
+def _code_span(c: str) -> str:
+    c = c.replace("\n", " ")
+    if not c:
+        return ""
+    fence = _fence_for(c, 1)
+    # CommonMark strips one space from each end of a code span that begins and ends with one.
+    if c[0] == "`" or c[-1] == "`" or (c[0] == " " and c[-1] == " " and c.strip(" ")):
+        c = f" {c} "
+    return fence + c + fence
+
+
+def _inline_md(text: str, spans: list[tuple[int, int, str]], escape: bool) -> str:
+    if not spans:
+        return _escape(text) if escape else text
+    parts = []
+    pos = 0
+    # Whether the output so far ends at the start of a line (blanks aside): a text segment there
+    # is escaped like a line of its own.
+    line_start = True
+    for s, e, kind in (*spans, (len(text), len(text), "")):
+        if s > pos:
+            seg = text[pos:s]
+            if escape:
+                seg = _escape_seg(seg, line_start)
+            parts.append(seg)
+            k = seg.rfind("\n")
+            line_start = (line_start or k >= 0) and not seg[k + 1 :].strip(" \t")
+        if not kind:
+            break
+        inner = text[s:e]
+        if kind == "code":
+            c = _code_span(inner)
+        else:
+            m = " ".join(inner.split())
+            if m:  # blanks at the span's ends go outside the delimiters
+                d = "$" if kind == "math" else "$$"
+                lead = " " if inner[:1].isspace() and not line_start else ""
+                trail = " " if inner[-1:].isspace() else ""
+                c = f"{lead}{d}{m}{d}{trail}"
+            else:
+                c = "" if line_start else " "
+        if c.strip():
+            line_start = False
+        parts.append(c)
+        pos = e
+    return "".join(parts)
+
+
+# --- rendering ---
+
+_FLAT = str.maketrans({"\n": " ", "\t": " ", "\r": " "})
+
+
+class _Markdown:
+    """Accumulates Markdown units, tracking the open list levels so items nest and continue."""
+
+    __slots__ = ("marked", "out", "prev_list", "prev_quote", "stack", "stack_quote")
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        # Open list levels, outermost first: (level in Shape.lists, kind, item serial, width).
+        self.stack: list[tuple[int, str, int, int]] = []
+        self.stack_quote = 0
+        self.marked: set[int] = set()  # items whose marker has been written
+        self.prev_list = False
+        self.prev_quote = 0
+
+    def emit(self, shape: Shape | None, lines: list[str]) -> None:
+        """Write one unit (paragraph, heading, fenced code, table) placed where ``shape`` says."""
+        q = max(shape.quote, 0) if shape is not None else 0
+        lists = shape.lists if shape is not None else ""
+        qp = "> " * q
+        new_item = False
+        in_list = False
+        stack = self.stack
+        if not lists:
+            stack.clear()
+            first = cont = qp
+        else:
+            if q != self.stack_quote:
+                stack.clear()
+                self.stack_quote = q
+            item = shape.item
+            k = len(stack) - 1
+            while k >= 0 and stack[k][2] != item:
+                k -= 1
+            if item and k >= 0:  # a later block of an open item: indented under it
+                del stack[k + 1 :]
+                first = cont = qp + " " * sum(w for *_, w in stack)
+                in_list = True
+            elif not item or item in self.marked:  # no item, or its list was closed: paragraph
+                stack.clear()
+                first = cont = qp
+            else:  # the item's first block: its marker
+                level = len(lists) - 1
+                keep = 0
+                for lv, kind, _, _ in stack:
+                    if lv < level and lists[lv] == kind:
+                        keep += 1
+                    else:
+                        break
+                del stack[keep:]
+                indent = " " * sum(w for *_, w in stack)
+                kind = "o" if lists[-1] == "o" else "u"
+                marker = "1. " if kind == "o" else "- "
+                first = qp + indent + marker
+                cont = qp + indent + " " * len(marker)
+                stack.append((level, lists[-1], item, len(marker)))
+                self.marked.add(item)
+                new_item = in_list = True
+        if self.out:
+            if new_item and self.prev_list and q == self.prev_quote:
+                sep = "\n"
+            else:
+                sep = "\n" + ("> " * min(q, self.prev_quote)).rstrip() + "\n"
+        else:
+            sep = ""
+        body = "\n".join(
+            (first if i == 0 else cont) + line if line else (first if i == 0 else cont).rstrip()
+            for i, line in enumerate(lines)
+        )
+        self.out.append(sep + body)
+        self.prev_list = in_list
+        self.prev_quote = q
+
+
+def _paragraph_lines(b: Block, spans: list[tuple[int, int, str]]) -> list[str]:
+    s = b.shape
+    text = b.text
+    if s is not None and s.heading > 0:
+        content = " ".join(_inline_md(text, spans, True).split())
+        return ["#" * min(s.heading, 6) + (" " + content if content else "")]
+    if len(spans) == 1 and spans[0][2] == "display_math":
+        a, e, _ = spans[0]
+        if not text[:a].strip() and not text[e:].strip():
+            # A LaTeX line that plain Markdown would read as structure ("- x^2") gets an empty
+            # group in front, which TeX ignores.
+            latex = [line.strip() for line in text[a:e].split("\n")]
+            return ["$$", *("{}" + x if _escape(x) != x else x for x in latex if x), "$$"]
+    return _inline_md(text, spans, True).split("\n")
+
+
+def _table_unit(
+    run: Sequence[Block], markdown: bool, flags: set[str]
+) -> tuple[list[Block], str, list[str]]:
+    """A data table: (caption blocks, text paragraph, Markdown lines)."""
+    captions: list[Block] = []
+    rows: dict[int, dict[int, list[Block]]] = {}
+    for b in run:
+        s = b.shape
+        if s.row < 0 or s.col < 0:
+            captions.append(b)
+        else:
+            rows.setdefault(s.row, {}).setdefault(s.col, []).append(b)
+    # The first row is the GFM header row: the <th> row when the table starts with one, else its
+    # first row of data (GFM needs a header, and moving a later <th> row up would reorder words).
+    text_rows = []
+    md_rows = []
+    ncols = max((max(cells) + 1 for cells in rows.values()), default=0)
+    for cells in rows.values():
+        width = max(cells) + 1
+        text_rows.append(
+            "\t".join(
+                " ".join(b.text for b in cells[c]).translate(_FLAT) if c in cells else ""
+                for c in range(width)
+            )
+        )
+        if markdown:
+            md_cells = []
+            for c in range(ncols):
+                parts = []
+                for b in cells.get(c, ()):
+                    spans = _valid_spans(b.text, b.shape.spans)
+                    _note_spans(spans, flags)
+                    parts.append(_inline_md(b.text, spans, False))
+                md_cells.append(" ".join(" ".join(parts).split()).replace("|", "\\|"))
+            md_rows.append("| " + " | ".join(md_cells) + " |")
+        else:
+            for c in cells.values():
+                for b in c:
+                    _note_spans(_valid_spans(b.text, b.shape.spans), flags)
+    if md_rows:
+        md_rows.insert(1, "| " + " | ".join(["---"] * ncols) + " |")
+    return captions, "\n".join(text_rows), md_rows
+
+
+def _note_spans(spans: list[tuple[int, int, str]], flags: set[str]) -> None:
+    for _, _, kind in spans:
+        flags.add("code" if kind == "code" else "math")
+
+
+def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
+    """The kept blocks (in document order) as plain text and as Markdown."""
+    for b in blocks:
+        if b.shape is not None:
+            break
+    else:  # no structure at all: the common case, close to the cost of the join it always was
+        texts = [b.text for b in blocks]
+        text = "\n\n".join(texts)
+        if not markdown:
+            return Rendered(text, "", ())
+        # Only blocks with a line break or a risky first character can need escaping; testing
+        # each block beats scanning the whole page with a regex (sre goes character by character).
+        risky = _RISKY_FIRST
+        md = "\n\n".join([_escape(t) if t[:1] in risky or "\n" in t else t for t in texts])
+        return Rendered(text, md, ())
+
+    tables = data_tables(blocks)
+    flags: set[str] = set()
+    text_parts: list[str] = []
+    md = _Markdown()
+    n = len(blocks)
+    i = 0
+    while i < n:
+        b = blocks[i]
+        s = b.shape
+        if s is None:
+            text_parts.append(b.text)
+            if markdown and not b.text.isspace() and b.text:
+                md.emit(None, _escape(b.text).split("\n"))
+            i += 1
+            continue
+        if s.table and s.table in tables:
+            j = i + 1
+            while j < n and (sj := blocks[j].shape) is not None and sj.table == s.table:
+                j += 1
+            captions, table_text, table_md = _table_unit(blocks[i:j], markdown, flags)
+            for c in captions:
+                spans = _valid_spans(c.text, c.shape.spans)
+                _note_spans(spans, flags)
+                text_parts.append(c.text)
+                if markdown and not c.text.isspace() and c.text:
+                    md.emit(c.shape, _paragraph_lines(c, spans))
+            flags.add("table")
+            text_parts.append(table_text)
+            if markdown:
+                md.emit(s, table_md)
+            i = j
+            continue
+        if s.pre:
+            j = i + 1
+            while j < n and (sj := blocks[j].shape) is not None and sj.pre == s.pre:
+                j += 1
+            run = blocks[i:j]
+            raw = "\n".join(x.text if x.shape.raw is None else x.shape.raw for x in run)
+            flags.add("code")
+            text_parts.append(raw)
+            if markdown:
+                lang = next((x.shape.code_lang for x in run if x.shape.code_lang), "")
+                fence = _fence_for(raw, 3)
+                md.emit(s, [fence + _LANG_BAD.sub("", lang), *raw.split("\n"), fence])
+            i = j
+            continue
+        spans = _valid_spans(b.text, s.spans) if s.spans else []
+        _note_spans(spans, flags)
+        text_parts.append(b.text)
+        # A blank block has no words to show; in Markdown it would be an empty list item (whose
+        # bare "-" reads as a setext underline) or an empty heading, so it is left out there.
+        if markdown and not b.text.isspace() and b.text:
+            md.emit(s, _paragraph_lines(b, spans))
+        i += 1
+    return Rendered(
+        "\n\n".join(text_parts),
+        "".join(md.out) if markdown else "",
+        tuple(k for k in ("code", "math", "table") if k in flags),
+    )
