@@ -374,6 +374,17 @@ def _note_spans(spans: list[tuple[int, int, str]], flags: set[str]) -> None:
         flags.add("code" if kind == "code" else "math")
 
 
+def _is_line_numbers(raw: str) -> bool:
+    """Whether a <pre> holds only the line numbers of the code beside it ("1 2 3 ..."): the
+    gutter that highlighters (Hugo's Chroma, Pygments' table mode) put in a <pre> of its own.
+    Rendered, it would be a code block of numbers before the code."""
+    numbers = raw.split()
+    if len(numbers) < 2 or not all(n.isdigit() for n in numbers):
+        return False
+    values = [int(n) for n in numbers]
+    return all(b == a + 1 for a, b in zip(values, values[1:]))
+
+
 def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
     """The kept blocks (in document order) as plain text and as Markdown."""
     for b in blocks:
@@ -428,6 +439,9 @@ def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
                 j += 1
             run = blocks[i:j]
             raw = "\n".join(x.text if x.shape.raw is None else x.shape.raw for x in run)
+            if _is_line_numbers(raw):
+                i = j
+                continue
             flags.add("code")
             text_parts.append(raw)
             if markdown:

@@ -629,3 +629,16 @@ def test_render_never_raises_on_random_shapes(specs: list[tuple[str, Shape | Non
 def test_shape_none_text_is_exactly_the_old_join(n: int) -> None:
     bs = [blk(f"block {i} text", None, i) for i in range(n)]
     assert render(bs).text == "\n\n".join(b.text for b in bs)
+
+
+def test_a_line_number_gutter_beside_the_code_is_left_out() -> None:
+    # Hugo's Chroma: <table class=lntable><tr><td><pre>1\n2\n3\n</pre><td><pre>code</pre>
+    r = render(
+        blocks(
+            ("1 2 3", Shape(pre=1, raw=" 1\n 2\n 3\n")),
+            ("a = 1 b = 2 c = 3", Shape(pre=2, raw="a = 1\nb = 2\nc = 3\n")),
+            ("3 1 2", Shape(pre=3, raw="3\n1\n2")),  # numbers, but not a run of line numbers
+        )
+    )
+    assert r.text == "a = 1\nb = 2\nc = 3\n\n\n3\n1\n2"
+    assert r.markdown.count("```") == 4
