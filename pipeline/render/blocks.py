@@ -20,6 +20,7 @@ first character; only blocks that could read as structure go through the escapin
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -382,7 +383,7 @@ def _is_line_numbers(raw: str) -> bool:
     if len(numbers) < 2 or not all(n.isdigit() for n in numbers):
         return False
     values = [int(n) for n in numbers]
-    return all(b == a + 1 for a, b in zip(values, values[1:]))
+    return all(b == a + 1 for a, b in itertools.pairwise(values))
 
 
 def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:

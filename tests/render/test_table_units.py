@@ -1,0 +1,60 @@
+"""Data tables are decided column by column, by the majority of each column's characters."""
+
+from __future__ import annotations
+
+from pipeline.render.table_units import keep_whole
+from pipeline.types import Block, LabeledBlock, Shape, Verdict
+
+G, B = Verdict.GOOD, Verdict.BAD
+
+
+def _labeled(text: str, verdict: Verdict, shape: Shape | None) -> LabeledBlock:
+    block = Block(0, text, "td", "html.body.table.tr.td", "td", False, len(text), 1, 0, 0, 0)
+    return LabeledBlock(block._replace(shape=shape), verdict)
+
+
+def _grid(verdicts: list[list[Verdict]], texts: list[list[str]], table: int = 1) -> list:
+    return [
+        _labeled(texts[r][c], verdicts[r][c], Shape(table=table, row=r, col=c))
+        for r in range(len(verdicts))
+        for c in range(len(verdicts[r]))
+    ]
+
+
+def _verdicts(labeled: list[LabeledBlock]) -> list[Verdict]:
+    return [lb.verdict for lb in labeled]
+
+
+def test_a_column_mostly_kept_is_kept_whole_and_a_column_mostly_dropped_goes() -> None:
+    # A ranking: titles (column 0) kept but for one short row the model doubted; a column of
+    # "vote" buttons (column 1) dropped but for one.
+    texts = [["The Hunger Games", "vote"], ["Pride and Prejudice", "vote"], ["Emma", "vote"]]
+    verdicts = [[G, B], [G, G], [B, B]]
+    out = keep_whole(_grid(verdicts, texts))
+    assert _verdicts(out) == [G, B, G, B, G, B]
+
+
+def test_a_table_whose_cells_were_nearly_all_dropped_is_dropped_whole() -> None:
+    texts = [["Home page", "About"], ["Help", "Privacy policy and terms"]]
+    out = keep_whole(_grid([[B, B], [G, B]], texts))
+    assert _verdicts(out) == [B, B, B, B]
+
+
+def test_majority_is_by_characters_not_by_cells() -> None:
+    # In column 0, two short cells dropped and one long cell kept: the long cell's characters win.
+    texts = [["a long description of the first item", "1"], ["x", "2"], ["y", "3"]]
+    out = keep_whole(_grid([[G, G], [B, G], [B, G]], texts))
+    assert _verdicts(out) == [G, G, G, G, G, G]
+
+
+def test_layout_tables_and_blocks_outside_tables_keep_their_own_verdicts() -> None:
+    prose = "word " * 120  # a cell of prose: a page region, not data (over 400 characters)
+    layout = [
+        _labeled(prose, G, Shape(table=1, row=0, col=0)),
+        _labeled("menu", B, Shape(table=1, row=0, col=1)),
+        _labeled("footer", B, Shape(table=1, row=1, col=0)),
+        _labeled("x", G, Shape(table=1, row=1, col=1)),
+    ]
+    outside = [_labeled("A paragraph.", B, None), _labeled("Item", G, Shape(lists="u", item=1))]
+    labeled = [*outside, *layout]
+    assert _verdicts(keep_whole(labeled)) == _verdicts(labeled)
