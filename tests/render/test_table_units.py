@@ -25,13 +25,19 @@ def _verdicts(labeled: list[LabeledBlock]) -> list[Verdict]:
     return [lb.verdict for lb in labeled]
 
 
-def test_a_column_mostly_kept_is_kept_whole_and_a_column_mostly_dropped_goes() -> None:
+def test_a_column_mostly_kept_is_kept_whole_and_a_column_of_widgets_goes() -> None:
     # A ranking: titles (column 0) kept but for one short row the model doubted; a column of
     # "vote" buttons (column 1) dropped but for one.
     texts = [["The Hunger Games", "vote"], ["Pride and Prejudice", "vote"], ["Emma", "vote"]]
     verdicts = [[G, B], [G, G], [B, B]]
     out = keep_whole(_grid(verdicts, texts))
     assert _verdicts(out) == [G, B, G, B, G, B]
+
+
+def test_a_doubted_column_of_distinct_row_labels_stays_with_its_kept_values() -> None:
+    texts = [["Format", "Records per second"], ["WARC", "12,000"], ["ARC", "9,500"]]
+    out = keep_whole(_grid([[B, G], [B, G], [B, G]], texts))
+    assert _verdicts(out) == [G, G, G, G, G, G]
 
 
 def test_a_table_whose_cells_were_nearly_all_dropped_is_dropped_whole() -> None:
