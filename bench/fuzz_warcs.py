@@ -2,6 +2,7 @@
 
     python bench/fuzz_warcs.py --minutes 30 [--seed 1] [--job-every 20] [--real DIR | --no-real]
                                [--failures DIR] [--out bench/results/fuzz.json]
+    python bench/fuzz_warcs.py --replay bench/results/fuzz.json [--failures DIR]
 
 Mutants of the built seed corpus (`tests.fuzz_mutators`) and, when ``--real`` names a folder (by
 default ../shared/warcs/real when it exists), file-level mutants of its real WARCs and ARCs up to
@@ -11,6 +12,11 @@ default ../shared/warcs/real when it exists), file-level mutants of its real WAR
 each failing input with its label under ``--failures`` (a new temporary folder by default).
 ``WARCCLEAN_FUZZ_READER=FILE`` fuzzes that version of the reader instead (see FUZZING.md).
 Exit 1 when any invariant broke.
+
+``--replay REPORT`` rebuilds the mutants of a campaign's report (same seed, same real seeds, same
+order) and runs again only the ones listed among its failures (matched by mode and label), so a
+failure can be re-checked after a fix; it saves each rebuilt mutant (pickled, with its intact
+records) under ``--failures``. It does not write a report.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.fuzz_harness import READER_ENV, run_campaign, use_reader  # noqa: E402
+from tests.fuzz_harness import READER_ENV, Worker, run_campaign, use_reader  # noqa: E402
 from tests.fuzz_mutators import DONORS, Intact, Mutant, damage_file, make_mutant  # noqa: E402
 
 DEFAULT_REAL = REPO.parent / "shared" / "warcs" / "real"
@@ -130,6 +136,45 @@ def machine() -> dict[str, object]:
     }
 
 
+def replay(args: argparse.Namespace) -> int:
+    """Re-run the failing mutants a report lists (see the module's docstring)."""
+    import pickle
+
+    report = json.loads(args.replay.read_text())
+    wanted = report["first_failures"]
+    reals = real_seeds(args.real) if args.real else []
+    rng = random.Random(report["seed"])
+    found: list[tuple[str, Mutant]] = []
+    left = set(range(len(wanted)))
+    for n, mutant in enumerate(mutants(rng, reals)):
+        if n >= report["mutated_files"] or not left:
+            break
+        for i in sorted(left):
+            for mode in ("reader", "job"):
+                if wanted[i].startswith(f"[{mode}] {mutant.label}: "):
+                    found.append((mode, mutant))
+                    left.discard(i)
+    print(f"rebuilt {len(found)} of {len(wanted)} failing mutants", file=sys.stderr)
+    if args.failures is None:
+        args.failures = Path(tempfile.mkdtemp(prefix="warcclean-fuzz-replay-"))
+    args.failures.mkdir(parents=True, exist_ok=True)
+    for i, (_, mutant) in enumerate(found):
+        (args.failures / f"{i:05d}.pickle").write_bytes(pickle.dumps(mutant))
+    failing = 0
+    worker = Worker()
+    try:
+        for i, (mode, mutant) in enumerate(found):
+            job_every = 1 if mode == "job" else 0
+            result = run_campaign(iter([mutant]), job_every=job_every, worker=worker)
+            verdict = "; ".join(map(str, result.failures)) or f"[{mode}] {mutant.label}: ok"
+            print(f"{i:05d} {verdict}", flush=True)
+            failing += result.failing_runs
+    finally:
+        worker.close()
+    print(f"failing runs       {failing} of {len(found)} (mutants in {args.failures})")
+    return 1 if failing else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=30.0)
@@ -141,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--failures", type=Path, default=None, help="default: a new temp dir")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--no-real", action="store_true", help="the built seeds only")
+    parser.add_argument("--replay", type=Path, default=None, help="a report to re-run")
     args = parser.parse_args(argv)
     if args.minutes <= 0:
         parser.error("--minutes must be positive")
@@ -151,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if os.environ.get(READER_ENV):
         use_reader(os.environ[READER_ENV])  # the seeds are read with the reader under test
+    if args.replay is not None:
+        return replay(args)
     info = machine()
     info["reader"] = os.environ.get(READER_ENV) or "pipeline/warc/reader.py"
     started = dt.datetime.now(dt.timezone.utc)

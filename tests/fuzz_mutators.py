@@ -323,7 +323,12 @@ def damage_record(
         return record[:at] + piece + record[at:], f"splice {len(piece)}B at {at}", embeds
     if kind == "header":
         data, name = _header_damage(rng, record)
-        return data, f"header: {name}", False
+        # Without its version line a WARC record's header lines start no record: when another
+        # damage (a cut, a length) makes the record before run over them, they are that
+        # record's block, as for file-level damage below. (A damaged ARC header line that keeps
+        # its URL, IP and date is found by the reader inside a damaged record; one without them
+        # is not header text to the check.)
+        return data, f"header: {name}", name in ("version WARZ", "no version line")
     if kind == "http":
         data, name = _http_length(rng, record)
         return data, name, False

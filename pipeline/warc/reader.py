@@ -29,6 +29,14 @@ scans forward for the next gzip member or `WARC/x.y` / ARC header line that real
 record, and opens a new warcio iterator there. The scan never starts before the last record read
 (warcio's offsets can point backwards after a bad length), so every step moves forward and a file
 is read in bounded time. On a non-seekable stream it reports the failure and stops.
+
+Records that damage has run together are told apart where the next record's start shows: a plain
+record whose header (or, when it ends cleanly, whose stored block) holds a whole record is cut
+there (``truncated_record``); inside a record already known to be damaged an ARC header line
+counts by its URL, IP and date alone (as a WARC record by its version line); and in a file
+gzipped record by record, a record warcio starts where no gzip member starts (the stray end of a
+damaged member read on into the next one) is reported unreadable and reading resumes at the next
+member.
 """
 
 from __future__ import annotations
@@ -81,6 +89,7 @@ _WARC_LINE = rb"WARC/\d+\.\d+\r?\n"
 # The length is matched loosely: a record whose length is damaged is still where one starts.
 _ARC_LINE = rb"(?:filedesc://|[A-Za-z][A-Za-z0-9+.\-]*:)\S* \S+ \d{14} \S* \S+\r?\n"
 _RECORD_START = re.compile(rb"(?:" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
+_ARC_HEADER_LINE = re.compile(_ARC_LINE)
 _LINE_START = re.compile(rb"\n(?=" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
 # Headers that make a header block a record's, not a fragment (with Content-Length).
 _WHOLE_HEADER = (rb"WARC-Type", rb"WARC-Record-ID")
@@ -89,6 +98,16 @@ _WHOLE_HEADER = (rb"WARC-Type", rb"WARC-Record-ID")
 _GLUED_START = re.compile(
     rb"(?:" + _WARC_LINE + rb"|(?:https?|ftp|dns|filedesc):\S* \S+ \d{14} \S* -?\d+\r?\n)"
 )
+# An ARC header line known by its first three fields (URL, IP address, 14-digit date) alone: how
+# a record start is recognised inside a record already known to be damaged, where the header line
+# that follows may be damaged too (its length lost, a field added, its line end gone, the file
+# cut in it), as a WARC record is recognised there by its version line alone.
+_ARC_DAMAGED_LINE = rb"(?:filedesc:|[A-Za-z][A-Za-z0-9+.\-]*:)\S* \S+ \d{14}(?:[ \r\n]|\Z)"
+_DAMAGED_START = re.compile(_ARC_DAMAGED_LINE)
+_DAMAGED_LINE_START = re.compile(rb"\n(?=" + _ARC_DAMAGED_LINE + rb")")
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+# The date field of any ARC header line above (a literal start, so a quick test).
+_ARC_DATE = re.compile(rb" \d{14}(?:[ \r\n]|\Z)")
 _GZIP_MAGIC = b"\x1f\x8b\x08"
 # A WARC Content-Length is a decimal byte count (WARC 1.1, section 5.3); warcio reads anything
 # else ("-5", "1e3", "0x10", "", "abc") as 0 and loses its place in the file.
@@ -330,6 +349,28 @@ class _SegmentReader:
                 yield held[0]
                 held = None
             record_start = self.floor = max(it.offset, self.floor)
+            block_start = record_start + 1
+            if it.reader.decompressor is None:
+                # A record cut inside its header runs into the next record's header, whose start
+                # then sits inside this header (mid-line where the cut left no line end): the
+                # header is that record's, and this record ends where it starts.
+                inside, block_start = _record_in_header(source, record_start)
+                if inside is not None:
+                    rejected = self._unread(record, record_start, "truncated_record", "")
+                    yield _cut_short(rejected, inside, record_start, "its header")
+                    return _Outcome("skip", record_start, "cut short", resume=inside)
+            elif (
+                self.gzip_file
+                and not isinstance(source, _Gunzipped)
+                and _peek_keep(source, record_start, 2) != b"\x1f\x8b"
+            ):
+                # In a file gzipped record by record every record starts a member. warcio
+                # starts one elsewhere when a damaged member ends in bytes that are not the
+                # blank lines after a record: it then reads those bytes and the next member's
+                # record as one header. Not a record: go on at the next record start after it.
+                return _Outcome(
+                    "error", record_start, "a record starts inside a damaged gzip member"
+                )
             bad_length = _invalid_length(record)
             if bad_length is not None:
                 # Its end is unknown: count the record, then look for the next one after it.
@@ -385,14 +426,16 @@ class _SegmentReader:
                 yield from self._release(source, (item, record_start), pos)
                 if self.resume is not None:
                     return _Outcome("skip", record_start, "cut short", resume=self.resume)
-            elif isinstance(item, RawPage) and _GLUED_START.search(item.body):
-                # Nothing else is off, but its body holds a record's version line: the record
-                # was cut short just where the length it declares ends a whole record further
-                # on. A page may quote a record, so only a well-formed one there counts.
-                yield from self._release(source, (item, record_start), pos, whole=True)
-                if self.resume is not None:
-                    return _Outcome("skip", record_start, "cut short", resume=self.resume)
             else:
+                # Nothing else is off, but its block may hold a record: the record was cut short
+                # just where the length it declares ends a whole record further on. Its stored
+                # block is searched, not the page body (decoded, or not kept for a rejection). A
+                # block may quote a record, so only a well-formed one there counts.
+                # (Its header holds none: it was searched above.)
+                self.resume = _record_inside(source, block_start - 1, pos, whole=True)
+                if self.resume is not None:
+                    yield _cut_short(item, self.resume, record_start)
+                    return _Outcome("skip", record_start, "cut short", resume=self.resume)
                 held = (item, record_start)
 
     def _unread(self, record: Any, start: int, reason: str, detail: str) -> Rejected:
@@ -539,7 +582,9 @@ def _record_inside(source: Any, start: int, end: int, *, whole: bool = False) ->
     """
     here = source.tell()
     try:
-        inside = _find_next_record(source, start + 1, stop=end, whole=whole)
+        # A record already known to be damaged may run into a record whose header line is
+        # damaged too: there an ARC record counts by its first three fields.
+        inside = _find_next_record(source, start + 1, stop=end, whole=whole, damaged=not whole)
     except OSError:
         inside = None  # a gunzipped stream no longer holds the record's start
     finally:
@@ -547,8 +592,40 @@ def _record_inside(source: Any, start: int, end: int, *, whole: bool = False) ->
     return inside
 
 
-def _cut_short(item: RawPage | Rejected, inside: int, start: int) -> Rejected:
-    detail = f"cut short: a record starts at {inside}, inside the block its Content-Length declares"
+def _record_in_header(source: Any, start: int) -> tuple[int | None, int]:
+    """Where a whole record starts inside the header of the plain record at ``start`` (its WARC
+    header block, or its ARC header line when that line is not a well-formed one), or None; and
+    where the header ends (as far as its first 8 KiB show).
+
+    Leaves ``source`` where it was.
+    """
+    here = source.tell()
+    try:
+        source.seek(start)
+        head = source.read(8192)
+    except OSError:
+        return None, start + 1
+    finally:
+        source.seek(here)
+    text = head.lstrip(b"\r\n")
+    lead = len(head) - len(text)
+    if text.startswith(b"WARC/"):
+        blank = _HEADER_END.search(text)
+        end = blank.start() if blank else len(text)
+    else:
+        end = text.find(b"\n")
+        end = len(text) if end < 0 else end
+        if _ARC_HEADER_LINE.fullmatch(text[: end + 1]):
+            return None, start + lead + end
+    header = text[: end + 2]  # with its line end, which the start patterns need
+    if _GLUED_START.search(header, 1) is None and _LINE_START.search(header) is None:
+        return None, start + lead + end
+    return _record_inside(source, start + lead, start + lead + end, whole=True), start + lead + end
+
+
+def _cut_short(item: RawPage | Rejected, inside: int, start: int, where: str = "") -> Rejected:
+    where = where or "the block its Content-Length declares"
+    detail = f"cut short: a record starts at {inside}, inside {where}"
     return Rejected(
         item.warc_path,
         item.record_id,
@@ -908,6 +985,15 @@ def _is_seekable(stream: Any) -> bool:
         return False
 
 
+def _peek_keep(stream: Any, pos: int, n: int) -> bytes:
+    """``n`` bytes at ``pos``, leaving the stream where it was."""
+    here = stream.tell()
+    try:
+        return _peek(stream, pos, n)
+    finally:
+        stream.seek(here)
+
+
 def _peek(stream: Any, pos: int, n: int) -> bytes:
     stream.seek(pos)
     data = stream.read(n)
@@ -921,12 +1007,14 @@ def _find_next_record(
     *,
     stop: int | None = None,
     whole: bool = False,
+    damaged: bool = False,
 ) -> int | None:
     """Smallest position >= start (and < ``stop``) where a real record starts, or None.
 
     Both layouts are looked for, whatever the file started with: damage can put anything first,
     and a record cut short runs straight into the next one, so a WARC version line counts even
-    where no line break precedes it.
+    where no line break precedes it. ``damaged``: the bytes are a damaged record's, where an ARC
+    header line at a line start counts by its first three fields (`_ARC_DAMAGED_LINE`).
     """
     scan_from = max(start - 1, 0)  # one byte back so a record right at ``start`` is seen
     carry = b""
@@ -934,16 +1022,23 @@ def _find_next_record(
     read_at = scan_from
     while stop is None or read_at < stop:
         stream.seek(read_at)
-        data = stream.read(_SCAN_CHUNK)
+        # Up to ``stop``, and a header line's worth past it for a start just before it.
+        size = _SCAN_CHUNK if stop is None else min(_SCAN_CHUNK, stop - read_at + 1024)
+        data = stream.read(size)
         if not data:
             return None
         block = carry + data
         block_at = carry_at
-        for cand in _candidates(block):
+        # Every start holds a gzip magic, a version line or an ARC date: a record's block that
+        # holds none before ``stop`` is passed over without the slower patterns.
+        region = block if stop is None else block[max(start - block_at, 0) : stop - block_at]
+        if not (_GZIP_MAGIC in region or b"WARC/" in region or _ARC_DATE.search(region)):
+            region = b""
+        for cand in _candidates(block, damaged) if region else ():
             where = block_at + cand
             if stop is not None and where >= stop:
                 return None
-            if where >= start and _validate(stream, where, whole):
+            if where >= start and _validate(stream, where, whole, damaged):
                 return where
         read_at += len(data)
         carry = block[-256:]
@@ -951,8 +1046,10 @@ def _find_next_record(
     return None
 
 
-def _candidates(block: bytes) -> list[int]:
+def _candidates(block: bytes, damaged: bool = False) -> list[int]:
     starts = {m.start() + 1 for m in _LINE_START.finditer(block)}
+    if damaged:
+        starts.update(m.start() + 1 for m in _DAMAGED_LINE_START.finditer(block))
     starts.update(m.start() for m in _GLUED_START.finditer(block))
     at = block.find(_GZIP_MAGIC)
     while at >= 0:
@@ -961,7 +1058,7 @@ def _candidates(block: bytes) -> list[int]:
     return sorted(starts)
 
 
-def _validate(stream: Any, where: int, whole: bool = False) -> bool:
+def _validate(stream: Any, where: int, whole: bool = False, damaged: bool = False) -> bool:
     stream.seek(where)
     head = stream.read(8192)
     if head.startswith(_GZIP_MAGIC):
@@ -971,7 +1068,7 @@ def _validate(stream: Any, where: int, whole: bool = False) -> bool:
             return False
         return _RECORD_START.match(head.lstrip(b"\r\n")) is not None
     if _RECORD_START.match(head) is None:
-        return False
+        return damaged and _DAMAGED_START.match(head) is not None
     return not whole or _looks_whole(stream, where, head)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import random
 import re
 
@@ -242,3 +243,132 @@ def test_bytes_cut_out_of_one_record_lose_only_that_record(
     assert [p for p in _ids(items, RawPage) if p in intact] == intact
     assert len(_ids(items, RawPage)) == len(set(_ids(items, RawPage)))
     _assert_no_header_text(items)
+
+
+# --- compound damage found by the mutation campaign (issue 33) ----------------------------------
+
+
+def _arc_members(lengths: dict[int, str] | None = None) -> list[bytes]:
+    """The records of `_arc` (plain), one item each: the filedesc header first."""
+    data = _arc(lengths or {}, gz=False)
+    starts = [m.start() + 1 for m in re.finditer(rb"\n(?=http://e\.com/)", data)]
+    bounds = [0, *starts, len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def _arc_urls(items: list) -> list[str]:
+    return [i.url for i in items if isinstance(i, RawPage)]
+
+
+ARC_HEADER_TEXT = re.compile(rb"(?m:^http://e\.com/\d+ 1\.2\.3\.4 \d{14})")
+
+
+@pytest.mark.parametrize("glue", ["mid-line", "line-start"])
+@pytest.mark.parametrize("bad", range(N_RECORDS - 1))
+def test_record_cut_in_its_header_ends_where_the_next_record_starts_in_it(
+    bad: int, glue: str
+) -> None:
+    # A plain record cut inside its header block runs into the next record's: the next header
+    # then sits inside this one, and its Content-Length (the next record's) ends the merged
+    # record exactly where the next record ends, on a clean boundary.
+    records = [_record(i) for i in range(N_RECORDS)]
+    head = records[bad]
+    cut = head.index(b"WARC-Date:") + 8 if glue == "mid-line" else head.index(b"WARC-Date:")
+    records[bad] = head[:cut]
+    items = _read(b"".join(records))
+    _assert_intact_read_once(items, bad)
+    (cut_short,) = [i for i in items if isinstance(i, Rejected)]
+    assert cut_short.record_id == f"<urn:uuid:r{bad}>"
+    assert cut_short.reason == "truncated_record" and "inside its header" in cut_short.detail
+    assert cut_short.warc_offset + cut_short.warc_length == sum(map(len, records[: bad + 1]))
+
+
+@pytest.mark.parametrize("bad", range(1, N_RECORDS))
+def test_arc_header_line_glued_after_stray_text_is_read_where_it_starts(bad: int) -> None:
+    # A cut leaves a page's last words without a line end before the next ARC header line:
+    # read as one line, it would be the header of a record named by those words that swallows
+    # the real record's block.
+    members = _arc_members()
+    at = sum(map(len, members[: bad + 1]))
+    data = (
+        b"".join(members[: bad + 1])
+        + b"the ferry leaves twice a day "
+        + b"".join(members[bad + 1 :])
+    )
+    items = _read(data)
+    assert _arc_urls(items) == [f"http://e.com/{i}" for i in range(N_RECORDS)]
+    real = [i for i in items if isinstance(i, RawPage) and i.url == f"http://e.com/{bad}"]
+    assert real[0].warc_offset == at + len(b"the ferry leaves twice a day ")
+    (stray,) = [i for i in items if isinstance(i, Rejected) and i.warc_offset == at]
+    assert stray.reason == "truncated_record"
+
+
+@pytest.mark.parametrize("kind", ["image", "request"])
+@pytest.mark.parametrize("bad", range(N_RECORDS - 1))
+def test_record_that_is_no_page_cut_where_its_length_ends_a_record_further_on(
+    bad: int, kind: str
+) -> None:
+    # Cut short so that its declared length ends exactly where the next record ends: nothing
+    # looks wrong, and it is no page whose body could show the record inside it.
+    records = [_record(i) for i in range(N_RECORDS)]
+    if kind == "image":
+        http = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n" + bytes(range(256)) * 4
+        warc_type = b"response"
+    else:
+        http = b"GET /x HTTP/1.1\r\nHost: e.com\r\n\r\n" + b"q=1&" * 200
+        warc_type = b"request"
+    kept = http[: len(http) // 2]
+    declared = len(kept) + len(records[bad + 1]) - 4  # the next record's CRLFs end this one
+    records[bad] = (
+        b"WARC/1.0\r\nWARC-Type: %s\r\nWARC-Record-ID: <urn:uuid:r%d>\r\n"
+        b"WARC-Target-URI: http://e.com/%d\r\nContent-Type: application/http\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (warc_type, bad, bad, declared, kept)
+    )
+    items = _read(b"".join(records))
+    _assert_intact_read_once(items, bad)
+    (cut,) = [i for i in items if isinstance(i, Rejected)]
+    assert (cut.record_id, cut.reason) == (f"<urn:uuid:r{bad}>", "truncated_record")
+
+
+@pytest.mark.parametrize("bad", range(N_RECORDS - 1))
+def test_gzip_member_ending_in_stray_bytes_does_not_take_the_next_record(bad: int) -> None:
+    # A damaged member inflates to a record followed by bytes that are not the blank lines
+    # after it: warcio reads those bytes and the next member's record as one header (a
+    # record that starts two bytes before the next member). The next record must be read.
+    records = [_record(i) for i in range(N_RECORDS)]
+    records[bad] = records[bad][:-2] + b"\r\x1c"
+    items = _read(_join(records, gz=True))
+    assert _ids(items, RawPage) == [f"<urn:uuid:r{i}>" for i in range(N_RECORDS)]
+    members = [gzip.compress(r, mtime=0) for r in records]
+    offsets = [i.warc_offset for i in items if isinstance(i, RawPage)]
+    assert offsets == [sum(map(len, members[:i])) for i in range(N_RECORDS)]
+    assert any(isinstance(i, ReaderIssue) and i.kind == "unreadable" for i in items)
+
+
+_ARC_LINE_DAMAGE = {
+    "no-length": lambda line, rest: line.rsplit(b" ", 1)[0] + b"\n" + rest,
+    "extra-field": lambda line, rest: line[:-1] + b" extra\n" + rest,
+    "no-newline": lambda line, rest: line[:-1] + b" " + rest,
+    "file-ends-in-it": lambda line, rest: line[: line.index(b"text/html") + 6],
+}
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["arc", "arc-gzipped-whole"])
+@pytest.mark.parametrize("damage", sorted(_ARC_LINE_DAMAGE))
+def test_arc_record_running_past_the_file_stops_at_a_damaged_header_line(
+    damage: str, gz: bool
+) -> None:
+    # A record whose length runs past the end of the file, followed by a record whose header
+    # line is damaged: the damaged record's URL, IP and date still start a record, so its
+    # header line is not read as the first record's page text.
+    members = _arc_members({1: "999999"})
+    line_end = members[3].index(b"\n") + 1  # http://e.com/2 (after the filedesc header)
+    members[3] = _ARC_LINE_DAMAGE[damage](members[3][:line_end], members[3][line_end:])
+    data = b"".join(members[:4])
+    items = _read(gzip.compress(data, mtime=0) if gz else data)
+    for item in items:
+        if isinstance(item, RawPage):
+            assert ARC_HEADER_TEXT.search(item.body) is None, item.url
+    (first,) = [i for i in items if isinstance(i, Rejected) and i.url == "http://e.com/1"]
+    assert first.reason == "truncated_record"
+    assert _arc_urls(items)[:1] == ["http://e.com/0"]
