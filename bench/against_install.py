@@ -81,6 +81,7 @@ def _checkout(python: str) -> Path:
         capture_output=True,
         text=True,
         check=True,
+        cwd=tempfile.gettempdir(),  # not this checkout, whose `pipeline` would shadow the other
     ).stdout.strip()
     return Path(out).resolve().parents[1]
 

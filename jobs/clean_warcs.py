@@ -172,6 +172,7 @@ def run_report(result: RunResult, cfg: JobConfig, started_at: str) -> dict[str, 
         "cleaner": cfg.cleaner,
         "cleaner_params": cfg.params_dict,
         "formats": cfg.formats,
+        "include_comments": cfg.include_comments,
         "inputs": {
             "processed": len(result.reports),
             "failed": len(result.failed),
@@ -396,6 +397,12 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
     "(text: no Markdown rendering, markdown column null; markdown: text column '').",
 )
 @click.option(
+    "--include-comments",
+    is_flag=True,
+    help="Keep reader comments in the text and Markdown (their blocks are labelled 'comment' "
+    "either way; by default they are left out).",
+)
+@click.option(
     "--no-html-report",
     is_flag=True,
     help="Write no HTML report (it counts the whole output; `warcclean report OUT` builds it).",
@@ -423,6 +430,7 @@ def main(
     retries: int,
     no_html_report: bool,
     formats: str,
+    include_comments: bool,
 ) -> None:
     """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
     try:
@@ -441,6 +449,7 @@ def main(
             batch_rows=batch_rows,
             storage_options=freeze(parse_pairs(storage, "--storage-option")),
             formats=formats,
+            include_comments=include_comments,
         )
         paths = list_inputs(list(inputs), base_url=base_url, storage_options=cfg.storage_dict)
     except ValueError as exc:

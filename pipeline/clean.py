@@ -16,6 +16,7 @@ from pipeline.html.guard import Deadline
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
+from pipeline.learned.comments import label_comments
 from pipeline.render.blocks import render
 from pipeline.render.table_units import keep_whole
 from pipeline.types import Block, CleanResult, Decoded, LabeledBlock, LangGuess, Verdict
@@ -76,6 +77,7 @@ def clean_html(
     language: str | None = None,
     limits: Limits | None = None,
     markdown: bool = True,
+    include_comments: bool = False,
     **params: Any,
 ) -> CleanResult:
     """Clean one page.
@@ -86,7 +88,9 @@ def clean_html(
     is exceeded and `PageTimeout` when ``limits.max_seconds`` is (see `pipeline.config.Limits`).
     ``url`` is the page's address, when known: the learned cleaner reads its shape
     (`pipeline.html.page_cues`). ``markdown=False`` skips rendering `CleanResult.markdown` (the
-    text alone costs less)."""
+    text alone costs less). Blocks of reader comments are labelled ``comment``
+    (`pipeline.learned.comments`) and left out of the text and Markdown unless
+    ``include_comments``."""
     limits = limits or _DEFAULT_LIMITS
     deadline = Deadline(limits.max_seconds)
     utf8: bytes | None = None
@@ -108,6 +112,7 @@ def clean_html(
         utf8=utf8,
         url=url,
         markdown=markdown,
+        include_comments=include_comments,
     )
 
 
@@ -164,6 +169,7 @@ def clean_decoded(
     utf8: bytes | None = None,
     url: str | None = None,
     markdown: bool = True,
+    include_comments: bool = False,
 ) -> CleanResult:
     """`clean_html` from decoded text on: guards, parse, segment, detect, label.
 
@@ -197,6 +203,7 @@ def clean_decoded(
             timeout=deadline.remaining(),
             url=url,
             markdown=markdown,
+            include_comments=include_comments,
         )
     deadline.check("decode")
     if _stage_hook is not None:
@@ -225,8 +232,10 @@ def clean_decoded(
         _stage_hook("labelling")
     labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code)
     deadline.check("labelling")
-    labeled = keep_whole(labeled)
-    rendered = render([lb.block for lb in labeled if lb.verdict is Verdict.GOOD], markdown=markdown)
+    labeled, comment_notes = label_comments(keep_whole(labeled), tree, url, decoded.html)
+    notes += comment_notes
+    kept = (Verdict.GOOD, Verdict.COMMENT) if include_comments else (Verdict.GOOD,)
+    rendered = render([lb.block for lb in labeled if lb.verdict in kept], markdown=markdown)
     return CleanResult(
         text=rendered.text,
         blocks=tuple(labeled),

@@ -152,10 +152,10 @@ def _print_result(result: CleanResult, path: Path) -> None:
         )
     for lb, stop in zip(result.blocks, _stopword_densities(result), strict=True):
         b = lb.block
-        good = lb.verdict.value == "good"
+        colour = {"good": "green", "comment": "yellow"}.get(lb.verdict.value, "red")
         table.add_row(
             str(b.index),
-            f"[green]{lb.verdict}[/green]" if good else f"[red]{lb.verdict}[/red]",
+            f"[{colour}]{lb.verdict}[/{colour}]",
             str(lb.cf_class) if lb.cf_class is not None else "-",
             f"{lb.score:.2f}" if lb.score is not None else "-",
             str(b.n_chars),
@@ -190,6 +190,11 @@ def _print_result(result: CleanResult, path: Path) -> None:
     help="Print the kept content as Markdown (headings, lists, tables, code, math) instead.",
 )
 @click.option(
+    "--include-comments",
+    is_flag=True,
+    help="Keep reader comments (blocks labelled 'comment') in the text and Markdown.",
+)
+@click.option(
     "--param", "param_items", multiple=True, metavar="K=V", help="Cleaner parameter (repeatable)."
 )
 def clean_command(
@@ -199,6 +204,7 @@ def clean_command(
     url: str | None,
     as_json: bool,
     as_markdown: bool,
+    include_comments: bool,
     param_items: tuple[str, ...],
 ) -> None:
     """Clean one HTML PAGE (gunzipped if it ends in .gz) and show each block's label and why."""
@@ -224,7 +230,14 @@ def clean_command(
         raise click.BadParameter(f"{language!r} is not an ISO 639 code", param_hint="--language")
     html = _read_page(page)
     try:
-        result = clean_html(html, url=url, cleaner=cleaner_name, language=language, **params)
+        result = clean_html(
+            html,
+            url=url,
+            cleaner=cleaner_name,
+            language=language,
+            include_comments=include_comments,
+            **params,
+        )
     except PageTooComplex as exc:
         raise click.ClickException(f"{page}: {exc}") from None
     if as_json:

@@ -24,6 +24,7 @@ BUILD_INFO = PACKAGE_DIR / "_build_info.json"
 COMPILABLE = (
     "pipeline.html.walk",
     "pipeline.html.lexbor_walk",
+    "pipeline.html.structure",
     "pipeline.learned.treewalk",
     "pipeline.learned.features",
     "pipeline.learned.stacked",

@@ -42,6 +42,9 @@ class JobConfig:
     batch_bytes: int = DEFAULT_BATCH_BYTES
     storage_options: tuple[tuple[str, Any], ...] = ()
     formats: str = DEFAULT_FORMATS
+    # Put reader comments (blocks labelled "comment", `pipeline.learned.comments`) back into the
+    # text and Markdown (``--include-comments``); their blocks are labelled "comment" either way.
+    include_comments: bool = False
 
     def __post_init__(self) -> None:
         if not self.output:

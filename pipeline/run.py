@@ -59,6 +59,7 @@ def clean_page(page: RawPage, cfg: JobConfig) -> Any:
             cleaner=cfg.cleaner,
             limits=cfg.limits,
             markdown=cfg.writes_markdown,
+            include_comments=cfg.include_comments,
             **cfg.params_dict,
         )
     except PageTooComplex as exc:
@@ -108,6 +109,7 @@ def warm_up(cfg: JobConfig) -> None:
         cleaner=cfg.cleaner,
         limits=cfg.limits,
         markdown=cfg.writes_markdown,
+        include_comments=cfg.include_comments,
         **cfg.params_dict,
     )
 

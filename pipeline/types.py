@@ -28,10 +28,12 @@ class CfClass(StrEnum):
 
 
 class Verdict(StrEnum):
-    """Final label of a block: part of the main content or boilerplate."""
+    """Final label of a block: part of the main content, boilerplate, or a reader comment
+    (`pipeline.learned.comments`: kept out of the text unless ``include_comments``)."""
 
     GOOD = "good"
     BAD = "bad"
+    COMMENT = "comment"
 
 
 class Shape(NamedTuple):

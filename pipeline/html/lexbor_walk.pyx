@@ -27,15 +27,16 @@ from libc.string cimport memcmp, memcpy
 cdef extern from "string.h":
     void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen)
 
+from pipeline.html.structure cimport ShapeTracker
 from pipeline.html.walk cimport _add_run, _next_checkpoint, _path_string
 
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.html import walk as _python_walk
 from pipeline.html.class_cues import ANCESTOR_WORDS, ancestor_cue_bits
-from pipeline.html.structure import ShapeTracker
+from pipeline.html.structure import code_language
 from pipeline.compiled import check_fresh
-from pipeline.types import Block
+from pipeline.types import Block, Shape
 from pipeline.lang.words import count_words
 
 check_fresh(__name__, __file__)
@@ -101,6 +102,7 @@ cdef enum:
     _SHAPE = 128
     _SPECIAL = 256
     _SKIPPED = _KILLED | _UNWRAPPED
+    _PRE_MASK = ~(_BLOCK | _SHAPE | _SPECIAL)
     _CUE_SHIFT = 10
 
 # For the test that checks them against walk.py's.
@@ -568,6 +570,55 @@ cdef bint _first_is_space(const unsigned char *p, Py_ssize_t n) noexcept:
     return Py_UNICODE_ISSPACE(<Py_UCS4> cp)
 
 
+# Inline code's edges, marked in a block's normalised text as it is built: two noncharacters,
+# which `_unmark` takes out again, turning them into spans. Marked text is normalised once more
+# by the Python walk's own rule (`walk._normalized_spans`), so both walks give the same text and
+# spans; a page that holds these characters itself goes to the Python walk (`_unmark`).
+_OPEN_CHAR, _CLOSE_CHAR = "\ufdd0", "\ufdd1"
+cdef bytes _OPEN_MARK_BYTES = _OPEN_CHAR.encode("utf-8")
+cdef bytes _CLOSE_MARK_BYTES = _CLOSE_CHAR.encode("utf-8")
+cdef const unsigned char *_OPEN_MARK = _OPEN_MARK_BYTES
+cdef const unsigned char *_CLOSE_MARK = _CLOSE_MARK_BYTES
+_PLAIN = Shape()
+
+
+class _MarkedText(Exception):
+    """The page's own text holds the characters that mark inline code."""
+
+
+def _unmark(str text, Py_ssize_t marks):
+    """The block's text without its marks, its word count, and the inline code spans the marks
+    stood for (walk._block's result for the same block)."""
+    cdef list pieces = [], spans = []
+    cdef Py_ssize_t at = 0, length = 0, start = -1, i, found = 0
+    while True:
+        i = _next_mark(text, at)
+        if i < 0:
+            break
+        found += 1
+        pieces.append(text[at:i])
+        length += i - at
+        if text[i] == _OPEN_CHAR:
+            start = length
+        elif start >= 0:
+            spans.append((start, length, "code"))
+            start = -1
+        at = i + 1
+    if found != marks:
+        raise _MarkedText()
+    pieces.append(text[at:])
+    return _python_walk._normalized_spans("".join(pieces), spans)
+
+
+cdef Py_ssize_t _next_mark(str text, Py_ssize_t at):
+    cdef Py_ssize_t a = text.find(_OPEN_CHAR, at), b = text.find(_CLOSE_CHAR, at)
+    if a < 0:
+        return b
+    if b < 0:
+        return a
+    return a if a < b else b
+
+
 cdef bint _draws_math(const unsigned char *data, Py_ssize_t length) noexcept:
     """Whether a class value may name a formula's drawing (walk._draws_math decides, on the
     Python walk: such a page goes there)."""
@@ -598,14 +649,24 @@ cdef object _block(
     Py_ssize_t index, Text *raw, str tag, str dom_path, object style_tag, object style_class,
     bint heading,
     Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, object runs, Py_ssize_t run,
-    dict style_texts, int ancestor_cues, object shape,
+    dict style_texts, int ancestor_cues, object shape, object pre_text, Py_ssize_t marks,
 ):
-    # walk._block, with the text already normalised; empties ``raw`` for the next block.
+    # walk._block, with the text already normalised; empties ``raw`` for the next block. None
+    # when the block held nothing but the marks of empty inline code (the Python walk makes no
+    # block there).
     text = PyUnicode_DecodeUTF8(raw.data, raw.length, NULL)
     n_words = raw.words
     raw.length = raw.words = 0
     raw.gap = True
     raw.newline = False
+    if marks:
+        text, n_words, spans = _unmark(text, marks)
+        if not text:
+            return None
+        if spans:
+            shape = (shape or _PLAIN)._replace(spans=spans)
+    if pre_text and shape is not None:
+        shape = shape._replace(raw="".join(pre_text))
     # The block element's style as a tag and a class attribute rather than walk.py's pair, and
     # the formatted texts by tag, then class: no tuple per block element.
     if style_tag is None:
@@ -688,6 +749,9 @@ def walk(
             <wc_node *> <uintptr_t> root_address, max_nodes, record_runs, deadline, kinds,
             too_complex, &stack, &raw,
         )
+    except _MarkedText:
+        _fallback("text holds the code marks")
+        return None
     finally:
         free(stack.nodes)
         free(stack.kinds)
@@ -750,9 +814,18 @@ cdef object _walk(
     cdef str tag
     cdef object known, class_value
     # The page's structure and the open block's place in it (see walk.walk).
-    shaper = ShapeTracker()
+    cdef ShapeTracker shaper = ShapeTracker()
     cdef object shape = None
     cdef bint shape_due = True
+    # Inside a <pre> (see walk.walk): its text as the page has it.
+    cdef Py_ssize_t pre_depth = 0
+    cdef object pre_text = None
+    # Inline code: its edges are marked in the block's text, and `_unmark` turns the marks into
+    # `Shape.spans` when the block is made.
+    cdef Py_ssize_t code_depth = 0, marks = 0
+    cdef bint code_class
+    cdef NodeStats mark_stats
+    cdef object block, language
     for i in range(IDS_LISTED):
         small_kind[i] = -1
 
@@ -770,6 +843,8 @@ cdef object _walk(
                 text_node = <wc_character_data *> node
                 data = text_node.data.data
                 length = text_node.data.length
+                if pre_depth:
+                    pre_text.append(_decode(data, length))
                 if _is_ascii_blank(data, length):
                     raw.gap = True  # the Python walk's " " piece
                 else:
@@ -829,14 +904,26 @@ cdef object _walk(
                         tags_seen[tag_id] = (tag, kind, size)
                 else:
                     tag, kind, size = known
-            if kind & _SPECIAL:
-                # <pre>, inline code and math: only the Python walk records them (walk.walk).
-                if not kind & _KILLED:
-                    _fallback("code or math")
+            code_class = False
+            if pre_depth:
+                # See walk.walk: inside a <pre> nothing opens a block or a shape, and a
+                # <code>'s class may name the language.
+                code_class = kind & _SPECIAL and tag == "code"
+                kind &= _PRE_MASK
+            elif kind & _SPECIAL:
+                if kind & _KILLED:
+                    # MathJax's formula sources: only the Python walk turns math into LaTeX.
+                    if node.type == WC_NODE_ELEMENT and _is_tex_script(node):
+                        _fallback("math")
+                        return None
+                elif tag == "math":
+                    _fallback("math")
                     return None
-                if node.type == WC_NODE_ELEMENT and _is_tex_script(node):
-                    _fallback("code or math")
-                    return None
+                elif tag != "pre":  # inline code: a span, marked in the text (`_MARKS`)
+                    code_depth += 1
+                    if code_depth == 1:
+                        _add_text(raw, _OPEN_MARK, 3, &stats)
+                        marks += 1
             inherited = stack.kinds[depth - 1] >> _CUE_SHIFT if depth else 0
             cues = inherited
             class_value = None
@@ -885,6 +972,10 @@ cdef object _walk(
                             cues |= _cue_bits(class_data, class_length)
                         if kind & _BLOCK:
                             class_value = _decode(class_data, class_length)
+                        elif code_class:
+                            shaper.name_language(
+                                code_language(_decode(class_data, class_length))
+                            )
                     if id_data != NULL and depth:
                         cues |= _cue_bits(id_data, id_length)
             if not kind & _SKIPPED:
@@ -893,7 +984,7 @@ cdef object _walk(
                 path.append(tag)
                 if kind & _HEADING:
                     headings_open += 1
-                if kind & _BLOCK or (br and kind & _BR):
+                if kind & _BLOCK or (br and kind & _BR and not pre_depth):
                     if kind & _BLOCK:
                         style_tags.append(tag)
                         style_classes.append(class_value)
@@ -901,16 +992,32 @@ cdef object _walk(
                     else:
                         tags -= 1
                     if raw.length:
-                        blocks.append(
-                            _block(
-                                len(blocks), raw, block_tag, dom_path or "", style_tag,
-                                style_class, heading, link_chars, tags, markup, runs, run, style_texts,
-                                ancestor_cues, shape,
-                            )
+                        if code_depth:
+                            _add_text(raw, _CLOSE_MARK, 3, &mark_stats)
+                            marks += 1
+                        block = _block(
+                            len(blocks), raw, block_tag, dom_path or "", style_tag,
+                            style_class, heading, link_chars, tags, markup, runs, run, style_texts,
+                            ancestor_cues, shape, pre_text, marks,
                         )
-                        runs = [] if record_runs else None
-                        run = 0
+                        marks = 0
+                        if block is not None:
+                            blocks.append(block)
+                            runs = [] if record_runs else None
+                            run = 0
+                        if code_depth:  # the code goes on in the next block
+                            _add_text(raw, _OPEN_MARK, 3, &mark_stats)
+                            marks = 1
                     shape_due = True
+                    if kind & _SPECIAL:  # a <pre>: one block, its text kept as it is
+                        pre_depth = 1
+                        pre_text = []
+                        language = code_language(class_value)
+                        for i in range(len(style_classes) - 2, max(len(style_classes) - 4, -1), -1):
+                            if language:
+                                break
+                            language = code_language(style_classes[i])
+                        shaper.name_language(language)
                     link_chars = tags = 0
                     markup = size
                     dom_path = None
@@ -928,6 +1035,8 @@ cdef object _walk(
                     br = kind & _BR != 0
                     if br:
                         raw.gap = True
+                        if pre_depth:
+                            pre_text.append("\n")
                     elif kind & _LINK:
                         link_depth += 1
                     tags += 1
@@ -953,21 +1062,36 @@ cdef object _walk(
                     headings_open -= 1
                 if kind & _SHAPE:
                     shaper.leave()
+                if kind & _SPECIAL and not kind & _BLOCK:  # inline code ends
+                    code_depth -= 1
+                    if not code_depth:
+                        _add_text(raw, _CLOSE_MARK, 3, &mark_stats)
+                        marks += 1
                 if kind & _BLOCK:
                     path.pop()
                     style_tags.pop()
                     style_classes.pop()
                     style_cues.pop()
                     if raw.length:
-                        blocks.append(
-                            _block(
-                                len(blocks), raw, block_tag, dom_path or "", style_tag,
-                                style_class, heading, link_chars, tags, markup, runs, run, style_texts,
-                                ancestor_cues, shape,
-                            )
+                        if code_depth:
+                            _add_text(raw, _CLOSE_MARK, 3, &mark_stats)
+                            marks += 1
+                        block = _block(
+                            len(blocks), raw, block_tag, dom_path or "", style_tag,
+                            style_class, heading, link_chars, tags, markup, runs, run, style_texts,
+                            ancestor_cues, shape, pre_text, marks,
                         )
-                        runs = [] if record_runs else None
-                        run = 0
+                        marks = 0
+                        if block is not None:
+                            blocks.append(block)
+                            runs = [] if record_runs else None
+                            run = 0
+                        if code_depth:  # the code goes on in the next block
+                            _add_text(raw, _OPEN_MARK, 3, &mark_stats)
+                            marks = 1
+                    if kind & _SPECIAL:  # the <pre> ends
+                        pre_depth = 0
+                        pre_text = None
                     shape_due = True
                     link_chars = tags = markup = 0
                     dom_path = None
@@ -997,10 +1121,14 @@ cdef object _walk(
             node = stack.nodes[depth]
             kind = stack.kinds[depth]
     if raw.length:
-        blocks.append(
-            _block(
-                len(blocks), raw, block_tag, dom_path or "", style_tag, style_class,
-                heading, link_chars, tags, markup, runs, run, style_texts, ancestor_cues, shape,
-            )
+        if code_depth:
+            _add_text(raw, _CLOSE_MARK, 3, &mark_stats)
+            marks += 1
+        block = _block(
+            len(blocks), raw, block_tag, dom_path or "", style_tag, style_class,
+            heading, link_chars, tags, markup, runs, run, style_texts, ancestor_cues, shape,
+            pre_text, marks,
         )
+        if block is not None:
+            blocks.append(block)
     return blocks

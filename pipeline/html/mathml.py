@@ -476,9 +476,17 @@ def _merge_fences(parts: list[_Tex]) -> list[_Tex]:
     while i < len(parts):
         tex = parts[i]
         inner = parts[i + 1] if i + 1 < len(parts) else None
-        if tex.kind == "fence" and inner is not None and inner.kind in ("matrix", "binom"):
+        # A fence can lose its delimiter text to a wrapping element (a scripted "(" in an
+        # <mmultiscripts>): only fences that still hold one pair up.
+        if (
+            tex.kind == "fence"
+            and tex.args
+            and inner is not None
+            and inner.kind in ("matrix", "binom")
+        ):
             close = parts[i + 2] if i + 2 < len(parts) else None
-            pair = (tex.args[0], close.args[0]) if close and close.kind == "fence" else None
+            paired = close is not None and close.kind == "fence" and close.args
+            pair = (tex.args[0], close.args[0]) if paired else None
             merged = _fence_pair(pair, inner)
             if merged is not None:
                 out.append(merged)

@@ -31,8 +31,8 @@ from pipeline.types import Block
 _c_walk: ModuleType | None = None
 _c_walk_state: str | None = None  # None until decided, then what `c_walk_status` reports
 # The probe page of the self-check: every kind of node and attribute the C walk reads, and every
-# structural element (`pipeline.html.structure`). Code and math are not in it: the C walk hands
-# pages holding them to the Python walk.
+# structural element (`pipeline.html.structure`), <pre> and inline code included. Math is not in
+# it: the C walk hands pages holding math to the Python walk.
 _PROBE_PAGES = (
     "<!DOCTYPE html><html><head><title>t</title><style>s</style></head><body class='b'>"
     "<!-- comment --><?pi x?><div id=main class='post  main' data-x=1 hidden title=\"\">"
@@ -45,7 +45,9 @@ _PROBE_PAGES = (
     "<svg viewBox='0 0 1 1'><foreignObject><p>svg text</p></foreignObject><text>t</text>"
     "<![CDATA[cdata]]></svg><h3>h<ol><li>o<ul><li>u</ul></ol></h3><blockquote><p>q</blockquote>"
     "<table><thead><tr><th>h</th></thead><tr><td><table><tr><td>in</table>out</table>"
-    "<script type=text/javascript>var y;</script>"
+    "<script type=text/javascript>var y;</script><div class='highlight-py'><pre class=x>"
+    " a <b>b</b>\n\n\tc<br>d<div>e</div></pre></div><p>x <code> y </code>z<kbd></kbd>"
+    " <tt>t<p>u</tt></p>"
     "<object><p>o</p></object><img src=i alt=\u00e9><hr>\u3000 tail</div></body></html>",
     "<div>" * 300 + "deep <b>text</b>" + "</div>" * 300,
     # Bytes that are not UTF-8, which selectolax decodes with U+FFFD, split across nodes too.

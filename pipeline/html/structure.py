@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import re
 
+from pipeline.compiled import check_fresh
 from pipeline.types import Shape
+
+# Compiled with Cython when the install can (structure.pxd makes the tracker an extension type):
+# both walks call it at every structural element, and as Python calls that was a fifth of the C
+# walk's time.
+check_fresh(__name__, __file__)
 
 # Elements whose entry and exit the walks report (`ShapeTracker.enter` / `leave`). h1-h9: the
 # walks' heading flag covers h0-h9 (custom "h7" elements included, as jusText does).
@@ -23,129 +29,95 @@ SHAPE_TAGS = frozenset(
 _LIST_KIND = {"ul": "u", "menu": "u", "ol": "o"}
 
 
+_new_shape = tuple.__new__
+_TOP = Shape()
+# Shape's fields by position, for building a changed copy without keyword arguments (a
+# NamedTuple built from keywords costs several times a plain tuple, and pages open hundreds of
+# list items).
+_HEADING, _LISTS, _ITEM, _TABLE, _ROW, _COL, _HEADER, _QUOTE, _PRE, _CODE_LANG = range(10)
+
+
 class ShapeTracker:
     """The open structural elements of the walk's current position, as one `Shape`.
 
-    Elements nest, so `leave` needs no argument: it closes the innermost element `enter` opened.
-    The current shape is built only when asked for after a change, and is None at the top level
-    (most blocks of a page), which is what `Block.shape` stores for a plain paragraph.
+    Elements nest, so each `enter` saves the shape it replaces and `leave` restores it: the
+    current shape is always built, by one tuple copy per structural element entered, and reading
+    it costs nothing. Only a table's row and column counters outlive their elements (the next
+    ``<tr>`` counts on from the last), so tables keep them apart. At the top level the shape is
+    None, which is what `Block.shape` stores for a plain paragraph.
     """
 
-    __slots__ = (
-        "_open",
-        "_shape",
-        "_stale",
-        "cells",
-        "headings",
-        "item_serial",
-        "items",
-        "languages",
-        "lists",
-        "pre_serial",
-        "pres",
-        "quote",
-        "table_serial",
-        "tables",
-    )
-
     def __init__(self) -> None:
+        self.shape: Shape | None = None
+        self._saved: list[Shape | None] = []  # the shape before each open element
         self._open: list[str] = []  # the structural tags entered, innermost last
-        self.headings: list[int] = []
-        self.lists: list[str] = []
-        self.items: list[int] = []
-        self.item_serial = 0
         # One [serial, row, col, thead depth] per open table.
         self.tables: list[list[int]] = []
+        self.item_serial = 0
         self.table_serial = 0
-        self.cells: list[bool] = []  # header flag of each open cell
-        self.quote = 0
-        self.pres: list[int] = []
-        self.languages: list[str] = []  # code language of each open <pre>
         self.pre_serial = 0
-        self._shape: Shape | None = None
-        self._stale = False
 
     def enter(self, tag: str) -> None:
+        shape = self.shape
+        self._saved.append(shape)
         self._open.append(tag)
-        self._stale = True
+        fields = list(shape or _TOP)
         if tag[0] == "h":
             level = int(tag[1]) if len(tag) == 2 and tag[1].isdigit() else 1
-            self.headings.append(min(max(level, 1), 6))
-        elif tag in _LIST_KIND:
-            self.lists.append(_LIST_KIND[tag])
+            fields[_HEADING] = min(max(level, 1), 6)
         elif tag == "li":
             self.item_serial += 1
-            self.items.append(self.item_serial)
-        elif tag == "table":
-            self.table_serial += 1
-            self.tables.append([self.table_serial, -1, -1, 0])
+            fields[_ITEM] = self.item_serial
+        elif tag in _LIST_KIND:
+            fields[_LISTS] += _LIST_KIND[tag]
+        elif tag == "td" or tag == "th":
+            if self.tables:
+                table = self.tables[-1]
+                table[2] += 1
+                fields[_COL] = table[2]
+                fields[_HEADER] = tag == "th" or table[3] > 0
+            else:
+                fields[_HEADER] = tag == "th"
         elif tag == "tr":
             if self.tables:
                 table = self.tables[-1]
                 table[1] += 1
                 table[2] = -1
-        elif tag == "td" or tag == "th":
-            if self.tables:
-                self.tables[-1][2] += 1
-            self.cells.append(tag == "th" or bool(self.tables and self.tables[-1][3]))
+                fields[_ROW] = table[1]
+                fields[_COL] = -1
+        elif tag == "table":
+            self.table_serial += 1
+            self.tables.append([self.table_serial, -1, -1, 0])
+            fields[_TABLE] = self.table_serial
+            fields[_ROW] = fields[_COL] = -1
+            fields[_HEADER] = False
         elif tag == "thead":
             if self.tables:
                 self.tables[-1][3] += 1
         elif tag == "blockquote":
-            self.quote += 1
+            fields[_QUOTE] += 1
         else:  # pre
             self.pre_serial += 1
-            self.pres.append(self.pre_serial)
-            self.languages.append("")
+            fields[_PRE] = self.pre_serial
+            fields[_CODE_LANG] = ""
+        self.shape = _new_shape(Shape, fields)
 
     def leave(self) -> None:
         tag = self._open.pop()
-        self._stale = True
-        if tag[0] == "h":
-            self.headings.pop()
-        elif tag in _LIST_KIND:
-            self.lists.pop()
-        elif tag == "li":
-            self.items.pop()
-        elif tag == "table":
+        self.shape = self._saved.pop()
+        if tag == "table":
             self.tables.pop()
-        elif tag == "td" or tag == "th":
-            self.cells.pop()
-        elif tag == "thead":
-            if self.tables:
-                self.tables[-1][3] -= 1
-        elif tag == "blockquote":
-            self.quote -= 1
-        elif tag != "tr":
-            self.pres.pop()
-            self.languages.pop()
+        elif tag == "thead" and self.tables:
+            self.tables[-1][3] -= 1
 
     def name_language(self, language: str) -> None:
         """Record the code language the page names for the innermost open <pre>, if none yet."""
-        if self.languages and language and not self.languages[-1]:
-            self.languages[-1] = language
-            self._stale = True
+        shape = self.shape
+        if language and shape is not None and shape.pre and not shape.code_lang:
+            self.shape = shape._replace(code_lang=language)
 
     def current(self) -> Shape | None:
-        if self._stale:
-            self._stale = False
-            self._shape = self._build() if self._open else None
-        return self._shape
-
-    def _build(self) -> Shape:
-        table = self.tables[-1] if self.tables else None
-        return Shape(
-            heading=self.headings[-1] if self.headings else 0,
-            lists="".join(self.lists),
-            item=self.items[-1] if self.items else 0,
-            table=table[0] if table else 0,
-            row=table[1] if table else -1,
-            col=table[2] if table and self.cells else -1,
-            header=bool(self.cells and self.cells[-1]),
-            quote=self.quote,
-            pre=self.pres[-1] if self.pres else 0,
-            code_lang=self.languages[-1] if self.languages else "",
-        )
+        return self.shape
 
 
 # How pages name a code block's language in class attributes: "language-python" (Prism,

@@ -4,6 +4,8 @@
 # a dozen integer tests and updates on them.
 import cython
 
+from pipeline.html.structure cimport ShapeTracker
+
 # The walk's tag flags, as C constants so that each flag test is one machine instruction.
 cdef int _BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK, _SHAPE, _SPECIAL, _SKIPPED
 cdef int _PRE_MASK, _CUE_SHIFT
@@ -20,6 +22,7 @@ cdef Py_ssize_t _UNSPACED_FROM, _IDS_LISTED
     tag_id=Py_ssize_t, text_id=Py_ssize_t, by_id=list, content=str, style_cues=list,
     inherited=cython.int, cues=cython.int, ancestor_cues=cython.int, pre_depth=Py_ssize_t,
     code_depth=Py_ssize_t, code_start=Py_ssize_t, shape_due=cython.bint,
+    shaper=ShapeTracker,
 )
 cpdef list walk(object root, object max_nodes, bint record_runs, object deadline)
 

@@ -476,7 +476,9 @@ def walk(
         tag_id = node.tag_id
         if tag_id == text_id:
             if pre_depth:
-                pre_text.append(node.text_content)
+                content = node.text_content
+                if content:
+                    pre_text.append(content)
             # Most text nodes are inter-tag whitespace: lexbor answers that in C, without
             # building the string (a non-ASCII space such as U+00A0 still takes the long way).
             if node.is_empty_text_node:

@@ -22,7 +22,7 @@ BLOCK_TYPE = pa.struct(
         pa.field("text", pa.string(), nullable=False),
         pa.field("tag", pa.string(), nullable=False),
         pa.field("dom_path", pa.string(), nullable=False),
-        pa.field("label", pa.string(), nullable=False),  # "good" | "bad"
+        pa.field("label", pa.string(), nullable=False),  # "good" | "bad" | "comment"
         pa.field("cf_class", pa.string()),  # jusText's context-free class; null for other cleaners
         pa.field("is_heading", pa.bool_(), nullable=False),
         pa.field("n_chars", pa.int32(), nullable=False),

@@ -49,14 +49,19 @@ class Rendered(NamedTuple):
 #
 # * at least _MIN_ROWS (2) rows hold text: a one-row table is a layout strip (a nav bar, a
 #   "sidebar | content" page frame);
-# * at least one row, and at least half of the rows, have >= 2 cells with text: a column of
+# * at least one row, and at least a third of the rows, have >= 2 cells with text: a column of
 #   one-cell rows is a stack of boxes, not a grid (and "some row" alone would let a frame with one
-#   two-cell row and a header and footer row through);
+#   two-cell row and a header and footer row through); a third, not half, because listings
+#   alternate a row of values with a one-cell row of details (Hacker News: rank and title, then
+#   points and comments);
 # * no cell holds more than _MAX_CELL_CHARS (400) characters: data cells are values and short
 #   phrases; a cell with paragraphs of prose is a page region (400 is about three sentences, above
 #   long product descriptions in spec tables, below a typical article paragraph or two);
-# * no block of it is a heading, sits in a list or a <pre>, and all its blocks share one quote
-#   depth: those are page structure inside a cell, which a GFM cell cannot hold;
+# * no block of it sits in a <pre>, and all its blocks share one quote depth: a cell cannot hold
+#   code or a quote. Headings and lists inside cells are rendered as the cell's text: spec tables
+#   head their first row with an <h3> ("XGIMI Halo+ Specs"), recipes their columns, and a table
+#   inside a list item has every block in that list (WCXB dev: 0096, 4265, 4601, 4864 lost every
+#   row to this rule);
 # * its blocks form one run, with no block of another table (a nested table), or of no table,
 #   between them: a table holding tables is a layout grid, and it could not be rendered as one unit.
 #
@@ -87,7 +92,7 @@ def data_tables(blocks: Sequence[Block]) -> frozenset[int]:
         st[2] += 1
         if t in bad:
             continue
-        if s.heading or s.pre or s.lists or s.quote != st[3]:
+        if s.pre or s.quote != st[3]:
             bad.add(t)
             continue
         if s.row < 0 or s.col < 0:
@@ -110,7 +115,7 @@ def data_tables(blocks: Sequence[Block]) -> frozenset[int]:
         for row, _col in cells:
             per_row[row] = per_row.get(row, 0) + 1
         multi = sum(1 for k in per_row.values() if k >= 2)
-        if len(per_row) >= _MIN_ROWS and multi >= 1 and 2 * multi >= len(per_row):
+        if len(per_row) >= _MIN_ROWS and multi >= 1 and 3 * multi >= len(per_row):
             out.append(t)
     return frozenset(out)
 
@@ -301,10 +306,13 @@ class _Markdown:
                 sep = "\n" + ("> " * min(q, self.prev_quote)).rstrip() + "\n"
         else:
             sep = ""
-        body = "\n".join(
-            (first if i == 0 else cont) + line if line else (first if i == 0 else cont).rstrip()
-            for i, line in enumerate(lines)
-        )
+        if first or cont:
+            body = "\n".join(
+                (first if i == 0 else cont) + line if line else (first if i == 0 else cont).rstrip()
+                for i, line in enumerate(lines)
+            )
+        else:  # most units: nothing to put before their lines
+            body = lines[0] if len(lines) == 1 else "\n".join(lines)
         self.out.append(sep + body)
         self.prev_list = in_list
         self.prev_quote = q

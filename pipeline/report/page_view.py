@@ -291,6 +291,7 @@ _CSS = """
 .badge { display: inline-block; font-weight: 700; font-size: 11px; padding: 0 6px;
   border-radius: 3px; margin-right: 6px; color: #fff; background: var(--good); }
 .removed .badge { background: #8a93a3; }
+.blk[data-label="comment"] .badge { background: #a8741a; }
 .txt { white-space: pre-wrap; overflow-wrap: anywhere; }
 .feat { font-size: 11.5px; color: var(--muted); margin-top: 4px; overflow-wrap: anywhere; }
 .feat b { font-weight: 600; color: #3b4252; }
@@ -403,6 +404,11 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
             "span",
             el("span", "removed", class_="badge", style="background:#8a93a3"),
             "boilerplate: dimmed, with the label, score and features behind the decision",
+        ),
+        el(
+            "span",
+            el("span", "removed (comment)", class_="badge", style="background:#a8741a"),
+            "a reader comment: out of the text unless comments are included",
         ),
         class_="legend sub",
     )

@@ -60,6 +60,7 @@ def clean_isolated(
     timeout: float | None,
     url: str | None = None,
     markdown: bool = True,
+    include_comments: bool = False,
 ) -> CleanResult:
     """`pipeline.clean.clean_decoded` in a child process, killed after ``timeout`` seconds.
 
@@ -73,6 +74,7 @@ def clean_isolated(
         "language": language,
         "url": url,
         "markdown": markdown,
+        "include_comments": include_comments,
         "params": params,
         "limits": asdict(child_limits),
         "encoding": decoded.encoding,

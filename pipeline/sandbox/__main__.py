@@ -34,6 +34,7 @@ def main() -> int:
             params=header["params"],
             url=header.get("url"),
             markdown=header.get("markdown", True),
+            include_comments=header.get("include_comments", False),
         )
         reply: dict[str, Any] = {"ok": True, "result": result_to_json(result)}
     except Exception as exc:  # reported to the parent, which decides what it means

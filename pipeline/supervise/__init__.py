@@ -141,6 +141,7 @@ def cfg_to_json(cfg: JobConfig) -> dict[str, Any]:
         "batch_bytes": cfg.batch_bytes,
         "storage_options": cfg.storage_dict,
         "formats": cfg.formats,
+        "include_comments": cfg.include_comments,
     }
     try:
         json.dumps(data)
@@ -159,6 +160,7 @@ def cfg_from_json(data: dict[str, Any]) -> JobConfig:
         batch_bytes=data["batch_bytes"],
         storage_options=freeze(data["storage_options"]),
         formats=data["formats"],
+        include_comments=data.get("include_comments", False),
     )
 
 

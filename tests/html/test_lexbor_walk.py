@@ -59,23 +59,27 @@ def _c_walk(walk: ModuleType, tree: object, runs: bool, **kw: object) -> list | 
     )
 
 
-# Elements the C walk hands to the Python walk: code and math (`walk.SPECIAL_TAGS`), whose text
-# only the Python walk records. A page merely mentioning them in text may still be walked in C.
-_CODE_OR_MATH = re.compile(r"<(?:pre|math|code|kbd|samp|tt)\b|math/tex|mathjax|katex-html", re.I)
+# Pages the C walk hands to the Python walk: math (only the Python walk turns it into LaTeX), and
+# text that holds the characters the C walk marks inline code with. A page merely mentioning math
+# in its text may still be walked in C.
+_MATH = re.compile(r"<math\b|math/tex|mathjax|katex-html", re.I)
+_MARKS = re.compile("[\ufdd0\ufdd1]")
 
 
 def _same(walk: ModuleType, html: str | bytes, may_fall_back: bool = False) -> None:
     """Both walks give the same blocks; ``may_fall_back``: or the C walk hands the page over
     (random bytes can make attribute names that are not UTF-8) and `segment` still agrees. A page
-    holding code or math may always be handed over, for that reason only."""
+    holding math, or the characters that mark inline code, may be handed over for that reason."""
     tree = segment.parse(html)
     source = html.decode("utf-8", "replace") if isinstance(html, bytes) else html
     for runs in (False, True):
         walk.reset_fallback_counts()
         expected = python_walk.walk(tree.root, None, runs, None)
         got = _c_walk(walk, tree, runs)
-        if got is None and _CODE_OR_MATH.search(source):
-            assert walk.fallback_counts() == {"code or math": 1}
+        if got is None and _MATH.search(source):
+            assert walk.fallback_counts() == {"math": 1}
+        elif got is None and _MARKS.search(source):
+            assert walk.fallback_counts() == {"text holds the code marks": 1}
         elif got is None and may_fall_back:
             assert walk.fallback_counts().get("attribute name not UTF-8")
         else:
@@ -157,7 +161,8 @@ def test_c_walk_matches_python_walk_on_invalid_utf8(walk: ModuleType, data: byte
 
 _TAGS = (
     "p div a b br h2 li ul td tr table span script style template noscript form select pre "
-    "iframe img x-y Custom-Tag DIV svg math object textarea foreignObject dl dd"
+    "iframe img x-y Custom-Tag DIV svg math object textarea foreignObject dl dd code kbd tt ol "
+    "blockquote th thead"
 ).split()
 _ATTRIBUTES = st.sampled_from(
     [
@@ -183,7 +188,7 @@ _ATTRIBUTES = st.sampled_from(
 _TEXT = st.lists(
     st.sampled_from(
         list(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000\u200b")
-        + list("ab.,\xe9\u0130\u2019\u0e01\u4e2d\u3042\U0001f600\U00020000<>")
+        + list("ab.,\xe9\u0130\u2019\u0e01\u4e2d\u3042\U0001f600\U00020000<>\ufdd0")
         + ["&amp;", "&nbsp;", "&#x1F600;", "&bogus;"]
     ),
     max_size=10,

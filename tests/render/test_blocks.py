@@ -261,14 +261,11 @@ def test_layout_tables_render_as_paragraphs() -> None:
         assert r.structure == ()
 
 
-def test_table_with_structure_in_cells_or_a_nested_table_is_layout() -> None:
+def test_table_with_code_in_cells_or_a_nested_table_is_layout() -> None:
     grid = [cell("a", 0, 0), cell("b", 0, 1), cell("c", 1, 0), cell("d", 1, 1)]
-    with_heading = blocks(cell("Title", 0, 0, heading=2), *grid[1:])
-    with_list = blocks(*grid[:3], cell("d", 1, 1, lists="u", item=1))
     with_pre = blocks(*grid[:3], cell("d", 1, 1, pre=1, raw="d"))
     nested = blocks(*grid[:2], cell("x", 0, 0, table=2), cell("y", 0, 1, table=2), *grid[2:])
-    for bs in (with_heading, with_list, with_pre):
-        assert data_tables(bs) == frozenset()
+    assert data_tables(with_pre) == frozenset()
     # the outer table is interrupted by table 2; the inner one (one row) is layout as well
     assert data_tables(nested) == frozenset()
     # two separate grids are both data
@@ -642,3 +639,29 @@ def test_a_line_number_gutter_beside_the_code_is_left_out() -> None:
     )
     assert r.text == "a = 1\nb = 2\nc = 3\n\n\n3\n1\n2"
     assert r.markdown.count("```") == 4
+
+
+def test_headings_and_lists_in_cells_are_the_cells_text() -> None:
+    # A spec table headed by an <h3>, and a table inside a list item (every block in the list).
+    headed = blocks(
+        cell("JMGO N1 Specs", 0, 0, heading=3),
+        cell("Value", 0, 1),
+        cell("Brightness", 1, 0),
+        cell("1,500 lumens", 1, 1),
+    )
+    in_item = blocks(
+        *(cell(t, r, c, lists="u", item=1) for t, r, c in (("a", 0, 0), ("b", 0, 1), ("c", 1, 0)))
+    )
+    assert data_tables(headed) == frozenset({1}) and data_tables(in_item) == frozenset({1})
+    assert render(headed).markdown == (
+        "| JMGO N1 Specs | Value |\n| --- | --- |\n| Brightness | 1,500 lumens |"
+    )
+
+
+def test_a_listing_alternating_value_rows_with_detail_rows_is_a_table() -> None:
+    # Hacker News: rank and title, then one cell of points; a third of the rows hold two cells.
+    rows = []
+    for i in range(3):
+        rows += [cell(f"{i + 1}.", 3 * i, 0), cell(f"Story {i}", 3 * i, 1)]
+        rows += [cell(f"{10 * i} points", 3 * i + 1, 0), cell("", 3 * i + 2, 0)]
+    assert data_tables(blocks(*rows)) == frozenset({1})

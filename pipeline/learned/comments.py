@@ -1,0 +1,263 @@
+"""Reader comments are their own kind of text: kept blocks in a comment section are labelled
+``comment`` (`pipeline.types.Verdict.COMMENT`), not content.
+
+A blog post or a news article is often followed by its readers' comments, and the model, which
+sees prose, keeps them: the main text of the page then holds more comment than article. Every
+reference we score against leaves comments out, so the default does too; ``include_comments``
+(`pipeline.clean_html`) puts them back in the text. Only blocks the model kept are relabelled:
+what it dropped (reply buttons, the comment form) stays boilerplate, so the text with
+``include_comments=True`` is exactly the text the model's labels give.
+
+A kept block is a comment when it lies in a comment section, found from the parsed page:
+
+- an element that the page marks as its comments: the WordPress and common theme ids and classes
+  (``#comments``, ``.comment-list``, ``.comment-body``, ``.comments-area``), Disqus
+  (``#disqus_thread``), and schema.org microdata (``itemtype`` Comment or UserComments,
+  ``itemprop="comment"``), see `CONTAINER_SELECTOR`. The block belongs to it when the block's
+  place in the text of the page's body falls within the element's text (`_in_containers`): the
+  headline that a "3 comments on <title>" heading repeats lies before it and stays content;
+- or a run of replies titled "re: <title>" (at least `MIN_REPLIES` blocks starting "re:", "回复:"
+  and the like): from the first such block on, the blocks laid out like the replies.
+
+Nothing is relabelled on a forum thread or a Q&A page, whose posts are the content: a page is one
+when its URL has a forum's shape (``/t/``, ``/threads/``, ``viewtopic.php``), its head declares a
+discussion (schema.org DiscussionForumPosting, QAPage), its body carries such microdata, or its
+markup names forum software (Discourse, phpBB, vBulletin, XenForo, ...). Nor when relabelling
+would leave less than `MIN_LEFT_CHARS` of content: a page that is all comments is what it is.
+
+The rule reads the tree only on pages that have a comment container or "re:" blocks; on the others
+it costs one selector pass (see `find_comments`). Measured in README.md, "Reader comments".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pipeline.html.class_cues import ANCESTOR_CUES
+from pipeline.html.page_cues import declared_types
+from pipeline.types import Block, LabeledBlock, Verdict
+
+# The page note that says kept blocks were labelled comments.
+COMMENTS_LABELLED = "comments"
+
+MIN_REPLIES = 3
+MIN_LEFT_CHARS = 200
+# Placing blocks in the page's text (`_in_containers`): scripts, styles and hidden widgets lie
+# between blocks, so a block may be found far past the previous one, but a short one found that
+# far is more likely a repeat of its text further on.
+_MAX_GAP = 3000
+_SURE_CHARS = 25
+
+CONTAINER_SELECTOR = ", ".join(
+    (
+        "#comments",
+        "#comment-list",
+        "#commentlist",
+        ".comments",
+        ".comment-list",
+        ".commentlist",
+        ".comments-area",
+        ".comments-list",
+        ".comment-body",
+        ".comment-content",
+        "#disqus_thread",
+        ".fb-comments",
+        '[itemtype*="schema.org/Comment"]',
+        '[itemtype*="schema.org/UserComments"]',
+        '[itemprop="comment"]',
+    )
+)
+_FORUM_TYPES = frozenset({"DiscussionForumPosting", "QAPage", "Question", "Answer"})
+_FORUM_URL = re.compile(
+    r"/(?:forums?|threads?|t|topics?|questions?|discussions?|community|boards?|bbs|d)/"
+    r"|viewtopic|showthread|forumdisplay|showtopic|/thread-\d|/forum\.php|/f\d+/"
+    # link aggregators, where the thread is the page: Reddit, Hacker News, Lemmy
+    r"|/comments/|ycombinator\.com/item|/post/\d+/$"
+)
+_HEAD_SELECTOR = 'meta[name="generator"], meta[property="og:url"], link[rel="canonical"]'
+_FORUM_MARKUP = ", ".join(
+    (
+        '[itemtype*="DiscussionForumPosting"]',
+        '[itemtype*="QAPage"]',
+        '[itemtype*="schema.org/Question"]',
+        '[itemtype*="schema.org/Answer"]',
+        "#phpbb",
+        ".phpbb",
+        "#vbulletin_html",
+        ".vbulletin",
+        "#XenForo",
+        ".XenForo",
+        "[data-xf-init]",
+        "#discourse-modal",
+        ".discourse-root",
+        "#mybb",
+        ".ipsApp",
+        "#smfheader",
+        ".topic-post",
+        ".postbody",
+        ".post_body",
+    )
+)
+_FORUM_GENERATORS = re.compile(
+    r"discourse|phpbb|vbulletin|xenforo|mybb|simple machines|invision|nodebb|flarum|vanilla"
+    r"|discuz|phpwind|fluxbb|punbb|bbpress",
+    re.IGNORECASE,
+)
+_SOURCE_MARKERS = ("disqus_thread", '/Comment"', '/UserComments"', 'itemprop="comment"')
+_COMMENT_CUE = 1 << next(i for i, (name, _) in enumerate(ANCESTOR_CUES) if name == "comment")
+_REPLY = re.compile(r"^\s*(?:re|回复|回覆|답변|ответ)\s*[:：]", re.IGNORECASE)
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+def _forum_url(url: str) -> bool:
+    url = url.strip().lower()
+    if not url:
+        return False
+    path = url.split("#", 1)[0]
+    if "ycombinator.com/item" not in path:
+        path = path.split("?", 1)[0]
+    return _FORUM_URL.search(path.rstrip("/") + "/") is not None
+
+
+def is_forum(tree: Any, url: str | None) -> bool:
+    """Whether the page is a forum thread or a Q&A page (see the module's docstring)."""
+    urls = [url or ""]
+    head = tree.head
+    if head is not None:
+        for node in head.css(_HEAD_SELECTOR):
+            attrs = node.attributes
+            if attrs.get("name") == "generator":
+                if _FORUM_GENERATORS.search(attrs.get("content") or ""):
+                    return True
+            else:
+                urls.append(attrs.get("href") or attrs.get("content") or "")
+    if any(_forum_url(u) for u in urls):
+        return True
+    _, types = declared_types(tree)
+    if types & _FORUM_TYPES:
+        return True
+    return tree.css_first(_FORUM_MARKUP) is not None
+
+
+def _containers(tree: Any) -> list[str]:
+    """The squeezed texts of the outermost comment containers, in document order."""
+    root = tree.body
+    if root is None:
+        return []
+    nodes = root.css(CONTAINER_SELECTOR)
+    if not nodes:
+        return []
+    seen: set[int] = set()
+    texts: list[str] = []
+    for node in nodes:  # document order: an outer container comes before what it holds
+        ident = node.mem_id
+        if ident in seen:
+            continue
+        parent, inside = node.parent, False
+        while parent is not None:
+            if parent.mem_id in seen:
+                inside = True
+                break
+            parent = parent.parent
+        seen.add(ident)
+        if not inside:
+            text = _squeeze(node.text(deep=True) or "")
+            if text:
+                texts.append(text)
+    return texts
+
+
+def _in_containers(blocks: Sequence[Block], tree: Any, containers: list[str]) -> list[int]:
+    """The blocks that lie inside one of ``containers``: each block is placed in the squeezed
+    text of the whole body, in document order from where the previous one ended, and is inside
+    when its place falls in a container's span. A block found more than `_MAX_GAP` characters on
+    is placed only when it is at least `_SURE_CHARS` long (a short text so far on is more likely
+    a repeat than the block), and one not found is not placed."""
+    body = _squeeze(tree.body.text(deep=True) or "")
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for text in containers:
+        at = body.find(text, start)
+        if at < 0:
+            at = body.find(text)
+        if at >= 0:
+            spans.append((at, at + len(text)))
+            start = at + len(text)
+    if not spans:
+        return []
+    found: list[int] = []
+    cursor = 0
+    for i, block in enumerate(blocks):
+        text = _squeeze(block.text)
+        if not text:
+            continue
+        at = body.find(text, cursor)
+        if at < 0 or (at - cursor > _MAX_GAP and len(text) < _SURE_CHARS):
+            continue
+        cursor = end = at + len(text)
+        if any(lo <= at and end <= hi for lo, hi in spans):
+            found.append(i)
+    return found
+
+
+def _replies(blocks: Sequence[Block]) -> list[int]:
+    """The blocks of a "re: <title>" reply thread (see the module's docstring)."""
+    starts = [i for i, b in enumerate(blocks) if _REPLY.match(b.text)]
+    if len(starts) < MIN_REPLIES:
+        return []
+    first, last = starts[0], starts[-1]
+    shapes = {blocks[i].dom_path for i in range(first, last + 1)}
+    end = last + 1
+    while end < len(blocks) and blocks[end].dom_path in shapes:
+        end += 1
+    return list(range(first, end))
+
+
+def find_comments(blocks: Sequence[Block], tree: Any, url: str | None) -> set[int]:
+    """The indexes of the blocks that lie in the page's comment sections; empty on a forum."""
+    containers = _containers(tree) if tree is not None else []
+    replies = _replies(blocks)
+    if not containers and not replies:
+        return set()
+    if tree is not None and is_forum(tree, url):
+        return set()
+    found = set(replies)
+    if containers:
+        found.update(_in_containers(blocks, tree, containers))
+    return found
+
+
+def label_comments(
+    labeled: Sequence[LabeledBlock], tree: Any, url: str | None, source: str | None = None
+) -> tuple[list[LabeledBlock], tuple[str, ...]]:
+    """``labeled`` with the kept blocks of the page's comment sections labelled
+    `Verdict.COMMENT`, and the page note when any were (see the module's docstring)."""
+    good = Verdict.GOOD
+    if not any(lb.verdict is good for lb in labeled):
+        return list(labeled), ()
+    # The selector pass costs a tenth of the page's cleaning, so it runs only where a kept block
+    # sits in an element whose class or id names comments (the walk's cues), or where the page's
+    # source (``source``, when given) names the containers the cues cannot see: Disqus's thread
+    # and microdata comments. Reply threads need no tree.
+    if not any(lb.verdict is good and lb.block.ancestor_cues & _COMMENT_CUE for lb in labeled) and (
+        source is None or not any(marker in source for marker in _SOURCE_MARKERS)
+    ):
+        tree = None
+    found = find_comments([lb.block for lb in labeled], tree, url)
+    hits = [i for i in sorted(found) if labeled[i].verdict is good]
+    if not hits:
+        return list(labeled), ()
+    hit = set(hits)
+    left = sum(
+        lb.block.n_chars for i, lb in enumerate(labeled) if lb.verdict is good and i not in hit
+    )
+    if left < MIN_LEFT_CHARS:
+        return list(labeled), ()
+    comment = Verdict.COMMENT
+    out = [lb._replace(verdict=comment) if i in hit else lb for i, lb in enumerate(labeled)]
+    return out, (COMMENTS_LABELLED,)

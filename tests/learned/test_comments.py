@@ -1,0 +1,259 @@
+"""Reader comments: kept blocks in a comment section are labelled "comment" and left out of the
+text unless ``include_comments``; forum threads, whose posts are the content, keep them."""
+
+from __future__ import annotations
+
+from pipeline.clean import clean_html
+from pipeline.html.segment import parse, segment
+from pipeline.learned import comments
+from pipeline.types import Block, Verdict
+
+ARTICLE = (
+    "The city council approved the new budget on Tuesday after a long debate that ran late into "
+    "the evening. Most members voted for the draft the administration had put forward, which "
+    "gives schools and road repairs more money than last year and cuts the spending on new "
+    "office buildings. The mayor said the vote showed that the council could agree on what "
+    "mattered most to the people who live here."
+)
+ARTICLE_2 = (
+    "Opposition members had asked for more money for public transport and for the libraries, "
+    "which have cut their opening hours twice in three years. Their amendment failed by four "
+    "votes. The budget now goes to the regional authority, which has to approve it before the "
+    "start of the year, as it does every year."
+)
+COMMENT_1 = (
+    "I went to the meeting and it was the longest I have ever sat through. Still, I am glad the "
+    "schools get more this time, my daughter's class has had no new books for five years and "
+    "the roof of the gym leaks every time it rains."
+)
+COMMENT_2 = (
+    "Cutting the library hours again is a mistake that we will regret. The library is the only "
+    "warm place where many older people in this town can sit and read a paper for free."
+)
+COMMENT_3 = (
+    "Road repairs are long overdue on the east side, the potholes on Mill Street have been there "
+    "since the winter before last and nobody at the town hall seems to care about them at all."
+)
+COMMENTS = (COMMENT_1, COMMENT_2, COMMENT_3)
+TITLE = "Council approves the new budget"
+
+
+def page(body: str, head: str = "") -> str:
+    return f"<html><head><title>{TITLE}</title>{head}</head><body>{body}</body></html>"
+
+
+def article(after: str) -> str:
+    return (
+        f"<main><article><h1>{TITLE}</h1><p>{ARTICLE}</p><p>{ARTICLE_2}</p>{after}</article></main>"
+    )
+
+
+def wordpress() -> str:
+    items = "".join(
+        f'<li id="comment-{i}" class="comment even thread-even depth-1">'
+        f'<article id="div-comment-{i}" class="comment-body"><footer class="comment-meta">'
+        f'<b class="fn">Reader {i}</b> <time>March {i}, 2024</time></footer>'
+        f'<div class="comment-content"><p>{text}</p></div>'
+        f'<div class="reply"><a class="comment-reply-link" href="#">Reply</a></div>'
+        f"</article></li>"
+        for i, text in enumerate(COMMENTS, 1)
+    )
+    return page(
+        article(
+            f'<div id="comments" class="comments-area"><h2 class="comments-title">'
+            f"3 thoughts on &ldquo;{TITLE}&rdquo;</h2>"
+            f'<ol class="comment-list">{items}</ol></div>'
+        )
+    )
+
+
+def disqus() -> str:
+    posts = "".join(
+        f'<li class="post"><div class="post-content"><span class="author">user{i}</span>'
+        f'<div class="post-message"><p>{text}</p></div></div></li>'
+        for i, text in enumerate(COMMENTS, 1)
+    )
+    return page(article(f'<div id="disqus_thread"><ul id="post-list">{posts}</ul></div>'))
+
+
+def microdata() -> str:
+    items = "".join(
+        f'<div class="c-item" itemprop="comment" itemscope itemtype="https://schema.org/Comment">'
+        f'<span itemprop="author">Reader {i}</span><p itemprop="text">{text}</p></div>'
+        for i, text in enumerate(COMMENTS, 1)
+    )
+    return page(article(f'<section class="c-wrap">{items}</section>'))
+
+
+def replies() -> str:
+    """A blog post, then replies each titled "re: <title> <date> <name>" in an h4."""
+    thread = "".join(
+        f"<h4>re: {TITLE} 2009-03-0{i} 12:0{i} reader{i}</h4><p>{text}</p>"
+        for i, text in enumerate(COMMENTS, 1)
+    )
+    return page(
+        f"<div class='post'><h1>{TITLE}</h1><p>{ARTICLE}</p><p>{ARTICLE_2}</p></div>" + thread
+    )
+
+
+def discourse() -> str:
+    """A Discourse topic: the posts are the content, and their replies sit in comment-like
+    markup (``.replies``, ``#comments``-style classes do occur) that must not count."""
+    posts = "".join(
+        f'<div class="topic-post"><article class="boxed onscreen-post" id="post_{i}">'
+        f'<div class="topic-meta-data"><span class="username">user{i}</span></div>'
+        f'<div class="comment-body cooked"><p>{text}</p></div></article></div>'
+        for i, text in enumerate((ARTICLE, *COMMENTS), 1)
+    )
+    head = '<meta name="generator" content="Discourse 3.2.0 - https://github.com/discourse">'
+    return page(
+        f'<div id="main-outlet"><h1>{TITLE}</h1><div class="comments">{posts}</div></div>', head
+    )
+
+
+def phpbb() -> str:
+    posts = "".join(
+        f'<div class="post bg2" id="p{i}"><div class="postbody"><h3>Re: {TITLE}</h3>'
+        f'<p class="author">by user{i}</p>'
+        f'<div class="content comment-content">{text}</div></div></div>'
+        for i, text in enumerate((ARTICLE, *COMMENTS), 1)
+    )
+    return page(f'<div id="page-body"><h2>{TITLE}</h2>{posts}</div>')
+
+
+def labels_of(result, text: str) -> set[str]:
+    return {str(lb.verdict) for lb in result.blocks if text in lb.block.text}
+
+
+def blocks_of(html: str) -> list[Block]:
+    return segment(parse(html.encode()))
+
+
+# --- the rule on the blocks (independent of what the model keeps) ---------------------------
+
+
+def comment_texts(html: str, url: str | None = None) -> list[str]:
+    blocks = blocks_of(html)
+    found = comments.find_comments(blocks, parse(html.encode()), url)
+    return [blocks[i].text for i in sorted(found)]
+
+
+def test_wordpress_comment_section_is_found_and_the_article_is_not():
+    found = comment_texts(wordpress(), "https://example.org/2024/03/council-budget/")
+    for text in COMMENTS:
+        assert text in found
+    assert "Reader 1 March 1, 2024" in found and "Reply" in found
+    assert ARTICLE not in found and ARTICLE_2 not in found
+    # the headline that the "3 thoughts on <title>" heading repeats is still the article's
+    assert TITLE not in found
+
+
+def test_disqus_thread_is_found():
+    found = comment_texts(disqus())
+    assert set(COMMENTS) <= set(found)
+    assert ARTICLE not in found
+
+
+def test_microdata_comments_are_found_without_a_comment_class():
+    found = comment_texts(microdata())
+    assert set(COMMENTS) <= set(found)
+    assert ARTICLE not in found and TITLE not in found
+
+
+def test_re_reply_thread_is_found_from_its_first_reply_on():
+    found = comment_texts(replies())
+    assert set(COMMENTS) <= set(found)
+    assert f"re: {TITLE} 2009-03-01 12:01 reader1" in found
+    assert ARTICLE not in found and ARTICLE_2 not in found and TITLE not in found
+
+
+def test_two_re_lines_are_not_a_thread():
+    html = page(f"<p>{ARTICLE}</p><h4>Re: an old question</h4><p>{COMMENT_1}</p><h4>re: it</h4>")
+    assert comment_texts(html) == []
+
+
+def test_forum_threads_keep_their_posts():
+    assert comment_texts(discourse()) == []
+    # phpBB: "Re:" subjects on every post, found by the URL, or by the markup without one
+    assert comment_texts(phpbb(), "https://forum.example.org/viewtopic.php?t=12") == []
+    assert comment_texts(phpbb()) == []
+
+
+def test_forum_is_read_from_url_head_and_markup():
+    plain = parse(page("<p>x</p>").encode())
+    assert not comments.is_forum(plain, "https://example.org/2024/03/council-budget/")
+    assert not comments.is_forum(plain, None)
+    for url in (
+        "https://meta.discourse.org/t/some-topic/1234",
+        "https://www.example.com/threads/why-is-it.5512/",
+        "https://forum.example.org/viewtopic.php?f=2&t=9",
+        "https://www.reddit.com/r/python/comments/abc123/a_title/",
+        "https://news.ycombinator.com/item?id=4242",
+        "https://lemmy.ml/post/21018364",
+    ):
+        assert comments.is_forum(plain, url), url
+    og = '<meta property="og:url" content="https://www.example.com/showthread.php?t=1.html">'
+    assert comments.is_forum(parse(page("<p>x</p>", og).encode()), None)
+    qa = '<script type="application/ld+json">{"@type": "QAPage"}</script>'
+    assert comments.is_forum(parse(page("<p>x</p>", qa).encode()), None)
+
+
+def test_a_page_without_comment_markup_is_left_alone():
+    html = page(article(""))
+    assert comment_texts(html) == []
+
+
+# --- the whole pipeline: labels, text, include_comments -------------------------------------
+
+
+def test_comments_are_left_out_of_the_text():
+    for make in (wordpress, disqus, microdata, replies):
+        result = clean_html(make())
+        assert ARTICLE in result.text and ARTICLE_2 in result.text, make.__name__
+        assert labels_of(result, ARTICLE) == {"good"}
+        for text in COMMENTS:
+            assert text not in result.text, make.__name__
+            assert text not in result.markdown, make.__name__
+            assert labels_of(result, text) <= {"comment", "bad"}, make.__name__
+
+
+def test_kept_comments_are_labelled_comment():
+    # On the WordPress page the model itself drops the comments (its class and id cues name
+    # them); on these three it keeps their prose, and the rule labels it.
+    for make in (disqus, microdata, replies):
+        result = clean_html(make())
+        for text in COMMENTS:
+            assert labels_of(result, text) == {"comment"}, make.__name__
+        assert comments.COMMENTS_LABELLED in result.notes
+    result = clean_html(replies())
+    assert labels_of(result, "re: Council approves") == {"comment"}
+    assert labels_of(result, ARTICLE) == {"good"}
+
+
+def test_include_comments_brings_them_back():
+    for make in (disqus, microdata, replies):
+        without = clean_html(make())
+        with_ = clean_html(make(), include_comments=True)
+        # the labels are the same: only the text and the Markdown differ
+        assert [lb.verdict for lb in with_.blocks] == [lb.verdict for lb in without.blocks]
+        for text in COMMENTS:
+            assert text in with_.text and text in with_.markdown, make.__name__
+        assert with_.text.index(ARTICLE_2) < with_.text.index(COMMENT_1)
+        assert with_.text.startswith(without.text.split("\n")[0])
+
+
+def test_forum_posts_stay_content():
+    for html, url in (
+        (discourse(), "https://forum.example.org/t/council-budget/77"),
+        (phpbb(), "https://forum.example.org/viewtopic.php?t=12"),
+    ):
+        result = clean_html(html, url=url)
+        assert not any(lb.verdict is Verdict.COMMENT for lb in result.blocks)
+        assert comments.COMMENTS_LABELLED not in result.notes
+        assert ARTICLE in result.text
+
+
+def test_a_page_that_is_all_comments_is_kept():
+    items = "".join(f'<li class="comment"><p>{text}</p></li>' for text in COMMENTS[:1])
+    result = clean_html(page(f'<ol class="comment-list">{items}</ol>'))
+    assert not any(lb.verdict is Verdict.COMMENT for lb in result.blocks)
