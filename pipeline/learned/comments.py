@@ -218,9 +218,12 @@ def _replies(blocks: Sequence[Block]) -> list[int]:
     return list(range(first, end))
 
 
-def find_comments(blocks: Sequence[Block], tree: Any, url: str | None) -> set[int]:
-    """The indexes of the blocks that lie in the page's comment sections; empty on a forum."""
-    containers = _containers(tree) if tree is not None else []
+def find_comments(
+    blocks: Sequence[Block], tree: Any, url: str | None, *, look_for_containers: bool = True
+) -> set[int]:
+    """The indexes of the blocks that lie in the page's comment sections; empty on a forum.
+    ``look_for_containers=False`` skips the selector pass (reply threads are still found)."""
+    containers = _containers(tree) if tree is not None and look_for_containers else []
     replies = _replies(blocks)
     if not containers and not replies:
         return set()
@@ -244,11 +247,10 @@ def label_comments(
     # sits in an element whose class or id names comments (the walk's cues), or where the page's
     # source (``source``, when given) names the containers the cues cannot see: Disqus's thread
     # and microdata comments. Reply threads need no tree.
-    if not any(lb.verdict is good and lb.block.ancestor_cues & _COMMENT_CUE for lb in labeled) and (
-        source is None or not any(marker in source for marker in _SOURCE_MARKERS)
-    ):
-        tree = None
-    found = find_comments([lb.block for lb in labeled], tree, url)
+    look = any(lb.verdict is good and lb.block.ancestor_cues & _COMMENT_CUE for lb in labeled) or (
+        source is not None and any(marker in source for marker in _SOURCE_MARKERS)
+    )
+    found = find_comments([lb.block for lb in labeled], tree, url, look_for_containers=look)
     hits = [i for i in sorted(found) if labeled[i].verdict is good]
     if not hits:
         return list(labeled), ()
