@@ -15,7 +15,9 @@ CC-BY-4.0):
    one warm-up pass (`time.process_time` over the pages, no thread variables set).
 2. **The job**: ``dask submit jobs/clean_warcs.py WARC --workers 1`` of each install on one WARC
    of the pages in the Common Crawl layout (as bench/pipeline.py writes it), its whole process
-   tree's CPU (client, scheduler, nanny, worker, supervised child): pages per CPU-second.
+   tree's CPU (client, scheduler, nanny, worker, supervised child): pages per CPU-second. Both
+   installs must have the same optional extras (the script checks matplotlib, which the run
+   report's charts use).
 
 Prints medians and the new/base ratios and writes bench/results/against_<label>.json.
 """
@@ -86,6 +88,11 @@ def _checkout(python: str) -> Path:
     return Path(out).resolve().parents[1]
 
 
+def _has_matplotlib(python: str) -> bool:
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('matplotlib') is None)"
+    return subprocess.run([python, "-c", probe], cwd=tempfile.gettempdir()).returncode == 0
+
+
 def library_call(python: str, pages: int) -> float:
     wcxb = REPO.parent / "shared" / "data" / "wcxb-dev" / "html"
     proc = subprocess.run(
@@ -118,6 +125,11 @@ def main() -> None:
     args = parser.parse_args()
 
     versions = {"base": args.base_python, "new": args.new_python}
+    # The job's run report draws charts when matplotlib is installed, about a second of CPU per
+    # run: an install without it looks cheaper by that much.
+    extras = {name: _has_matplotlib(python) for name, python in versions.items()}
+    if len(set(extras.values())) > 1:
+        sys.exit(f"the installs differ in matplotlib (the report's charts): {extras}")
     lib: dict[str, list[float]] = {k: [] for k in versions}
     throughput: dict[str, list[float]] = {k: [] for k in versions}
     with tempfile.TemporaryDirectory() as tmp:

@@ -232,7 +232,7 @@ def clean_decoded(
         _stage_hook("labelling")
     labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code)
     deadline.check("labelling")
-    labeled, comment_notes = label_comments(keep_whole(labeled), tree, url, decoded.html)
+    labeled, comment_notes = label_comments(keep_whole(labeled), tree, url)
     notes += comment_notes
     kept = (Verdict.GOOD, Verdict.COMMENT) if include_comments else (Verdict.GOOD,)
     rendered = render([lb.block for lb in labeled if lb.verdict in kept], markdown=markdown)

@@ -25,6 +25,7 @@ COMPILABLE = (
     "pipeline.html.walk",
     "pipeline.html.lexbor_walk",
     "pipeline.html.structure",
+    "pipeline.render.blocks",
     "pipeline.learned.treewalk",
     "pipeline.learned.features",
     "pipeline.learned.stacked",

@@ -25,7 +25,12 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from pipeline.compiled import check_fresh
 from pipeline.types import Block, Shape
+
+# Compiled with Cython when the install can (hatch_build.py): rendering runs on every kept block
+# of every page, and compiled it costs about a quarter less (0.27 to 0.20 ms per WCXB page).
+check_fresh(__name__, __file__)
 
 __all__ = ["Rendered", "data_tables", "render"]
 
