@@ -1085,10 +1085,15 @@ def _looks_whole(stream: Any, where: int, head: bytes) -> bool:
     if blank < 0:
         return False
     block = head[: blank + 2]
-    found = re.search(rb"\r\nContent-Length:[ \t]*([0-9]+)[ \t]*\r\n", block, re.I)
+    found = re.search(rb"\r\nContent-Length:([^\r\n]*)\r\n", block, re.I)
     if found is None:
         return False
+    # A whole header block is a record start whatever its length says: a record with a length
+    # that is no byte count ("-0") is still the start that ends the cut record before it.
     if all(re.search(rb"\r\n" + name + rb":", block, re.I) for name in _WHOLE_HEADER):
         return True
-    stream.seek(where + blank + 4 + int(found.group(1)))
+    length = found.group(1).strip(b" \t")
+    if not length.isdigit():
+        return False
+    stream.seek(where + blank + 4 + int(length))
     return stream.read(4) == b"\r\n\r\n"

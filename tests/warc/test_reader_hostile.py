@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from pipeline.types import RawPage, Rejected
 from pipeline.warc.reader import MAX_HEADER_BLOCK, MAX_HEADER_LINE, ReaderIssue, iter_records
+from tests.fuzz_mutators import SEEDS, lay_out, set_length
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -144,6 +145,30 @@ def test_plain_record_cut_short_does_not_swallow_the_next(bad: int) -> None:
     _assert_intact_read_once(items, bad)
     (cut,) = [i for i in items if isinstance(i, Rejected)]
     assert (cut.record_id, cut.reason) == (f"<urn:uuid:r{bad}>", "truncated_record")
+
+
+@pytest.mark.parametrize("length", BAD_LENGTHS[1:])
+def test_a_record_cut_short_before_a_record_with_a_bad_length_ends_where_that_one_starts(
+    length: str,
+) -> None:
+    # Found by the 30-minute campaign (seed 1126, "odd/plain; record 2: length -0; record 1: cut
+    # at 1048/1527"): a resource record cut inside its block, then a record whose length is no
+    # byte count. That record's whole header block was not taken as a start, because its length
+    # did not parse, so its header lines became the cut record's body.
+    odd = next(seed for seed in SEEDS if seed.name == "odd")
+    records = list(odd.records)
+    records[2] = set_length(records[2], length, 0)
+    records[1] = records[1][:1048]
+    data, _ = lay_out(records, "plain")
+    items = _read(data)
+    for item in items:
+        if isinstance(item, RawPage):
+            assert WARC_HEADER_TEXT.search(item.body) is None, item.record_id
+    rejected = {i.record_id: i.reason for i in items if isinstance(i, Rejected)}
+    assert rejected[odd.ids[1]] == "truncated_record"
+    assert rejected[odd.ids[2]] == "invalid_length"
+    read = {i.record_id for i in items if isinstance(i, RawPage | Rejected)}
+    assert read == set(odd.ids)
 
 
 def test_plain_record_longer_than_the_file_keeps_its_page_when_nothing_follows() -> None:
