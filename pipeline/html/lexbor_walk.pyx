@@ -34,7 +34,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.html import walk as _python_walk
 from pipeline.html.class_cues import ANCESTOR_WORDS, ancestor_cue_bits
-from pipeline.html.structure import code_language
+from pipeline.html.structure import code_language, pre_language
 from pipeline.compiled import check_fresh
 from pipeline.types import Block, Shape
 from pipeline.lang.words import count_words
@@ -1012,12 +1012,7 @@ cdef object _walk(
                     if kind & _SPECIAL:  # a <pre>: one block, its text kept as it is
                         pre_depth = 1
                         pre_text = []
-                        language = code_language(class_value)
-                        for i in range(len(style_classes) - 2, max(len(style_classes) - 4, -1), -1):
-                            if language:
-                                break
-                            language = code_language(style_classes[i])
-                        shaper.name_language(language)
+                        shaper.name_language(pre_language(class_value, style_classes[-3:-1]))
                     link_chars = tags = 0
                     markup = size
                     dom_path = None

@@ -11,6 +11,7 @@ Rendering the shapes is `pipeline.render`'s job alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pipeline.compiled import check_fresh
 from pipeline.types import Shape
@@ -143,3 +144,15 @@ def code_language(class_value: str | None) -> str:
         if name and name not in _NOT_LANGUAGES:
             return name
     return ""
+
+
+def pre_language(own: str | None, enclosing: Sequence[str | None]) -> str:
+    """The language a ``<pre>`` names by its class, else by the classes of its enclosing block
+    elements, innermost first (``enclosing`` outermost first): Sphinx names it two blocks out
+    (``div.highlight-python > div.highlight > pre``)."""
+    language = code_language(own)
+    for classes in reversed(enclosing):
+        if language:
+            break
+        language = code_language(classes)
+    return language

@@ -36,7 +36,7 @@ from pipeline.errors import PageTooComplex
 from pipeline.html.class_cues import ancestor_cue_bits
 from pipeline.html.guard import Deadline
 from pipeline.html.mathml import math_latex, script_latex
-from pipeline.html.structure import SHAPE_TAGS, ShapeTracker, code_language
+from pipeline.html.structure import SHAPE_TAGS, ShapeTracker, code_language, pre_language
 from pipeline.lang.words import UNSPACED_CHAR, count_words
 from pipeline.types import Block, Shape
 
@@ -291,19 +291,12 @@ def _normalized_spans(
     return text, len(raw_starts), tuple(moved)
 
 
-def _joined_length(pieces: list[str]) -> int:
-    """The length of ``"".join(pieces)``: where a span starts or ends in the block's raw text."""
-    n = 0
-    for piece in pieces:
-        n += len(piece)
-    return n
-
-
 def _close_code(
     spans: list[tuple[int, int, str]] | None, start: int, pieces: list[str]
 ) -> list[tuple[int, int, str]] | None:
-    """``spans`` with the inline code that started at ``start`` and ends here, if it holds text."""
-    end = _joined_length(pieces)
+    """``spans`` with the inline code that started at piece ``start`` and ends here, if it holds
+    text (pieces are never empty, so a span of pieces holds text)."""
+    end = len(pieces)
     if end > start:
         if spans is None:
             spans = []
@@ -340,6 +333,14 @@ def _block(
     # followed by its per-paragraph one (a run split across nodes has a line break iff a part has).
     joined = pieces[0] if len(pieces) == 1 else "".join(pieces)
     if spans:
+        # Spans were recorded as piece indexes (pieces only grow while a block is built), which
+        # keeps a block of many inline code elements linear: they become offsets here, once.
+        offsets = [0]
+        total = 0
+        for piece in pieces:
+            total += len(piece)
+            offsets.append(total)
+        spans = [(offsets[a], offsets[b], kind) for a, b, kind in spans]
         text, n_words, moved = _normalized_spans(joined, spans)
         if moved:
             shape = (shape or _PLAIN)._replace(spans=moved)
@@ -449,7 +450,7 @@ def walk(
     # Inside a <pre> (depth > 0): its text as the page has it, for `Shape.raw`.
     pre_depth = 0
     pre_text: list[str] | None = None
-    # Inline code and math of the open block, as offsets into its joined pieces.
+    # Inline code and math of the open block, as (first piece, piece after it, kind).
     spans: list[tuple[int, int, str]] | None = None
     code_depth = 0
     code_start = 0
@@ -575,7 +576,7 @@ def walk(
                 elif tag != "pre":
                     code_depth += 1
                     if code_depth == 1:
-                        code_start = _joined_length(pieces)
+                        code_start = len(pieces)
             elif pre_depth:
                 kind &= _PRE_MASK
             if math is not None:
@@ -592,11 +593,11 @@ def walk(
                         )
                     if pieces:
                         pieces.append(" ")
-                    start = _joined_length(pieces)
+                    start = len(pieces)
                     pieces.append(latex)
                     if spans is None:
                         spans = []
-                    spans.append((start, start + len(latex), "display_math" if display else "math"))
+                    spans.append((start, start + 1, "display_math" if display else "math"))
                     pieces.append(" ")
                     if link_depth:
                         link_chars += len(latex)
@@ -653,10 +654,9 @@ def walk(
                     if kind & _SPECIAL:  # <pre>: one block, its text kept as it is
                         pre_depth = 1
                         pre_text = []
-                        language = code_language(attrs.get("class"))
-                        for _, classes in reversed(styles[-3:-1]):
-                            language = language or code_language(classes)
-                        shaper.name_language(language)
+                        shaper.name_language(
+                            pre_language(attrs.get("class"), [c for _, c in styles[-3:-1]])
+                        )
                     link_chars = tags = 0
                     markup = size
                     # As in jusText, a block opened by <br><br> has the <br> ending its path.
