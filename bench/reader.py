@@ -1,22 +1,33 @@
-"""The record reader's CPU per page: as shipped, as it was, and plain warcio, side by side.
+"""The record reader's and the decode stage's CPU per page: variants side by side in one run.
 
     python bench/reader.py [--pages 1358] [--rounds 5] [--out bench/results/reader.json]
 
 Packs WCXB dev pages into one Common-Crawl-shaped WARC as `bench/pipeline.py` does (request,
 response and metadata record per page, one gzip member each), then reads it, alternating, with:
 
-- **shipped**: `pipeline.warc.reader.iter_records` as it is (zlib-ng inflate, 128 KiB reads,
-  requests' HTTP headers drained unparsed);
-- **before**: the same reader with the standard library's zlib, warcio's 16 KiB reads and every
-  HTTP header block parsed (what it did up to bf6538e);
+- **shipped**: `pipeline.warc.reader.iter_records` as it is: plain gzip members read whole by
+  `pipeline.warc.members`, anything else by the segment reader (warcio);
+- **segment reader**: the same reader with that fast path off, every record through warcio (the
+  reader as it was before issue 36);
 - **warcio loop**: a bare warcio ``ArchiveIterator`` reading each response's body, with none of
-  the reader's accounting (the floor a plain loop starts from);
-- **fastwarc** (only when installed; not used by warcclean): its iterator reading each
-  response's body, for reference.
+  the reader's accounting;
+- **fastwarc loop** (only when installed; not used by warcclean): its iterator reading each
+  response's body;
+- **fastwarc accounted** (only when installed): the other design issue 36 weighed, a prototype:
+  FastWARC's iterator with each record turned into our `RawPage`/`Rejected` by the same helpers,
+  offsets from its stream positions. The run says whether its items equal shipped's on this
+  (undamaged) file; on damaged files FastWARC's own recovery differs from ours (SOURCES.md).
 
-Every round reads the whole file once per variant; the table gives the median CPU milliseconds
-per page over the rounds and the ratio to **before**. It also checks that shipped and before
-yield the same items. Writes bench/results/reader.json.
+and then decodes every page's body, alternating: **decode** (`decode_html` plus the check
+`pipeline.clean` makes before handing the page's own bytes to the parser), **decode before** (the
+same with the double-UTF-8 repair's gate searching the text, as before issue 36, rather than the
+bytes), and **strict utf-8** (`bytes.decode`, the floor for pages that are UTF-8).
+
+Every round runs each variant once, in an order that rotates per round; the tables give the
+median CPU milliseconds per page over the rounds and the ratio to **segment reader** and
+**decode before**. It checks
+that shipped and segment reader yield the same items and exits 1 if not. Writes
+bench/results/reader.json.
 """
 
 from __future__ import annotations
@@ -30,7 +41,6 @@ import statistics
 import sys
 import tempfile
 import time
-import zlib
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -40,12 +50,14 @@ from typing import Any
 # package of the same name.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+import pipeline.html.decode as html_decode  # noqa: E402
 import pipeline.warc.reader as reader  # noqa: E402
-from pipeline.types import RawPage  # noqa: E402
+from pipeline.clean import _is_plain_utf8  # noqa: E402
+from pipeline.types import RawPage, Rejected  # noqa: E402
+from pipeline.warc.payload import classify_type, decode_payload, media_type  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "reader.json"
-BEFORE = {"_inflate_lib": zlib, "_READ_BLOCK": 1 << 14, "_UNPARSED_HTTP": frozenset()}
 
 
 def _bench_script(name: str) -> Any:
@@ -58,16 +70,19 @@ def _bench_script(name: str) -> Any:
     return module
 
 
+def _hand_over_at_once(stream: Any, start: int, *args: Any) -> Iterator[Any]:
+    return start
+    yield  # a generator: the segment reader reads from ``start``
+
+
 @contextlib.contextmanager
-def _as_before() -> Iterator[None]:
-    saved = {name: getattr(reader, name) for name in BEFORE}
-    for name, value in BEFORE.items():
-        setattr(reader, name, value)
+def _segment_reader_only() -> Iterator[None]:
+    saved = reader.read_members
+    reader.read_members = _hand_over_at_once
     try:
         yield
     finally:
-        for name, value in saved.items():
-            setattr(reader, name, value)
+        reader.read_members = saved
 
 
 def _machine() -> dict[str, Any]:
@@ -88,8 +103,8 @@ def shipped(path: str) -> int:
     return sum(isinstance(item, RawPage) for item in _items(path))
 
 
-def before(path: str) -> int:
-    with _as_before():
+def segment_reader(path: str) -> int:
+    with _segment_reader_only():
         return shipped(path)
 
 
@@ -116,6 +131,128 @@ def fastwarc_loop(path: str) -> int:
     return pages
 
 
+def fastwarc_items(path: str) -> list[RawPage | Rejected]:
+    """The prototype of a reader over FastWARC: our items from its records (no resync).
+
+    A record's length is where the next one starts, so each item is finished one record late.
+    """
+    from fastwarc.warc import ArchiveIterator
+
+    items: list[RawPage | Rejected] = []
+    last: tuple[dict[str, Any], int] | None = None
+    with open(path, "rb") as stream:
+        for record in ArchiveIterator(stream, parse_http=False):
+            pos = record.stream_pos
+            if last is not None:
+                items.append(_finish(*last, pos))
+            last = (_fastwarc_fields(path, record), pos)
+        if last is not None:
+            items.append(_finish(*last, stream.seek(0, 2)))
+    return items
+
+
+def _fastwarc_fields(path: str, record: Any) -> dict[str, Any]:
+    headers = record.headers
+    rec_type = (headers.get("WARC-Type") or "").strip().lower()[:40] or "missing"
+    fields: dict[str, Any] = {
+        "warc_path": path,
+        "record_id": (headers.get("WARC-Record-ID") or "").strip()[:200],
+        "record_type": rec_type,
+        "url": (headers.get("WARC-Target-URI") or "").strip(),
+    }
+
+    def rejected(reason: str, detail: str) -> dict[str, Any]:
+        return {**fields, "url": fields["url"] or None, "reason": reason, "detail": detail}
+
+    if rec_type not in reader.PAGE_TYPES:
+        return rejected(f"record_type:{rec_type}", "")
+    record.parse_http()
+    http = record.http_headers
+    status = http.status_code
+    if status not in reader.ACCEPTED_STATUS:
+        return rejected("http_status", str(status))
+    content_type = http.get("Content-Type")
+    content_type = content_type.strip()[:300] if content_type is not None else None
+    if classify_type(media_type(content_type)) != "html":
+        return rejected("not_html", media_type(content_type)[:100])
+    payload = decode_payload(
+        record.reader.read(), http.get("Transfer-Encoding"), http.get("Content-Encoding")
+    )
+    return {
+        **fields,
+        "warc_date": (headers.get("WARC-Date") or "").strip(),
+        "http_status": status,
+        "content_type": content_type,
+        "http_headers": tuple((k[:200], v[:4096]) for k, v in http.items()[:200]),
+        "body": payload.body,
+        "truncated": not payload.complete,
+        "notes": payload.notes,
+    }
+
+
+def _finish(fields: dict[str, Any], offset: int, end: int) -> RawPage | Rejected:
+    if "reason" in fields:
+        return Rejected(
+            fields["warc_path"],
+            fields["record_id"],
+            fields["record_type"],
+            offset,
+            fields["url"],
+            fields["reason"],
+            fields["detail"],
+            end - offset,
+        )
+    return RawPage(warc_offset=offset, warc_length=end - offset, **fields)
+
+
+def fastwarc_accounted(path: str) -> int:
+    return sum(isinstance(item, RawPage) for item in fastwarc_items(path))
+
+
+def decode(pages: list[RawPage]) -> None:
+    for page in pages:
+        _is_plain_utf8(html_decode.decode_html(page.body, page.content_type))
+
+
+def decode_before(pages: list[RawPage]) -> None:
+    """`decode` as before issue 36: the double-UTF-8 gate searches the text for its markers."""
+    saved = html_decode._marker_in_bytes
+    html_decode._marker_in_bytes = lambda raw: None
+    try:
+        decode(pages)
+    finally:
+        html_decode._marker_in_bytes = saved
+
+
+def strict_utf8(pages: list[RawPage]) -> None:
+    for page in pages:
+        page.body.decode("utf-8", "replace")
+
+
+def _alternate(
+    variants: dict[str, Callable[[], int]], rounds: int, expect: int
+) -> dict[str, list[float]]:
+    """CPU ms per page of each variant, per round; the order rotates from round to round."""
+    spent: dict[str, list[float]] = {name: [] for name in variants}
+    names = list(variants)
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            t = time.process_time()
+            n = variants[name]()
+            spent[name].append(1000 * (time.process_time() - t) / expect)
+            if n != expect:
+                sys.exit(f"{name} read {n} pages, expected {expect}")
+    return spent
+
+
+def _table(title: str, spent: dict[str, list[float]], base: str) -> dict[str, float]:
+    medians = {name: statistics.median(ms) for name, ms in spent.items()}
+    print(f"\n{title:<20} {'median ms/page':>15} {'vs ' + base:>18}")
+    for name, ms in medians.items():
+        print(f"{name:<20} {ms:>15.3f} {ms / medians[base]:>17.2f}x")
+    return medians
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=1358, help="WCXB pages to pack (max 1358)")
@@ -128,36 +265,38 @@ def main() -> None:
     bench = _bench_script("pipeline")
     if not bench.WCXB.exists():
         sys.exit(f"{bench.WCXB} is absent: the benchmark needs ../shared/data/wcxb-dev")
-    variants: dict[str, Callable[[str], int]] = {
-        "shipped": shipped,
-        "before": before,
-        "warcio loop": warcio_loop,
-    }
-    if importlib.util.find_spec("fastwarc") is not None:
-        variants["fastwarc"] = fastwarc_loop
+    has_fastwarc = importlib.util.find_spec("fastwarc") is not None
     with tempfile.TemporaryDirectory(prefix="warcclean-reader-") as tmp:
         path = str(Path(tmp) / "pages.warc.gz")
         pages = bench.load_pages(args.pages)
         bench.write_warc(Path(path), pages)
-        with _as_before():
-            old_items = _items(path)
-        same = _items(path) == old_items
-        spent: dict[str, list[float]] = {name: [] for name in variants}
-        for _ in range(args.rounds):
-            for name, read in variants.items():
-                t = time.process_time()
-                n = read(path)
-                spent[name].append(1000 * (time.process_time() - t) / n)
-                if n != len(pages):
-                    sys.exit(f"{name} read {n} pages, expected {len(pages)}")
-    medians = {name: statistics.median(ms) for name, ms in spent.items()}
+        items = _items(path)
+        with _segment_reader_only():
+            same = items == _items(path)
+        same_fastwarc = fastwarc_items(path) == items if has_fastwarc else None
+        read: dict[str, Callable[[], int]] = {
+            "shipped": lambda: shipped(path),
+            "segment reader": lambda: segment_reader(path),
+            "warcio loop": lambda: warcio_loop(path),
+        }
+        if has_fastwarc:
+            read["fastwarc loop"] = lambda: fastwarc_loop(path)
+            read["fastwarc accounted"] = lambda: fastwarc_accounted(path)
+        read_ms = _alternate(read, args.rounds, len(pages))
+    bodies = [item for item in items if isinstance(item, RawPage)]
+    decoding: dict[str, Callable[[], int]] = {
+        "decode": lambda: decode(bodies) or len(bodies),
+        "decode before": lambda: decode_before(bodies) or len(bodies),
+        "strict utf-8": lambda: strict_utf8(bodies) or len(bodies),
+    }
+    decode_ms = _alternate(decoding, args.rounds, len(pages))
     print(
-        f"{len(pages)} pages, {args.rounds} rounds; shipped and before give the same items: "
-        f"{'yes' if same else 'NO'}"
+        f"{len(pages)} pages, {args.rounds} rounds; shipped and segment reader give the same "
+        f"items: {'yes' if same else 'NO'}"
+        + ("" if same_fastwarc is None else f"; fastwarc accounted too: {same_fastwarc}")
     )
-    print(f"\n{'variant':<14} {'median ms/page':>15} {'vs before':>10}")
-    for name, ms in medians.items():
-        print(f"{name:<14} {ms:>15.3f} {ms / medians['before']:>9.2f}x")
+    read_medians = _table("read", read_ms, "segment reader")
+    decode_medians = _table("decode", decode_ms, "decode before")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         json.dumps(
@@ -167,9 +306,12 @@ def main() -> None:
                 "machine": {**machine, "load_average_at_end": os.getloadavg()},
                 "pages": len(pages),
                 "rounds": args.rounds,
-                "same_items_as_before": same,
-                "ms_per_page": spent,
-                "median_ms_per_page": medians,
+                "same_items_as_segment_reader": same,
+                "fastwarc_accounted_same_items": same_fastwarc,
+                "read_ms_per_page": read_ms,
+                "read_median_ms_per_page": read_medians,
+                "decode_ms_per_page": decode_ms,
+                "decode_median_ms_per_page": decode_medians,
             },
             indent=2,
         )

@@ -575,13 +575,24 @@ def _undo_double_utf8(text: str, raw: bytes) -> str | None:
     # accented letter), "Â" (no-break space, ©, °) or "â" (curly quotes, dashes).
     if b"\xc3" not in raw:
         return None
-    first = min((i for i in (text.find(c) for c in "ÃÂâ") if i >= 0), default=-1)
-    if first < 0:
-        return None
     # Encoding the whole page back costs ~40 ns a character; a genuine "château" fails within
     # the first few characters after the marker, so try a window there before the whole page.
+    # Any window that starts at a marker will do: when the whole page maps back, so does every
+    # stretch of it that starts at one (each marker encodes to a UTF-8 lead byte).
+    at = _marker_in_bytes(raw)
+    if at is None:
+        first = min((i for i in (text.find(c) for c in "ÃÂâ") if i >= 0), default=-1)
+        if first < 0:
+            return None
+        head = text[first : first + 256]
+    elif at < 0:
+        return None
+    else:
+        # The bytes at a marker decode as the text there (a lead byte restarts decoding after any
+        # invalid bytes); "ignore" drops the character the slice may cut at its end.
+        head = raw[at : at + 1024].decode("utf-8", "ignore")
     try:
-        window = text[first : first + 256].encode("cp1252", _LATIN1_PASSTHROUGH)
+        window = head.encode("cp1252", _LATIN1_PASSTHROUGH)
         codecs.utf_8_decode(window, "strict", False)
     except UnicodeError:
         return None
@@ -591,6 +602,28 @@ def _undo_double_utf8(text: str, raw: bytes) -> str | None:
         return None
     non_ascii = len(repaired) - len(repaired.encode("ascii", "ignore"))
     return repaired if non_ascii >= MIN_REPAIRED_CHARS else None
+
+
+# "Ã", "Â" and "â" in UTF-8, after their common lead byte \xc3.
+_MARKER_SECONDS = frozenset(b"\x82\x83\xa2")
+_MARKER_TRIES = 32
+
+
+def _marker_in_bytes(raw: bytes) -> int | None:
+    """Where the first UTF-8 "Ã", "Â" or "â" starts in ``raw`` (-1: none), or None when the
+    first `_MARKER_TRIES` lead bytes \xc3 (accented Latin letters) are all something else.
+
+    memchr finds the lead byte; the text itself is several times slower to search, since most
+    pages hold a character beyond Latin-1 (a curly quote) and are stored two bytes a character.
+    """
+    at = raw.find(b"\xc3")
+    for _ in range(_MARKER_TRIES):
+        if at < 0:
+            return -1
+        if raw[at + 1 : at + 2] and raw[at + 1] in _MARKER_SECONDS:
+            return at
+        at = raw.find(b"\xc3", at + 1)
+    return None
 
 
 def _decode(data: bytes, encoding: str) -> tuple[str, str]:

@@ -132,8 +132,13 @@ def sniff_kind(body: bytes) -> SniffKind:
 def read_capped(stream: Readable, cap: int | None) -> tuple[bytes, bool]:
     """Read ``stream`` to its end keeping at most ``cap`` bytes: (kept bytes, whether capped).
 
-    The rest is drained unkept, so the stream is positioned after the payload either way.
+    The rest is drained unkept, so the stream is positioned after the payload either way. A
+    stream with a ``take(cap)`` method answers at once (`pipeline.warc.members`: the bytes are
+    already in memory, and one slice is one copy).
     """
+    take = getattr(stream, "take", None)
+    if take is not None:
+        return take(cap)  # type: ignore[no-any-return]
     parts: list[bytes] = []
     kept = 0
     capped = False

@@ -476,6 +476,28 @@ def test_genuine_text_is_not_repaired(text: str) -> None:
     assert (result.html, result.source) == (text, "detected")
 
 
+@pytest.mark.parametrize("accents", [0, 31, 32, 33, 500])
+def test_repair_is_found_after_any_number_of_accented_letters(accents: int) -> None:
+    # The marker search gives up on bytes after a few dozen other accented letters and looks in
+    # the text instead: either way the page is judged whole.
+    genuine = "é" * accents
+    twice = genuine + _misread_as_windows_1252("<p>Café “quoted”</p>")
+    result = decoded(twice.encode("utf-8"))
+    # a genuine é does not map back through windows-1252: the page stays as it is
+    assert result.source == ("detected+repaired:double-utf8" if not accents else "detected")
+    page = "é" * accents + "<p>Café déjà</p>"
+    mojibake_only = decoded(_misread_as_windows_1252(page).encode())
+    assert mojibake_only.html == page
+    assert mojibake_only.source == "detected+repaired:double-utf8"
+
+
+def test_repair_window_after_invalid_bytes() -> None:
+    # Mostly UTF-8 with one stray byte: the text holds U+FFFD, which never maps back.
+    body = b"<p>\xff " + _misread_as_windows_1252("Café “quoted” déjà").encode() + b"</p>"
+    result = decoded(body, "text/html; charset=utf-8")
+    assert result.source == "http" and "\ufffd" in result.html
+
+
 # --- real pages ---------------------------------------------------------------------------------
 
 _MOJIBAKE = re.compile("Ã[\u0080-\u00bf]|â€|â\u0080|Â[\u00a0-\u00bf]")
