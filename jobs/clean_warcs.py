@@ -25,17 +25,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import dask
 from dask.base import tokenize
 from distributed import Client, LocalCluster, Worker, as_completed
 from fsspec.core import url_to_fs
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from pipeline.cleaners.registry import DEFAULT_CLEANER, make_cleaner
 from pipeline.config import Limits
@@ -49,17 +45,20 @@ from pipeline.jobconfig import (
     parse_memory_limit,
     parse_pairs,
 )
-from pipeline.output.layout import OutputError, check_output, check_report_path
-from pipeline.output.sink import write_atomic
 from pipeline.output.stats import Stats, WarcReport
-from pipeline.report.charts import INSTALL_HINT as CHARTS_HINT
-from pipeline.report.charts import available as charts_available
-from pipeline.report.run_report import STRUCTURE_KINDS
-from pipeline.report.run_report import warm_up as warm_up_report
-from pipeline.run import process_warc
 from pipeline.supervise import process_warc_supervised
 from pipeline.warc.inputs import input_stem, list_inputs
 from pipeline.workers import WarmUp
+
+if TYPE_CHECKING:
+    import threading
+
+    from rich.table import Table
+
+# What only the client uses (the console, the output checks, the reports, the in-process path)
+# is imported where it is used: each worker process of a local cluster runs this script's
+# imports again (multiprocessing's spawn loads the main script), and those cost each worker a
+# tenth of a second of CPU for nothing.
 
 INPROC = "inproc"
 # Each retry re-reads the whole input: more than a few only repeats a failure that is not passing.
@@ -130,7 +129,10 @@ def run_job(
     # Workers that are threads of this very process (--scheduler inproc: tests, debugging) run
     # the tasks here too, so that what the caller patches or steps through is what runs.
     supervised = not _workers_in_this_process(client)
-    task = process_warc_supervised if supervised else process_warc
+    if supervised:
+        task = process_warc_supervised
+    else:
+        from pipeline.run import process_warc as task
     if queue:
         # Every worker, and any that joins later, loads the cleaner and data once, up front.
         client.register_plugin(WarmUp(cfg, start_children=supervised))
@@ -206,6 +208,8 @@ def write_run_report(report: dict[str, Any], cfg: JobConfig, path: str | None) -
     if path is None:
         stamp = report["started_at"].replace(":", "").replace("-", "")
         path = f"{cfg.output.rstrip('/')}/_runs/{stamp}.json"
+    from pipeline.output.sink import write_atomic
+
     fs, fs_path = url_to_fs(path, **cfg.storage_dict if "://" in path else {})
     write_atomic(fs, fs_path, json.dumps(report, indent=2).encode())
     return path
@@ -232,6 +236,10 @@ def write_html_report(report: dict[str, Any], cfg: JobConfig, json_path: str) ->
 
 
 def summary_table(result: RunResult) -> Table:
+    from rich.table import Table
+
+    from pipeline.report.run_report import STRUCTURE_KINDS
+
     totals = result.totals
     table = Table(title="warcclean run", show_header=True)
     table.add_column("what")
@@ -259,6 +267,37 @@ def summary_table(result: RunResult) -> Table:
     return table
 
 
+# Dask's own housekeeping on a local cluster, set quieter: every server (the scheduler, each
+# nanny, each worker) checks its event loop every 20 ms and samples the system every 500 ms,
+# and each nanny and worker reads its memory every 100 ms. Together that is 40 ms of CPU per
+# second of the job on one worker, and 8 ms at these values (bench/overhead.py); a page costs
+# under 10 ms. Dask's statistical profiler samples the task thread's stack every 10 ms, about
+# 6% of the job's CPU (bench/pipeline.py), and is off. Each stays as the environment sets it
+# (DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL=20ms): the dashboard's plots are coarser without it.
+LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.worker.profile.enabled": False,
+}
+
+
+def _env_name(key: str) -> str:
+    return "DASK_" + key.upper().replace(".", "__").replace("-", "_")
+
+
+def local_cluster_config() -> dict[str, Any]:
+    """`LOCAL_CLUSTER_CONFIG` less what the environment sets itself."""
+    return {k: v for k, v in LOCAL_CLUSTER_CONFIG.items() if _env_name(k) not in os.environ}
+
+
+def warm_up_report() -> threading.Thread | None:
+    """Start the HTML report's warm-up thread (`pipeline.report.run_report.warm_up`)."""
+    from pipeline.report.run_report import warm_up
+
+    return warm_up()
+
+
 def make_client(
     scheduler: str | None, workers: int | None, threads: int, memory_limit: str | int | None
 ) -> Client:
@@ -269,13 +308,7 @@ def make_client(
         return Client(address)
     # Pages are pure-Python work that holds the GIL: processes with one thread each.
     n = workers or os.cpu_count() or 1
-    # Dask's statistical profiler samples the task thread's stack every 10 ms, about 6% of the
-    # job's CPU here (bench/pipeline.py); the local cluster runs without it unless the
-    # environment asks for it (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=True).
-    profile = dask.config.get("distributed.worker.profile.enabled")
-    if "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED" not in os.environ:
-        profile = False
-    with dask.config.set({"distributed.worker.profile.enabled": profile}):
+    with dask.config.set(local_cluster_config()):
         cluster = LocalCluster(
             n_workers=n, threads_per_worker=threads, processes=True, memory_limit=memory_limit
         )
@@ -433,6 +466,20 @@ def main(
     include_comments: bool,
 ) -> None:
     """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from pipeline.output.layout import OutputError, check_output, check_report_path
+    from pipeline.report.charts import INSTALL_HINT as CHARTS_HINT
+    from pipeline.report.charts import available as charts_available
+
     try:
         cfg = JobConfig(
             output=output,
@@ -487,6 +534,9 @@ def main(
             TimeElapsedColumn(),
             console=err,
             disable=no_progress,
+            # rich redraws 10 times a second by default: 13 ms of CPU per second of the job on
+            # a terminal, against 3 ms at this rate; the bar moves once per input anyway.
+            refresh_per_second=2,
         )
         seen = Stats()
         t0 = time.perf_counter()

@@ -146,15 +146,44 @@ def test_python_script_runs_and_writes_a_run_report(tmp_path: Path) -> None:
     )
 
 
-def test_local_cluster_workers_run_without_the_statistical_profiler(
+def test_local_cluster_workers_run_without_the_profiler_and_with_quiet_housekeeping(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delenv("DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED", raising=False)
+    for key in job.LOCAL_CLUSTER_CONFIG:
+        monkeypatch.delenv(job._env_name(key), raising=False)
+    keys = list(job.LOCAL_CLUSTER_CONFIG)
     with job.make_client(None, 1, 1, "2GiB") as client:
-        enabled = client.run(
-            lambda: __import__("dask").config.get("distributed.worker.profile.enabled")
-        )
-    assert list(enabled.values()) == [False]
+        seen = client.run(lambda: [__import__("dask").config.get(k) for k in keys])
+    assert list(seen.values()) == [list(job.LOCAL_CLUSTER_CONFIG.values())]
+    assert job.LOCAL_CLUSTER_CONFIG["distributed.worker.profile.enabled"] is False
+
+
+def test_the_environment_overrides_the_local_cluster_housekeeping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL", "20ms")
+    monkeypatch.setenv("DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL", "500ms")
+    config = job.local_cluster_config()
+    assert "distributed.admin.tick.interval" not in config
+    assert "distributed.admin.system-monitor.interval" not in config
+    assert config["distributed.worker.memory.monitor-interval"] == "1s"
+
+
+def test_worker_processes_load_no_cleaner_and_no_client_modules() -> None:
+    # A spawned worker runs the job script's imports again (as __mp_main__), then unpickles the
+    # task and the plugin: none of that may load the cleaners, the report or the console.
+    probe = (
+        "import runpy, sys\n"
+        f"runpy.run_path({str(JOB_SCRIPT)!r}, run_name='__mp_main__')\n"
+        "import pipeline.supervise, pipeline.workers\n"
+        "heavy = ('pipeline.run', 'pipeline.clean', 'pipeline.report.run_report', 'rich.console',"
+        " 'matplotlib', 'pyarrow.parquet')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
 
 
 def test_dask_submit_runs_the_job_and_fails_loudly(tmp_path: Path) -> None:

@@ -54,11 +54,13 @@ def test_scheduler_and_two_workers_give_the_same_rows(tmp_path: Path) -> None:
             done = client.run(
                 lambda dask_worker: sum("clean-warc-" in str(e) for e in dask_worker.state.log)
             )
-            # each worker process loaded the cleaner and the profiles once, through the plugin
+            # each worker process started its warm children once, through the plugin, and
+            # loaded no cleaner itself: the children clean
             warmed = client.run(
                 lambda dask_worker: (
                     sorted(n for n in dask_worker.plugins if n.startswith("warcclean-warm-up")),
-                    __import__("pipeline.lang.profiles", fromlist=["_model"])._model is not None,
+                    any(c.warmed for c in __import__("pipeline.supervise", fromlist=["_"])._IDLE)
+                    and "pipeline.run" not in __import__("sys").modules,
                 )
             )
     assert len(workers) == 2
@@ -72,11 +74,19 @@ def test_scheduler_and_two_workers_give_the_same_rows(tmp_path: Path) -> None:
 def test_a_worker_that_cannot_warm_up_still_starts_and_says_why(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    from pipeline import supervise
     from pipeline.jobconfig import freeze
     from pipeline.workers import WarmUp
 
     cfg = JobConfig(output="unused", cleaner="neighbours", params=freeze({"model": "/no/model"}))
     worker = type("FakeWorker", (), {"address": "tcp://127.0.0.1:1"})()
-    WarmUp(cfg).setup(worker)  # logs, does not raise
+    # A worker that cleans in its own threads warms up itself ...
+    WarmUp(cfg, start_children=False).setup(worker)  # logs, does not raise
     assert "warm-up failed on tcp://127.0.0.1:1" in caplog.text
     assert "/no/model" in caplog.text
+    caplog.clear()
+    # ... one with children has them warm up, and says why they could not.
+    WarmUp(cfg).setup(worker)
+    assert "child warm-up failed" in caplog.text
+    assert "/no/model" in caplog.text
+    supervise.shutdown()

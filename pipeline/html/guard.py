@@ -90,7 +90,9 @@ class PageEstimate:
     ``tags`` counts ``<`` characters: an upper bound on elements plus comments (and "<" in text).
     ``max_depth`` is the deepest nesting of non-void elements seen, counting every start tag
     as opening and every end tag as closing; unclosed ``<p>``/``<li>`` make it an overestimate,
-    which only errs towards isolating a page. It is 0 when the scan was skipped as unnecessary.
+    which only errs towards isolating a page. Self-closed tags in inline SVG and MathML open
+    nothing on pages it looked at twice (`foreign_aware_depth`). It is 0 when the scan was
+    skipped as unnecessary.
     """
 
     tags: int
@@ -141,6 +143,82 @@ def _depth(raw: np.ndarray, opens: np.ndarray) -> int:
     return max(int(depth.max()), 0)
 
 
+# In foreign content (inline SVG and MathML) a self-closed start tag, "<path d='...'/>", opens
+# nothing, but `_depth` counts every start tag that is not void. An inline icon set of
+# thousands of paths then looks as deep as a hostile nest (WCXB dev page 2875: 11,963 where
+# foreign content opens nothing), and a library call would clean that page in a child process,
+# half a second of CPU. So a page the fast scan finds deeper than this, holding "<svg" or
+# "<math", is scanned again tag by tag (about a microsecond a tag: up to the tag count below).
+DEPTH_REFINE_MIN = 1_000
+DEPTH_REFINE_MAX_TAGS = 100_000
+_FOREIGN_HINT = re.compile(rb"<(?:svg|math)[\t\n\f\r />]", re.IGNORECASE)
+_ANY_TAG = re.compile(rb"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
+_VOID_NAMES = frozenset(tag.encode() for tag in _VOID)
+_FOREIGN_ROOTS = frozenset((b"svg", b"math"))
+# Where foreign content holds HTML again (the parser's integration points; annotation-xml only
+# with some encodings, always here, which errs towards deeper) ...
+_INTEGRATION = frozenset(b"foreignobject desc title mi mo mn ms mtext annotation-xml".split())
+# ... and the HTML start tags that end foreign content wherever they appear in it (the tree
+# builder's list; "font" only with some attributes, always here). "</br>" and "</p>" too.
+_BREAKOUT = frozenset(
+    b"b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i "
+    b"img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u "
+    b"ul var font".split()
+)
+# A whole start tag as the tokenizer reads it (the attribute syntax of `_ATTRIBUTE`, without
+# backtracking), then what ends it: "/>" makes it self-closed, "/" in a value does not.
+_START_TAG = re.compile(
+    rb"<[A-Za-z][^\t\n\f\r />]*+"
+    rb"(?:[\t\n\f\r /]*+[^\t\n\f\r />][^\t\n\f\r />=]*+"
+    rb"(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:\"[^\"]*+\"?+|'[^']*+'?+|[^\t\n\f\r >]*+))?+)*+"
+    rb"([\t\n\f\r /]*+)>"
+)
+
+
+def foreign_aware_depth(data: bytes) -> int:
+    """`nesting_depth` of the UTF-8 bytes ``data``, except that self-closed start tags inside
+    inline SVG or MathML open nothing, as in the parser. Never more than `nesting_depth`: every
+    tag counts the same or less (an end tag still closes one level)."""
+    depth = deepest = 0
+    foreign = False
+    # The open elements that switched foreign content on or off: (name, state around them).
+    switched: list[tuple[bytes, bool]] = []
+    for m in _ANY_TAG.finditer(data):
+        name = m.group(2).lower()
+        if m.group(1):
+            depth = max(depth - 1, 0)
+            if switched and switched[-1][0] == name:
+                foreign = switched.pop()[1]
+            elif foreign and name in (b"br", b"p"):
+                foreign = False
+                switched.clear()
+            continue
+        if name in _VOID_NAMES:
+            continue
+        if foreign and name in _BREAKOUT:
+            foreign = False
+            switched.clear()
+        elif foreign or name in _FOREIGN_ROOTS:
+            if _self_closed(data, m.start()):
+                continue
+            if name in _FOREIGN_ROOTS:
+                switched.append((name, foreign))
+                foreign = True
+            elif name in _INTEGRATION:
+                switched.append((name, foreign))
+                foreign = False
+        depth += 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _self_closed(data: bytes, start: int) -> bool:
+    """Whether the start tag at ``data[start]`` ends in "/>" (a tag cut by the end of the data
+    does not)."""
+    tag = _START_TAG.match(data, start)
+    return tag is not None and tag.group(1).endswith(b"/")
+
+
 def estimate(html: str | bytes, *, max_attributes: int | None = None) -> PageEstimate:
     """Count tags (C speed) and, only for pages with many, scan their nesting depth.
 
@@ -168,6 +246,10 @@ def estimate(html: str | bytes, *, max_attributes: int | None = None) -> PageEst
             data = html.encode("utf-8", "surrogatepass")
             is_lt = np.frombuffer(data, np.uint8) == _LT
             attributes, load = attribute_load(data, is_lt, max_attributes or 0)
+    if depth > DEPTH_REFINE_MIN and tags <= DEPTH_REFINE_MAX_TAGS:
+        data = html if isinstance(html, bytes) else html.encode("utf-8", "surrogatepass")
+        if _FOREIGN_HINT.search(data):
+            depth = foreign_aware_depth(data)
     return PageEstimate(tags=tags, max_depth=depth, attributes=attributes, attribute_load=load)
 
 

@@ -54,11 +54,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
-from pipeline import run as run_module
+# Only what the parent needs: this module is loaded in every Dask worker process, which only
+# starts and watches children. `pipeline.run` (the cleaners, the parser, pyarrow: a tenth of a
+# second of CPU per worker) is imported where a path of the parent needs it.
 from pipeline.config import Limits
 from pipeline.jobconfig import JobConfig, freeze
 from pipeline.output.stats import WarcReport
-from pipeline.run import WarcTaskError, process_warc
 
 log = logging.getLogger(__name__)
 
@@ -333,6 +334,8 @@ def process_warc_supervised(
     platform has no ``select`` on pipes (Windows), the input runs in this process.
     """
     if os.name != "posix":
+        from pipeline.run import process_warc
+
         return process_warc(warc_path, cfg)
     started = time.perf_counter()
     argv = tuple(child_argv or _child_argv())
@@ -355,6 +358,8 @@ def process_warc_supervised(
                 stall=limits.max_stall_seconds,
             )
         except ChildDied as died:
+            from pipeline.run import WarcTaskError
+
             _remove_temps(cfg, warc_path)
             if died.stage != CLEANING or died.offset is None:
                 where = (
@@ -387,6 +392,9 @@ def process_warc_supervised(
             raise
         _give_back(child)
         if not reply.get("ok"):
+            from pipeline import run as run_module
+            from pipeline.run import WarcTaskError
+
             message = str(reply.get("message", ""))
             # The input's own failures keep their type (`pipeline.run` defines them all).
             kind = getattr(run_module, str(reply.get("error")), None)

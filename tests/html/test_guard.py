@@ -20,6 +20,7 @@ from pipeline.html.guard import (
     check_attributes,
     check_nodes,
     estimate,
+    foreign_aware_depth,
     needs_isolation,
     nesting_depth,
 )
@@ -131,6 +132,94 @@ def test_estimate_skips_the_depth_scan_for_small_pages() -> None:
     assert small.max_depth == 0 and small.tags == 2 * 100 + 6
     big = estimate(deep(DEPTH_SCAN_MIN_TAGS // 2 + 10))
     assert big.max_depth >= DEPTH_SCAN_MIN_TAGS // 2 + 10
+
+
+# --- inline SVG and MathML: self-closed tags there open nothing -----------------------------
+
+
+def icons(n: int) -> str:
+    """A page of ``n`` inline SVG icons of 12 self-closed paths each, as icon sprites are."""
+    icon = "<svg viewBox='0 0 9 9'><g>" + "<path d='M0 0L9 9'/>" * 12 + "</g></svg>"
+    return f"<html><body><nav>{icon * n}</nav>{ARTICLE.split('<body>')[1]}"
+
+
+def test_foreign_aware_depth_closes_self_closed_tags_in_svg_and_math_only() -> None:
+    assert nesting_depth(icons(3)) > 30
+    assert foreign_aware_depth(icons(3).encode()) == 5  # html, body, nav, svg, g
+    # Outside foreign content "/>" closes nothing, as for the parser.
+    assert foreign_aware_depth(b"<div/>" * 5) == 5
+    assert foreign_aware_depth(b"<path/>" * 5) == 5
+    # A self-closed <svg/> holds nothing: what follows is HTML again.
+    assert foreign_aware_depth(b"<svg/>" + b"<path/>" * 5) == 5
+    assert foreign_aware_depth(b"<math><mrow/><mrow/></math>") == 1
+    # "/" inside an attribute value, quoted or not, does not close the tag.
+    assert foreign_aware_depth(b"<svg><g a=x/><g a='/>'><g/>") == 3
+
+
+def test_foreign_aware_depth_follows_where_the_parser_leaves_foreign_content() -> None:
+    # An HTML start tag from the breakout list ends it: <div/> and what follows open again.
+    assert foreign_aware_depth(b"<svg><path/><div/><path/><path/>") == 4
+    assert foreign_aware_depth(b"<svg><path/></p><path/><path/>") == 2  # </p> closes <svg>
+    # Inside an integration point the content is HTML, and foreign again after it.
+    assert foreign_aware_depth(b"<svg><foreignObject><x/><x/></foreignObject><x/>") == 4
+    assert foreign_aware_depth(b"<svg><title><x/></title><x/><x/>") == 3
+    assert foreign_aware_depth(b"<math><mi><x/><x/></mi><x/>") == 4
+    # A tag cut by the end of the page opens, as `nesting_depth` counts it.
+    assert foreign_aware_depth(b"<svg><path d='M0") == 2
+
+
+_FOREIGN_PIECES = st.sampled_from(
+    [
+        "<svg>",
+        "</svg>",
+        "<svg/>",
+        "<math>",
+        "</math>",
+        "<path/>",
+        "<path d='/>'>",
+        "<path d=x/>",
+        "<g>",
+        "</g>",
+        "<div/>",
+        "<div>",
+        "</div>",
+        "</p>",
+        "<br/>",
+        "<foreignObject>",
+        "</foreignObject>",
+        "<title/>",
+        "<mi>",
+        "</mi>",
+        "<!-- <svg> -->",
+        "<",
+        "/>",
+        "'",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FOREIGN_PIECES | st.text(max_size=3), max_size=60))
+def test_foreign_aware_depth_never_exceeds_nesting_depth(pieces: list[str]) -> None:
+    data = "".join(pieces).encode("utf-8", "surrogatepass")
+    assert 0 <= foreign_aware_depth(data) <= nesting_depth(data)
+
+
+def test_an_icon_heavy_page_is_not_isolated_and_a_deep_one_still_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = icons(DEPTH_SCAN_MIN_TAGS // 12 + 100)
+    assert estimate(page).max_depth < 10
+    assert estimate(page.encode()).max_depth < 10
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the page went to a child process")
+
+    monkeypatch.setattr("pipeline.sandbox.clean_isolated", refuse)
+    assert "river runs" in clean_html(page, limits=Limits(isolate_depth=100)).text
+    # HTML that breaks out of the SVG nests as deep as before.
+    hostile = "<html><body><svg>" + "<div/>" * (DEPTH_SCAN_MIN_TAGS + 10)
+    assert needs_isolation(estimate(hostile), 2000)
 
 
 def test_check_nodes_rejects_before_parsing_and_none_disables() -> None:
