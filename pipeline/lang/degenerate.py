@@ -25,9 +25,9 @@ characters is cheap whatever it holds; a bomb is long.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
+
+import numpy as np
 
 MIN_BITS = 2.0
 MIN_CHARS = 50
@@ -36,49 +36,74 @@ MIN_CHARS = 50
 MAX_CONTROL_SHARE = 0.05
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 # Text longer than this is judged on `_WINDOWS` evenly spaced stretches of `_WINDOW` characters
-# instead of in full: Counter costs about 35 ns a character (0.4 s for a 10 MB bomb), and 2,048
-# characters estimate the entropy of real text to a few hundredths of a bit. Whole stretches, not
-# every n-th character: a text repeated with a period dividing n would look like one character.
+# instead of in full: 2,048 characters estimate the entropy of real text to a few hundredths of
+# a bit, and a 10 MB bomb costs no more than a page. Whole stretches, not every n-th character: a
+# text repeated with a period dividing n would look like one character.
 _FULL_CHARS = 2048
 _WINDOWS = 32
 _WINDOW = 64
 
 
-def bits_per_char(text: str) -> tuple[float, int]:
-    """The entropy of ``text``'s non-space characters in bits, and how many were counted."""
+def _sample(text: str) -> str:
+    """The characters of ``text`` that are judged: its non-space characters, of a sample."""
     if len(text) > _FULL_CHARS:
         stride = (len(text) - _WINDOW) / (_WINDOWS - 1)
         text = "".join(text[int(k * stride) : int(k * stride) + _WINDOW] for k in range(_WINDOWS))
-    chars = "".join(text.split())
-    n = len(chars)
-    if not n:
+    return "".join(text.split())
+
+
+def _counts(chars: str) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct code points of ``chars`` and how often each occurs."""
+    # numpy counts a sample several times faster than collections.Counter (35 ns a character),
+    # and this runs on every document of a job.
+    codes = np.frombuffer(chars.encode("utf-32-le", "surrogatepass"), np.uint32)
+    return np.unique(codes, return_counts=True)
+
+
+def _entropy(counts: np.ndarray, n: int) -> float:
+    p = counts / n
+    return max(0.0, float(-(p * np.log2(p)).sum()))
+
+
+def _control(values: np.ndarray, counts: np.ndarray) -> int:
+    return int(counts[(values <= 0x1F) | ((values >= 0x7F) & (values <= 0x9F))].sum())
+
+
+def bits_per_char(text: str) -> tuple[float, int]:
+    """The entropy of ``text``'s non-space characters in bits, and how many were counted."""
+    chars = _sample(text)
+    if not chars:
         return 0.0, 0
-    entropy = -sum(c / n * math.log2(c / n) for c in Counter(chars).values())
-    return max(0.0, entropy), n
+    return _entropy(_counts(chars)[1], len(chars)), len(chars)
 
 
 def control_share(text: str) -> float:
     """The share of control characters (C0 and C1, whitespace aside) in ``text``'s sample."""
-    if len(text) > _FULL_CHARS:
-        stride = (len(text) - _WINDOW) / (_WINDOWS - 1)
-        text = "".join(text[int(k * stride) : int(k * stride) + _WINDOW] for k in range(_WINDOWS))
-    chars = "".join(text.split())
+    chars = _sample(text)
     return len(_CONTROL.findall(chars)) / len(chars) if chars else 0.0
 
 
 def degenerate_reason(text: str) -> str | None:
     """Why ``text`` is not language (see the module), or None when it may be."""
+    chars = _sample(text)
+    n = len(chars)
+    if not n:
+        return None
+    values, counts = _counts(chars)
     if len(text) >= MIN_CHARS:
-        share = control_share(text)
+        share = _control(values, counts) / n
         if share >= MAX_CONTROL_SHARE:
             return (
                 f"{share:.1%} of the characters are control characters, {MAX_CONTROL_SHARE:.0%} or "
                 "more: binary data decoded as text"
             )
-    bits, counted = bits_per_char(text)
-    if counted < MIN_CHARS or bits >= MIN_BITS:
+    if n < MIN_CHARS:
         return None
-    top = Counter("".join(text[:_FULL_CHARS].split())).most_common(1)[0][0]
+    bits = _entropy(counts, n)
+    if bits >= MIN_BITS:
+        return None
+    head = _counts("".join(text[:_FULL_CHARS].split()))
+    top = chr(int(head[0][np.argmax(head[1])]))
     return (
         f"{bits:.2f} bits per character, under {MIN_BITS} (language has 3.5 or more): "
         f"{len(text):,} characters, most often {top!r}"
