@@ -27,31 +27,41 @@ SHAPE_TAGS = frozenset(
     "ul ol menu li table thead tr td th blockquote pre".split() + [f"h{i}" for i in range(10)]
 )
 
-_LIST_KIND = {"ul": "u", "menu": "u", "ol": "o"}
-
 
 _new_shape = tuple.__new__
-_TOP = Shape()
-# Shape's fields by position, for building a changed copy without keyword arguments (a
-# NamedTuple built from keywords costs several times a plain tuple, and pages open hundreds of
-# list items).
-_HEADING, _LISTS, _ITEM, _TABLE, _ROW, _COL, _HEADER, _QUOTE, _PRE, _CODE_LANG = range(10)
+_LIST_KIND = {"ul": "u", "menu": "u", "ol": "o"}
+# What an entered element changed, recorded on the tracker's undo log so `leave` can put it back.
+_HEAD, _ITEM_IN, _LIST_IN, _CELL_IN, _ROW_IN, _TABLE_IN, _THEAD_IN, _QUOTE_IN, _PRE_IN = range(9)
 
 
 class ShapeTracker:
     """The open structural elements of the walk's current position, as one `Shape`.
 
-    Elements nest, so each `enter` saves the shape it replaces and `leave` restores it: the
-    current shape is always built, by one tuple copy per structural element entered, and reading
-    it costs nothing. Only a table's row and column counters outlive their elements (the next
-    ``<tr>`` counts on from the last), so tables keep them apart. At the top level the shape is
-    None, which is what `Block.shape` stores for a plain paragraph.
+    The shape's fields are kept as plain attributes (C fields when compiled): `enter` changes
+    the one or two an element sets and logs their old values, `leave` puts them back, and the
+    `Shape` tuple is built only when `current` is asked after a change. Most structural elements
+    (a list around its items, a row around its cells) never have a block opened directly in
+    them, so building a tuple at each one, as this did first, was most of what structure cost
+    the walks. Only a table's row and column counters outlive their elements (the next ``<tr>``
+    counts on from the last), so tables keep them apart. With no structural element open the
+    shape is None, which is what `Block.shape` stores for a plain paragraph.
     """
 
     def __init__(self) -> None:
-        self.shape: Shape | None = None
-        self._saved: list[Shape | None] = []  # the shape before each open element
-        self._open: list[str] = []  # the structural tags entered, innermost last
+        self.heading = 0
+        self.lists = ""
+        self.item = 0
+        self.table = 0
+        self.row = -1
+        self.col = -1
+        self.header = False
+        self.quote = 0
+        self.pre = 0
+        self.code_lang = ""
+        self._undo: list = []  # per open element: the old values it changed, then its kind
+        self._depth = 0  # structural elements open
+        self._cached: Shape | None = None
+        self._stale = False
         # One [serial, row, col, thead depth] per open table.
         self.tables: list[list[int]] = []
         self.item_serial = 0
@@ -59,66 +69,145 @@ class ShapeTracker:
         self.pre_serial = 0
 
     def enter(self, tag: str) -> None:
-        shape = self.shape
-        self._saved.append(shape)
-        self._open.append(tag)
-        fields = list(shape or _TOP)
-        if tag[0] == "h":
-            level = int(tag[1]) if len(tag) == 2 and tag[1].isdigit() else 1
-            fields[_HEADING] = min(max(level, 1), 6)
-        elif tag == "li":
+        undo = self._undo
+        first = tag[0]
+        if tag == "li":
+            undo.append(self.item)
             self.item_serial += 1
-            fields[_ITEM] = self.item_serial
-        elif tag in _LIST_KIND:
-            fields[_LISTS] += _LIST_KIND[tag]
+            self.item = self.item_serial
+            undo.append(_ITEM_IN)
+        elif first == "h":
+            undo.append(self.heading)
+            level = int(tag[1]) if len(tag) == 2 and tag[1].isdigit() else 1
+            self.heading = min(max(level, 1), 6)
+            undo.append(_HEAD)
         elif tag == "td" or tag == "th":
+            undo.append(self.col)
+            undo.append(self.header)
             if self.tables:
                 table = self.tables[-1]
                 table[2] += 1
-                fields[_COL] = table[2]
-                fields[_HEADER] = tag == "th" or table[3] > 0
+                self.col = table[2]
+                self.header = tag == "th" or table[3] > 0
             else:
-                fields[_HEADER] = tag == "th"
+                self.header = tag == "th"
+            undo.append(_CELL_IN)
+        elif tag in _LIST_KIND:
+            undo.append(self.lists)
+            self.lists += _LIST_KIND[tag]
+            undo.append(_LIST_IN)
         elif tag == "tr":
+            undo.append(self.row)
+            undo.append(self.col)
             if self.tables:
                 table = self.tables[-1]
                 table[1] += 1
                 table[2] = -1
-                fields[_ROW] = table[1]
-                fields[_COL] = -1
+                self.row = table[1]
+                self.col = -1
+            undo.append(_ROW_IN)
         elif tag == "table":
+            undo.append(self.table)
+            undo.append(self.row)
+            undo.append(self.col)
+            undo.append(self.header)
             self.table_serial += 1
             self.tables.append([self.table_serial, -1, -1, 0])
-            fields[_TABLE] = self.table_serial
-            fields[_ROW] = fields[_COL] = -1
-            fields[_HEADER] = False
+            self.table = self.table_serial
+            self.row = self.col = -1
+            self.header = False
+            undo.append(_TABLE_IN)
         elif tag == "thead":
             if self.tables:
                 self.tables[-1][3] += 1
+            undo.append(_THEAD_IN)
         elif tag == "blockquote":
-            fields[_QUOTE] += 1
+            self.quote += 1
+            undo.append(_QUOTE_IN)
         else:  # pre
+            undo.append(self.pre)
+            undo.append(self.code_lang)
             self.pre_serial += 1
-            fields[_PRE] = self.pre_serial
-            fields[_CODE_LANG] = ""
-        self.shape = _new_shape(Shape, fields)
+            self.pre = self.pre_serial
+            self.code_lang = ""
+            undo.append(_PRE_IN)
+        self._depth += 1
+        self._stale = True
 
     def leave(self) -> None:
-        tag = self._open.pop()
-        self.shape = self._saved.pop()
-        if tag == "table":
+        undo = self._undo
+        kind = undo.pop()
+        if kind == _ITEM_IN:
+            self.item = undo.pop()
+        elif kind == _HEAD:
+            self.heading = undo.pop()
+        elif kind == _CELL_IN:
+            self.header = undo.pop()
+            self.col = undo.pop()
+        elif kind == _LIST_IN:
+            self.lists = undo.pop()
+        elif kind == _ROW_IN:
+            self.col = undo.pop()
+            self.row = undo.pop()
+        elif kind == _TABLE_IN:
+            self.header = undo.pop()
+            self.col = undo.pop()
+            self.row = undo.pop()
+            self.table = undo.pop()
             self.tables.pop()
-        elif tag == "thead" and self.tables:
-            self.tables[-1][3] -= 1
+        elif kind == _THEAD_IN:
+            if self.tables:
+                self.tables[-1][3] -= 1
+        elif kind == _QUOTE_IN:
+            self.quote -= 1
+        else:
+            self.code_lang = undo.pop()
+            self.pre = undo.pop()
+        self._depth -= 1
+        self._stale = True
 
     def name_language(self, language: str) -> None:
         """Record the code language the page names for the innermost open <pre>, if none yet."""
-        shape = self.shape
-        if language and shape is not None and shape.pre and not shape.code_lang:
-            self.shape = shape._replace(code_lang=language)
+        if language and self._depth and self.pre and not self.code_lang:
+            self.code_lang = language
+            self._stale = True
 
     def current(self) -> Shape | None:
-        return self.shape
+        if self._stale:
+            self._stale = False
+            if not self._depth:
+                self._cached = None
+            else:
+                self._cached = _new_shape(
+                    Shape,
+                    (
+                        self.heading,
+                        self.lists,
+                        self.item,
+                        self.table,
+                        self.row,
+                        self.col,
+                        self.header,
+                        self.quote,
+                        self.pre,
+                        self.code_lang,
+                        None,
+                        (),
+                    ),
+                )
+        return self._cached
+
+
+def with_spans(shape: Shape, spans: tuple[tuple[int, int, str], ...] | list) -> Shape:
+    """``shape`` with its inline spans set: a block's spans are known only once its text is."""
+    # NamedTuple._replace goes through keyword arguments and a dict, several times the cost of
+    # this copy; code pages make one per block.
+    return _new_shape(Shape, (*shape[:11], tuple(spans)))
+
+
+def with_raw(shape: Shape, raw: str) -> Shape:
+    """``shape`` with the exact text of its ``<pre>``."""
+    return _new_shape(Shape, (*shape[:10], raw, shape[11]))
 
 
 # How pages name a code block's language in class attributes: "language-python" (Prism,

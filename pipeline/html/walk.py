@@ -36,7 +36,14 @@ from pipeline.errors import PageTooComplex
 from pipeline.html.class_cues import ancestor_cue_bits
 from pipeline.html.guard import Deadline
 from pipeline.html.mathml import math_latex, script_latex
-from pipeline.html.structure import SHAPE_TAGS, ShapeTracker, code_language, pre_language
+from pipeline.html.structure import (
+    SHAPE_TAGS,
+    ShapeTracker,
+    code_language,
+    pre_language,
+    with_raw,
+    with_spans,
+)
 from pipeline.lang.words import UNSPACED_CHAR, count_words
 from pipeline.types import Block, Shape
 
@@ -343,11 +350,11 @@ def _block(
         spans = [(offsets[a], offsets[b], kind) for a, b, kind in spans]
         text, n_words, moved = _normalized_spans(joined, spans)
         if moved:
-            shape = (shape or _PLAIN)._replace(spans=moved)
+            shape = with_spans(shape or _PLAIN, moved)
     else:
         text, n_words = _normalized(joined)
     if pre_text and shape is not None:
-        shape = shape._replace(raw="".join(pre_text))
+        shape = with_raw(shape, "".join(pre_text))
     # The block element's tag and classes ("div.post.main"). A page repeats a few styles over
     # and over, so each is formatted once per page.
     if style is None:

@@ -263,8 +263,17 @@ class _Markdown:
 
     def emit(self, shape: Shape | None, lines: list[str]) -> None:
         """Write one unit (paragraph, heading, fenced code, table) placed where ``shape`` says."""
-        q = max(shape.quote, 0) if shape is not None else 0
-        lists = shape.lists if shape is not None else ""
+        if shape is None or (not shape.lists and shape.quote <= 0):
+            # Outside lists and quotes (most units): no prefixes, a blank line before, and any
+            # open list ends. The general path below gives the same, at several times the cost.
+            self.stack.clear()
+            body = lines[0] if len(lines) == 1 else "\n".join(lines)
+            self.out.append("\n\n" + body if self.out else body)
+            self.prev_list = False
+            self.prev_quote = 0
+            return
+        q = max(shape.quote, 0)
+        lists = shape.lists
         qp = "> " * q
         new_item = False
         in_list = False
