@@ -42,12 +42,14 @@ ANCESTOR_CUES: tuple[tuple[str, str], ...] = (
 )
 # Class words that name an article's standfirst (the lead paragraph between headline and body),
 # in English and in the local words some sites use (French chapo/chapeau, Portuguese sapo, Spanish
-# entradilla, German vorspann). Not a feature column: the "title" cue above already carries most of
+# entradilla and bajada, German vorspann), and those of more sources found with each language held
+# out (issue 35: "epigraph", "preface", a news CMS's "desc"/"description" under the headline).
+# Not a feature column: the "title" cue above already carries most of
 # them for the model, which cannot tell a standfirst from a teaser of another article by the word
 # alone; `pipeline.learned.lead_rescue` uses them with the block's place on the page.
 LEAD_WORDS: frozenset[str] = frozenset(
     "lead lede intro standfirst deck dek excerpt summary subtitle subheadline abstract "
-    "chapo chapeau sapo entradilla vorspann".split()
+    "chapo chapeau sapo entradilla vorspann bajada epigraph preface desc description".split()
 )
 ANCESTOR_WORDS: dict[str, int] = {
     word: i for i, (_, words) in enumerate(ANCESTOR_CUES) for word in words.split()
@@ -87,10 +89,12 @@ def ancestor_cue_bits(value: str) -> int:
 
 
 def has_lead_class(style: str) -> bool:
-    """Whether a block's ``style`` (``tag.class.class``, `pipeline.types.Block.style`) has a class
-    word of `LEAD_WORDS`."""
+    """Whether a block's ``style`` (``tag.class.class``, `pipeline.types.Block.style`) names a
+    standfirst: a class word of `LEAD_WORDS`, or "sub" and "title" as two words (``sub-title``;
+    either alone is something else)."""
     # The first piece is the element's tag name, not a class.
-    return not LEAD_WORDS.isdisjoint(_SPLIT.split(style.lower())[1:])
+    words = set(_SPLIT.split(style.lower())[1:])
+    return not LEAD_WORDS.isdisjoint(words) or {"sub", "title"} <= words
 
 
 def ancestor_cue_names(bits: int) -> list[str]:

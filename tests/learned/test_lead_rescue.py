@@ -79,6 +79,50 @@ def test_lead_classes(style: str, expected: bool):
     assert has_lead_class(style) is expected
 
 
+@pytest.mark.parametrize(
+    ("style", "expected"),
+    [
+        ("p.bajada", True),
+        ("h2.epigraph", True),
+        ("p.preface", True),
+        ("p.article__desc", True),
+        ("h2.entry-sub-title", True),
+        ("div.article--lead", True),
+        ("p.lead", True),
+        ("div.sub", False),
+        ("h2.title", False),  # a headline, not the standfirst under it
+        ("div.teaser", False),
+        ("description", False),  # the tag, not a class
+    ],
+)
+def test_standfirst_classes_of_more_sources(style: str, expected: bool):
+    assert has_lead_class(style) is expected
+
+
+def bare_page(lead_at_top: bool = False) -> str:
+    """A page of bare <div>s (no <article> or <main>): the standfirst sits in a div beside the
+    body's, or, with ``lead_at_top``, in the page's <header> (tag paths name no positions, so
+    "another part of the page" is another tag on the way down)."""
+    lead = f"<div class='article--lead'>{LEAD}</div>"
+    story = f"<div><div><div class='text'><p>{BODY}</p><p>{BODY}</p></div></div></div>"
+    if lead_at_top:
+        return page(f"<header><div>{lead}</div></header><div><div><div>{story}</div></div></div>")
+    return page(f"<div><div><div><h1>Neuer Haushalt</h1>{lead}{story}</div></div></div>")
+
+
+def test_a_standfirst_outside_article_and_main_is_kept_beside_the_body():
+    blocks = blocks_of(bare_page())
+    keep, probs = answer(blocks)
+    out, notes = lead_rescue.rescue(keep, probs, blocks)
+    assert kept_texts(blocks, out) == [LEAD, BODY, BODY]
+    assert notes == (lead_rescue.LEAD_KEPT,)
+    # Far from the body's ancestors: another part of the page.
+    far = blocks_of(bare_page(lead_at_top=True))
+    keep, probs = answer(far)
+    out, notes = lead_rescue.rescue(keep, probs, far)
+    assert out is keep and notes == ()
+
+
 def test_the_standfirst_above_the_kept_body_is_kept_and_noted():
     blocks = blocks_of(article(between="<figure><figcaption>Foto: Archiv</figcaption></figure>"))
     keep, probs = answer(blocks)
@@ -164,7 +208,13 @@ def test_the_rescue_adds_at_most_one_qualifying_block_above_the_first_kept(
         assert has_lead_class(block.style) and probs[i] >= lead_rescue.MIN_PROB
         assert block.n_chars >= lead_rescue.MIN_CHARS
         assert block.link_density <= lead_rescue.MAX_LINK_DENSITY
-        assert wrap  # outside an <article> or <main> nothing is rescued
+        if not wrap:  # outside an <article> or <main>: only under the body's near ancestor
+            ours = block.dom_path.split(".")
+            body = blocks[np.flatnonzero(keep)[0]].dom_path.split(".")
+            shared = 0
+            while shared < min(len(ours), len(body)) and ours[shared] == body[shared]:
+                shared += 1
+            assert shared >= len(body) - lead_rescue.ANCESTOR_DEPTH
 
 
 def test_the_default_cleaner_keeps_the_standfirst_and_records_it(tmp_path: Path):
