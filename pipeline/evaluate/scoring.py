@@ -367,7 +367,10 @@ def print_report(report: Report, console: Any = None, min_language_pages: int = 
         if small:
             big[f"other ({len({r.language for r in small})} langs)"] = aggregate(small)
         console.print(summary_table("by language", big))
-        console.print(summary_table("by scoring", summary["by_script_scoring"]))
+        # Only a set of several languages is scored by script as well (one language asked for
+        # with --group-by has a by_language table and nothing more).
+        if "by_script_scoring" in summary:
+            console.print(summary_table("by scoring", summary["by_script_scoring"]))
     for key in report.group_by:
         if key != "language" or "by_language" not in summary:
             console.print(summary_table(f"by {key}", summary[f"by_{key}"]))

@@ -432,6 +432,20 @@ def test_eval_command_group_by_prints_and_writes_groups(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "domain" in bad.output
 
 
+def test_eval_command_groups_a_one_language_set_by_language(tmp_path: Path) -> None:
+    # A set of one language has no by-script table; asking for a language table printed it
+    # anyway and failed with KeyError (the WCXB set with --group-by language).
+    root = _two_source_set(tmp_path / "set")
+    (root / "html" / "fr-c-001.html.gz").unlink()
+    (root / "ground-truth" / "fr-c-001.json").unlink()
+    out = tmp_path / "out.json"
+    args = ["eval", str(root), "--cleaner", "density-fixed", "--language-from-truth"]
+    result = CliRunner().invoke(main, [*args, "--group-by", "language", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "by language" in result.output
+    assert json.loads(out.read_text())["summary"]["by_language"]["de"]["pages"] == 2
+
+
 @pytest.mark.shared
 def test_dev_sets_have_a_source_and_site_for_every_page(
     wcxb_dir: Path, multilingual_dir: Path
