@@ -107,8 +107,9 @@ _FORUM_GENERATORS = re.compile(
 )
 _COMMENT_CUE = 1 << next(i for i, (name, _) in enumerate(ANCESTOR_CUES) if name == "comment")
 _REPLY = re.compile(r"^\s*(?:re|回复|回覆|답변|ответ)\s*[:：]", re.IGNORECASE)
-# The first letters of _REPLY's words, in either case.
-_REPLY_FIRST = frozenset("rR回답оО")
+# What a text matching _REPLY can start with: its words' first letters, in either case, and every
+# blank (str.isspace: none is above U+3000), so that one set lookup decides.
+_REPLY_FIRST = frozenset("rR回답оО") | frozenset(c for c in map(chr, range(0x3001)) if c.isspace())
 
 
 def _squeeze(text: str) -> str:
@@ -208,14 +209,11 @@ def _in_containers(blocks: Sequence[Block], tree: Any, containers: list[str]) ->
 
 def _replies(blocks: Sequence[Block]) -> list[int]:
     """The blocks of a "re: <title>" reply thread (see the module's docstring)."""
-    # A reply starts with a blank or one of the first letters of _REPLY's words: testing that
-    # character first keeps the regex off nearly every block of nearly every page, where it was
-    # most of this module's cost.
+    # Testing a block's first character keeps the regex off nearly every block of nearly every
+    # page, where it was most of this module's cost.
     first = _REPLY_FIRST
     starts = [
-        i
-        for i, b in enumerate(blocks)
-        if ((c := b.text[:1]) in first or c.isspace()) and _REPLY.match(b.text) is not None
+        i for i, b in enumerate(blocks) if b.text[:1] in first and _REPLY.match(b.text) is not None
     ]
     if len(starts) < MIN_REPLIES:
         return []

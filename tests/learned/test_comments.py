@@ -3,6 +3,9 @@ text unless ``include_comments``; forum threads, whose posts are the content, ke
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
 from pipeline.learned import comments
@@ -272,3 +275,26 @@ def test_a_page_that_is_all_comments_is_kept():
     items = "".join(f'<li class="comment"><p>{text}</p></li>' for text in COMMENTS[:1])
     result = clean_html(page(f'<ol class="comment-list">{items}</ol>'))
     assert not any(lb.verdict is Verdict.COMMENT for lb in result.blocks)
+
+
+def _text_block(i: int, text: str) -> Block:
+    return Block(i, text, "p", "html.body.p", "p", False, len(text), len(text.split()), 0, 1, 7)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["re: a post", " RE：x", "\u3000回复: y", "Ответ: z", "read more"]),
+            st.text(max_size=12),
+        ),
+        max_size=30,
+    )
+)
+def test_reply_starts_are_the_blocks_the_pattern_matches(texts: list[str]) -> None:
+    # The first-character test in front of the regex must never change which blocks start a
+    # reply, whatever a text starts with (any blank, any case).
+    blocks = [_text_block(i, t) for i, t in enumerate(texts)]
+    starts = [i for i, t in enumerate(texts) if comments._REPLY.match(t)]
+    expected = list(range(starts[0], len(texts))) if len(starts) >= comments.MIN_REPLIES else []
+    # Every test block shares one DOM path, so a thread runs from its first reply to the end.
+    assert comments._replies(blocks) == expected
