@@ -40,19 +40,13 @@ def link_list_items(blocks: Sequence[Block]) -> np.ndarray:
     linked = np.fromiter(
         (b.n_chars > 0 and b.link_density >= MIN_LINK_DENSITY for b in blocks), bool, len(blocks)
     )
+    # Runs of True in ``linked``, as the edges of the padded array: vectorised, because this
+    # runs on every page outside English and indexing a numpy array block by block is slow.
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], linked, [False])).astype(np.int8)))
     out = np.zeros(len(blocks), dtype=bool)
-    start = 0
-    # Runs of True in ``linked``: each run long enough is marked whole.
-    while start < len(blocks):
-        if not linked[start]:
-            start += 1
-            continue
-        end = start
-        while end < len(blocks) and linked[end]:
-            end += 1
+    for start, end in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
         if end - start >= MIN_RUN:
             out[start:end] = True
-        start = end
     return out
 
 

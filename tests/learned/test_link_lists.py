@@ -3,6 +3,7 @@ outside English when something else stays kept, and the page says so."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -67,6 +68,20 @@ def test_items_are_runs_of_link_only_blocks():
     # One link-only block alone is not a list.
     single = blocks_of(related_page(RELATED[:1]))
     assert not link_lists.link_list_items(single).any()
+
+
+@given(st.lists(st.sampled_from([0.0, 0.5, 0.89, 0.9, 1.0]), max_size=40))
+def test_items_are_exactly_the_long_enough_runs(densities: list[float]):
+    # Reference: group consecutive blocks by "link-only or not", mark groups of MIN_RUN or more.
+    blocks = [
+        Block(i, "x" * 100, "a", "html.body.a", "a", False, 100, 1, round(100 * d), 1, 7)
+        for i, d in enumerate(densities)
+    ]
+    expected: list[bool] = []
+    for linked, group in itertools.groupby(d >= link_lists.MIN_LINK_DENSITY for d in densities):
+        n = len(list(group))
+        expected += [linked and n >= link_lists.MIN_RUN] * n
+    assert link_lists.link_list_items(blocks).tolist() == expected
 
 
 def test_a_kept_related_list_goes_when_the_article_is_kept(tmp_path: Path):
