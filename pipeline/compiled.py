@@ -26,6 +26,8 @@ COMPILABLE = (
     "pipeline.html.lexbor_walk",
     "pipeline.html.structure",
     "pipeline.render.blocks",
+    "pipeline.render.table_units",
+    "pipeline.learned.comments",
     "pipeline.learned.treewalk",
     "pipeline.learned.features",
     "pipeline.learned.stacked",

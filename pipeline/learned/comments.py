@@ -35,9 +35,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pipeline.compiled import check_fresh
 from pipeline.html.class_cues import ANCESTOR_CUES
 from pipeline.html.page_cues import declared_types
 from pipeline.types import Block, LabeledBlock, Verdict
+
+# Compiled with Cython when the install can (hatch_build.py): this runs over every block of
+# every page.
+check_fresh(__name__, __file__)
 
 # The page note that says kept blocks were labelled comments.
 COMMENTS_LABELLED = "comments"
@@ -248,8 +253,14 @@ def label_comments(
     """``labeled`` with the kept blocks of the page's comment sections labelled
     `Verdict.COMMENT`, and the page note when any were (see the module's docstring)."""
     good = Verdict.GOOD
-    kept_cues = [lb.block.ancestor_cues for lb in labeled if lb.verdict is good]
-    if not kept_cues:
+    kept = look = False
+    for lb in labeled:
+        if lb.verdict is good:
+            kept = True
+            if lb.block.ancestor_cues & _COMMENT_CUE:
+                look = True
+                break
+    if not kept:
         return list(labeled), ()
     # The selector pass and the text matching cost about a tenth of a page's cleaning, so they
     # run only where a kept block sits in an element whose class or id names comments (the
@@ -257,7 +268,6 @@ def label_comments(
     # names (bare microdata, Disqus's thread, which crawls rarely hold: Disqus serves comments
     # in an iframe) is not looked for; searching the page's source for such markers cost
     # 0.13 ms per marker per WCXB page. Reply threads need neither.
-    look = any(c & _COMMENT_CUE for c in kept_cues)
     found = find_comments([lb.block for lb in labeled], tree, url, look_for_containers=look)
     hits = [i for i in sorted(found) if labeled[i].verdict is good]
     if not hits:

@@ -153,6 +153,8 @@ def _esc_sub(m: re.Match[str]) -> str:
 def _escape(s: str) -> str:
     """``s`` with every line that Markdown would read as structure made a plain paragraph line
     (leading blanks dropped, a backslash before the character that would start the structure)."""
+    if s[:1] not in _RISKY_FIRST and "\n" not in s:
+        return s  # one line that starts safely (most): the regex below could not match
     s = "\n" + s
     if _RISKY.search(s) is None:
         return s[1:]
@@ -291,7 +293,7 @@ class _Markdown:
                 k -= 1
             if item and k >= 0:  # a later block of an open item: indented under it
                 del stack[k + 1 :]
-                first = cont = qp + " " * sum(w for *_, w in stack)
+                first = cont = qp + " " * _indent(stack)
                 in_list = True
             elif not item or item in self.marked:  # no item, or its list was closed: paragraph
                 stack.clear()
@@ -305,7 +307,7 @@ class _Markdown:
                     else:
                         break
                 del stack[keep:]
-                indent = " " * sum(w for *_, w in stack)
+                indent = " " * _indent(stack)
                 kind = "o" if lists[-1] == "o" else "u"
                 marker = "1. " if kind == "o" else "- "
                 first = qp + indent + marker
@@ -320,7 +322,10 @@ class _Markdown:
                 sep = "\n" + ("> " * min(q, self.prev_quote)).rstrip() + "\n"
         else:
             sep = ""
-        if first or cont:
+        if len(lines) == 1:  # most list items and quoted paragraphs: one line
+            line = lines[0]
+            body = first + line if line else first.rstrip()
+        elif first or cont:
             body = "\n".join(
                 (first if i == 0 else cont) + line if line else (first if i == 0 else cont).rstrip()
                 for i, line in enumerate(lines)
@@ -330,6 +335,15 @@ class _Markdown:
         self.out.append(sep + body)
         self.prev_list = in_list
         self.prev_quote = q
+
+
+def _indent(stack: list[tuple[int, str, int, int]]) -> int:
+    """The width of the open list items' markers: what a line inside the innermost one is
+    indented by."""
+    width = 0
+    for entry in stack:
+        width += entry[3]
+    return width
 
 
 def _paragraph_lines(b: Block, spans: list[tuple[int, int, str]]) -> list[str]:

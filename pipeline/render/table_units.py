@@ -22,8 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pipeline.compiled import check_fresh
 from pipeline.render.blocks import data_tables
 from pipeline.types import LabeledBlock, Verdict
+
+# Compiled with Cython when the install can (hatch_build.py): this runs over every block of
+# every page.
+check_fresh(__name__, __file__)
 
 
 def keep_whole(labeled: Sequence[LabeledBlock]) -> list[LabeledBlock]:
