@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pipeline.cleaners.registry import model_params
-from pipeline.learned import lead_rescue, link_lists, markup_guard
+from pipeline.learned import lead_rescue, link_lists, markup_guard, teaser_lists
 from pipeline.learned.decision import decide
 from pipeline.learned.features import page_features
 from pipeline.learned.link_guard import TRUSTED_LANGUAGES, guard
@@ -48,12 +48,15 @@ def guarded(
     link_guard: bool = True,
     lead: bool = True,
     lists: bool = True,
+    teasers: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
     (`pipeline.learned.markup_guard`), the link guard (`pipeline.learned.link_guard`), the
-    link-list items dropped (`pipeline.learned.link_lists`), then the standfirst above the body
-    (`pipeline.learned.lead_rescue`). ``link_guard=False``, ``lists=False`` and ``lead=False``
-    leave out those steps (the cleaner's options; a benchmark's comparison)."""
+    link-list items dropped (`pipeline.learned.link_lists`), the teaser-list items dropped
+    (`pipeline.learned.teaser_lists`), then the standfirst above the body
+    (`pipeline.learned.lead_rescue`). ``link_guard=False``, ``lists=False``, ``teasers=False``
+    and ``lead=False`` leave out those steps (the cleaner's options; a benchmark's
+    comparison)."""
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
     if link_guard:
@@ -64,6 +67,11 @@ def guarded(
         # rules kept go too.
         keep, listed = link_lists.guard(keep, blocks, language)
         notes += listed
+    if teasers:
+        # The summaries and dates between a teaser list's links, which the link-list step does
+        # not see: they break its runs of link blocks.
+        keep, teased = teaser_lists.guard(keep, blocks, language)
+        notes += teased
     if lead:
         # Last, so that the body it looks above is the one the guards left.
         keep, rescued = lead_rescue.rescue(keep, probs, blocks)
@@ -78,7 +86,8 @@ class NeighboursCleaner:
     `pipeline.learned.link_guard` under the model's own rule, ``lead_rescue=False``
     `pipeline.learned.lead_rescue` (for a corpus whose notion of content leaves out standfirsts),
     ``link_lists=False`` `pipeline.learned.link_lists` (for a corpus that counts lists of links
-    as content, as WCXB's references do),
+    as content, as WCXB's references do), ``teaser_lists=False``
+    `pipeline.learned.teaser_lists` (likewise for lists of teasers),
     ``strictness`` sets the power the probabilities of a page outside English are raised to
     before the model's rule decides (`page_rule`; 1: as the model says them; higher: stricter).
     Under that rule, blocks of markup written out as text are never kept
@@ -96,10 +105,12 @@ class NeighboursCleaner:
         link_guard: bool = True,
         lead_rescue: bool = True,
         link_lists: bool = True,
+        teaser_lists: bool = True,
         strictness: float = OUTSIDE_ENGLISH_POWER,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
-        for name, value in (*options, ("link_lists", link_lists)):
+        options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
+        for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
         if isinstance(strictness, bool) or not isinstance(strictness, int | float):
@@ -109,6 +120,7 @@ class NeighboursCleaner:
         self.link_guard = link_guard
         self.lead_rescue = lead_rescue
         self.link_lists = link_lists
+        self.teaser_lists = teaser_lists
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or DEFAULT_MODEL)
@@ -126,6 +138,8 @@ class NeighboursCleaner:
             out["lead_rescue"] = False
         if not self.link_lists:
             out["link_lists"] = False
+        if not self.teaser_lists:
+            out["teaser_lists"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
             out["strictness"] = self.strictness
         return out
@@ -156,7 +170,8 @@ class NeighboursCleaner:
         language: str | None = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
         """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s,
-        `pipeline.learned.link_guard`'s, `pipeline.learned.link_lists`'s, then
+        `pipeline.learned.link_guard`'s, `pipeline.learned.link_lists`'s,
+        `pipeline.learned.teaser_lists`'s, then
         `pipeline.learned.lead_rescue`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
@@ -177,6 +192,7 @@ class NeighboursCleaner:
                 self.link_guard,
                 self.lead_rescue,
                 self.link_lists,
+                self.teaser_lists,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]
