@@ -421,7 +421,11 @@ class _SegmentReader:
             if not plain:
                 if (
                     detect_single_member
-                    and (mismatch or _cut_by_file(record))
+                    # warcio's line after the block: its member goes on past the record (in
+                    # a file gzipped whole whose first record was cut, the length can end
+                    # the block on a blank line of the next record's header, and then
+                    # nothing else shows it)
+                    and (mismatch or _cut_by_file(record) or it.next_line)
                     and isinstance(item, RawPage)
                     and _GLUED_START.search(item.body)
                 ):

@@ -171,6 +171,31 @@ def test_a_record_cut_short_before_a_record_with_a_bad_length_ends_where_that_on
     assert read == set(odd.ids)
 
 
+@pytest.mark.parametrize("first", [True, False], ids=["cut-record-first", "cut-record-second"])
+@pytest.mark.parametrize("cut", [*range(900, 1520, 31), 1119])
+def test_a_record_cut_short_in_a_file_gzipped_whole_ends_where_the_next_starts(
+    cut: int, first: bool
+) -> None:
+    # Found by the 30-minute campaign (seed 1126, "odd/whole; record 1: cut at 1119/1527; record
+    # 0: dropped"): in a file gzipped whole, a resource record cut inside its block, the file's
+    # first. Its declared length ended on a blank line of the next record's header, so warcio saw
+    # nothing wrong: the header lines became its page's body and the records after it were lost.
+    odd = next(seed for seed in SEEDS if seed.name == "odd")
+    records, ids = list(odd.records), list(odd.ids)
+    records[1] = records[1][:cut]
+    if first:
+        records, ids = records[1:], ids[1:]
+    data, _ = lay_out(records, "whole")
+    items = _read(data)
+    for item in items:
+        if isinstance(item, RawPage):
+            assert WARC_HEADER_TEXT.search(item.body) is None, item.record_id
+    rejected = {i.record_id: i.reason for i in items if isinstance(i, Rejected)}
+    assert rejected.get(odd.ids[1]) == "truncated_record"
+    read = [i.record_id for i in items if isinstance(i, RawPage | Rejected)]
+    assert sorted(read) == sorted(ids)  # every record, each once
+
+
 def test_plain_record_longer_than_the_file_keeps_its_page_when_nothing_follows() -> None:
     records = [_record(i) for i in range(N_RECORDS)]
     records[-1] = _record(N_RECORDS - 1, length="999999")
