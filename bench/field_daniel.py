@@ -43,7 +43,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -120,30 +119,6 @@ def worker(in_path: str, out_path: str, precision: bool) -> int:
     versions = {name: version(name) for name in ("trafilatura", "justext", "lxml")}
     Path(out_path + ".versions").write_text(json.dumps(versions))
     return 0
-
-
-def run_outside(
-    benchenv: Path, pages: list, precision: bool
-) -> tuple[dict[str, dict], dict[str, str]]:
-    python = benchenv / "bin" / "python"
-    if not python.exists():
-        raise SystemExit(
-            f"error: {python} not found (create the comparison virtualenv, see --help)"
-        )
-    with tempfile.TemporaryDirectory() as tmp:
-        in_path, out_path = Path(tmp) / "in.jsonl", Path(tmp) / "out.jsonl"
-        with in_path.open("w", encoding="utf-8") as fh:
-            for page in pages:
-                name = JUSTEXT_NAMES.get(page.language)
-                row = {"id": page.id, "path": str(page.html_path.resolve()), "stoplist": name}
-                fh.write(json.dumps(row) + "\n")
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        cmd = [str(python), str(Path(__file__).resolve()), "--worker", str(in_path), str(out_path)]
-        subprocess.run([*cmd, *([] if precision else ["--no-precision"])], check=True, env=env)
-        with out_path.open(encoding="utf-8") as fh:
-            results = {row["id"]: row for row in map(json.loads, fh)}
-        versions = json.loads(Path(str(out_path) + ".versions").read_text())
-    return results, versions
 
 
 # --- warcclean, scoring and the report -------------------------------------------------------
@@ -256,7 +231,13 @@ def measure(args: argparse.Namespace, helpers: ModuleType) -> dict:
     rows = run_ours(pages)
     print(f"warcclean: {time.monotonic() - t0:.0f} s; outside systems ...", file=sys.stderr)
     t1 = time.monotonic()
-    outside, versions = run_outside(args.benchenv, pages, not args.no_precision)
+    rows_out = [
+        {"id": p.id, "path": str(p.html_path.resolve()), "stoplist": JUSTEXT_NAMES.get(p.language)}
+        for p in pages
+    ]
+    outside, versions = helpers.run_outside(
+        args.benchenv, rows_out, Path(__file__).resolve(), ["--no-precision"] * args.no_precision
+    )
     print(f"outside systems: {time.monotonic() - t1:.0f} s", file=sys.stderr)
     names = [TRAFILATURA, *([] if args.no_precision else [TRAFILATURA_PRECISION]), JUSTEXT]
     for name in names:

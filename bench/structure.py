@@ -81,6 +81,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -423,7 +424,11 @@ def markdown_keyword() -> bool:
     return True
 
 
-def run_outside(benchenv: Path, rows: list[dict]) -> tuple[dict[str, dict], dict[str, str]]:
+def run_outside(
+    benchenv: Path, rows: list[dict], script: Path | None = None, extra: Sequence[str] = ()
+) -> tuple[dict[str, dict], dict[str, str]]:
+    """Run ``script`` (this one by default) as ``--worker IN OUT *extra`` under the benchenv's
+    interpreter over ``rows``; its output rows by id, and the versions it wrote beside them."""
     python = benchenv / "bin" / "python"
     if not python.exists():
         raise SystemExit(
@@ -437,7 +442,14 @@ def run_outside(benchenv: Path, rows: list[dict]) -> tuple[dict[str, dict], dict
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
         subprocess.run(
-            [str(python), str(Path(__file__).resolve()), "--worker", str(in_path), str(out_path)],
+            [
+                str(python),
+                str(script or Path(__file__).resolve()),
+                "--worker",
+                str(in_path),
+                str(out_path),
+                *extra,
+            ],
             check=True,
             env=env,
             cwd=tmp,
