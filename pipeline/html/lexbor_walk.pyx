@@ -24,6 +24,9 @@ from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcmp, memcpy
 
+cdef extern from "Python.h":
+    void PyObject_GC_UnTrack(void *op)
+
 cdef extern from "string.h":
     void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen)
 
@@ -707,7 +710,7 @@ cdef object _block(
             classes = style_class
             style_text = style_tag + "." + ".".join(classes.split()) if classes else style_tag
             by_class[style_class] = style_text
-    return tuple.__new__(
+    block = tuple.__new__(
         Block,
         (
             index,
@@ -726,6 +729,12 @@ cdef object _block(
             shape,
         ),
     )
+    # Out of the garbage collector's sight: a block holds only strings, numbers and tuples of
+    # them, which no reference cycle can pass through, yet as a tuple subclass it is never
+    # untracked the way a plain tuple of atoms is. Pages make hundreds of blocks, which made
+    # every collection of their pages longer.
+    PyObject_GC_UnTrack(<void *> block)
+    return block
 
 
 cdef struct Stack:
