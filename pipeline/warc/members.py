@@ -18,6 +18,7 @@ the two on every real file and every fuzzed mutant).
 from __future__ import annotations
 
 import io
+import re
 import zlib
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -220,7 +221,26 @@ def _plain_record(member: _Member, offset: int, loader: Any, convert: Convert) -
         record = _parse_with_warcio(data, loader) if len(data) == member.size else None
         if record is None:
             return None
+    if glued_headers(record.rec_headers.headers):
+        return None  # two records' headers: the segment reader finds where the second starts
     return convert(record, _Placed(loader, offset, member.stored), offset)
+
+
+# Headers a WARC record has once at most: two of one mean two records' headers read as one.
+_ONCE = ("warc-record-id", "warc-type", "content-length")
+# A WARC version line glued to the end of a header line that was cut short.
+_GLUED_VERSION = re.compile(r"WARC/\d+\.\d+$")
+
+
+def glued_headers(headers: list[tuple[str, str]]) -> bool:
+    """Whether a WARC header's (name, value) pairs hold a second record's start: a version line
+    glued to the end of a value, or a header that a record has once, twice (warcio drops a
+    version line of its own, having no colon). A record cut in its header, in a file gzipped
+    whole, runs on into the next record's header, and warcio reads the two as one record."""
+    names = [name.lower() for name, _ in headers]
+    if any(names.count(name) > 1 for name in _ONCE):
+        return True
+    return any(_GLUED_VERSION.search(value) for _, value in headers)
 
 
 def _parse_simple(member: _Member, block_start: int, loader: Any) -> ArcWarcRecord | None:

@@ -64,7 +64,7 @@ try:
     from zlib_ng import zlib_ng as _inflate_lib
 except ImportError:  # pragma: no cover - zlib-ng is a dependency; stdlib zlib reads the same
     _inflate_lib = zlib
-from pipeline.warc.members import read_members
+from pipeline.warc.members import glued_headers, read_members
 from pipeline.warc.payload import classify_type, decode_payload, media_type, read_capped, sniff_kind
 
 # Record types whose payload can be a page; everything else is counted and skipped unparsed.
@@ -233,6 +233,24 @@ def iter_records(
             # rejection says where; offsets stay in the gunzipped stream).
             inner = max(outcome.resume, at + 1)
             continue
+        if gunzip_from is not None and outcome.kind == "error":
+            # Bytes that are no record inside a member gzipped whole: its gunzipped bytes are a
+            # plain file, searched as one for the next record start (a record cut in its
+            # version line runs into the next one's: "WARC/WARC/1.0").
+            try:
+                inside = _find_next_record(source, at + 1)
+            except OSError:  # the gunzipped stream no longer holds that place
+                inside = None
+            if inside is not None:
+                yield ReaderIssue(
+                    warc_path,
+                    "resync",
+                    inside,
+                    f"resumed at the next record start after {outcome.after(at)}",
+                    skipped=inside - at,
+                )
+                inner = inside
+                continue
         if gunzip_from is not None:
             # Positions inside a gzip member cannot be sought to: the rest of the member is
             # lost, and reading goes on at the next member after its start, if there is one.
@@ -385,6 +403,11 @@ class _SegmentReader:
                 return _Outcome(
                     "error", record_start, "a record starts inside a damaged gzip member"
                 )
+            elif detect_single_member and _glued_header(record):
+                # A record cut in its header, in a file gzipped whole, runs on into the next
+                # record's header, and warcio reads the two as one record: read the member
+                # through a gunzipper, where the header is searched as in a plain file.
+                return _Outcome("single_member", record_start)
             bad_length = _invalid_length(record)
             if bad_length is not None:
                 # Its end is unknown: count the record, then look for the next one after it.
@@ -583,6 +606,11 @@ def _declared_length(record: Any) -> int | None:
         return int(record.rec_headers.get_header(key) or "")
     except ValueError:
         return None
+
+
+def _glued_header(record: Any) -> bool:
+    """Whether a WARC record's parsed header holds a second record's start (`glued_headers`)."""
+    return record.format == "warc" and glued_headers(record.rec_headers.headers)
 
 
 def _cut_by_file(record: Any) -> bool:

@@ -196,6 +196,31 @@ def test_a_record_cut_short_in_a_file_gzipped_whole_ends_where_the_next_starts(
     assert sorted(read) == sorted(ids)  # every record, each once
 
 
+@pytest.mark.parametrize(
+    ("cut", "first"),
+    [(c, f) for c in (18, 60, 100, 200, 300, 350) for f in (True, False)] + [(5, False)],
+)
+def test_a_record_cut_in_its_header_in_a_file_gzipped_whole_loses_no_other(
+    cut: int, first: bool
+) -> None:
+    # A record cut inside its header runs into the next record's header, and warcio (and the
+    # one-member fast path) read the two as one record: the next record was lost, or taken
+    # for the cut one. Cut in its version line ("WARC/" + "WARC/1.0"), after a record read in
+    # the same member, nothing after it was found.
+    odd = next(seed for seed in SEEDS if seed.name == "odd")
+    records, ids = list(odd.records), list(odd.ids)
+    records[4] = records[4][:cut]  # its header is 408 bytes
+    if first:
+        records, ids = records[4:], ids[4:]
+    data, _ = lay_out(records, "whole")
+    items = _read(data)
+    _assert_no_header_text(items)
+    read = {i.record_id for i in items if isinstance(i, RawPage | Rejected)}
+    assert set(ids) - {odd.ids[4]} <= read
+    pages = _ids(items, RawPage)
+    assert len(pages) == len(set(pages))
+
+
 def test_plain_record_longer_than_the_file_keeps_its_page_when_nothing_follows() -> None:
     records = [_record(i) for i in range(N_RECORDS)]
     records[-1] = _record(N_RECORDS - 1, length="999999")
