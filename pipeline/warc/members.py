@@ -227,7 +227,7 @@ def _plain_record(member: _Member, offset: int, loader: Any, convert: Convert) -
 
 
 # Headers a WARC record has once at most: two of one mean two records' headers read as one.
-_ONCE = ("warc-record-id", "warc-type", "content-length")
+_ONCE = frozenset(("warc-record-id", "warc-type", "content-length"))
 # A WARC version line glued to the end of a header line that was cut short.
 _GLUED_VERSION = re.compile(r"WARC/\d+\.\d+$")
 
@@ -237,10 +237,16 @@ def glued_headers(headers: list[tuple[str, str]]) -> bool:
     glued to the end of a value, or a header that a record has once, twice (warcio drops a
     version line of its own, having no colon). A record cut in its header, in a file gzipped
     whole, runs on into the next record's header, and warcio reads the two as one record."""
-    names = [name.lower() for name, _ in headers]
-    if any(names.count(name) > 1 for name in _ONCE):
-        return True
-    return any(_GLUED_VERSION.search(value) for _, value in headers)
+    seen: set[str] = set()
+    for name, value in headers:
+        key = name.lower()
+        if key in _ONCE:
+            if key in seen:
+                return True
+            seen.add(key)
+        if "WARC/" in value and _GLUED_VERSION.search(value):
+            return True
+    return False
 
 
 def _parse_simple(member: _Member, block_start: int, loader: Any) -> ArcWarcRecord | None:
