@@ -448,7 +448,7 @@ class _SegmentReader:
                     # a file gzipped whole whose first record was cut, the length can end
                     # the block on a blank line of the next record's header, and then
                     # nothing else shows it)
-                    and (mismatch or _cut_by_file(record) or it.next_line)
+                    and (mismatch or declared is None or _cut_by_file(record) or it.next_line)
                     and isinstance(item, RawPage)
                     and _GLUED_START.search(item.body)
                 ):

@@ -196,6 +196,26 @@ def test_a_record_cut_short_in_a_file_gzipped_whole_ends_where_the_next_starts(
     assert sorted(read) == sorted(ids)  # every record, each once
 
 
+@pytest.mark.parametrize("first", [True, False], ids=["first", "second"])
+def test_a_record_without_a_length_in_a_file_gzipped_whole_ends_where_the_next_starts(
+    first: bool,
+) -> None:
+    # Found by a 12-minute campaign (seed 1127, "odd/whole; record 1: header: length removed;
+    # record 0: dropped"): warcio reads a record without a Content-Length to its member's end,
+    # which in a file gzipped whole is the file's: every later header was in its page.
+    odd = next(seed for seed in SEEDS if seed.name == "odd")
+    records, ids = list(odd.records), list(odd.ids)
+    head, sep, block = records[1].partition(b"\r\n\r\n")
+    records[1] = re.sub(rb"\r\nContent-Length: \d+", b"", head, count=1) + sep + block
+    assert records[1] != odd.records[1]
+    if first:
+        records, ids = records[1:], ids[1:]
+    items = _read(lay_out(records, "whole")[0])
+    _assert_no_header_text(items)
+    read = [i.record_id for i in items if isinstance(i, RawPage | Rejected)]
+    assert sorted(read) == sorted(ids)
+
+
 @pytest.mark.parametrize(
     ("cut", "first"),
     [(c, f) for c in (18, 60, 100, 200, 300, 350) for f in (True, False)] + [(5, False)],
