@@ -233,6 +233,34 @@ def iter_records(
             # rejection says where; offsets stay in the gunzipped stream).
             inner = max(outcome.resume, at + 1)
             continue
+        if (
+            gunzip_from is None
+            and outcome.resume is None
+            and at == 0
+            and (inside := _record_in_first_member(stream)) is not None
+        ):
+            # The file's first record is unreadable, or its end cannot be trusted, and its gzip
+            # member holds another record further on: a file gzipped whole whose first record
+            # is damaged (the only case where the first member holds more than one record).
+            # Read on inside it, gunzipped.
+            yield ReaderIssue(
+                warc_path,
+                "single_gzip_member",
+                0,
+                "gzip member holds several records (file gzipped whole); from here offsets are "
+                "positions in the gunzipped stream that starts at stored byte 0",
+            )
+            yield ReaderIssue(
+                warc_path,
+                "resync",
+                inside,
+                f"resumed at the next record start after {outcome.after(0)}",
+                skipped=inside,
+            )
+            gunzip_from = pos = 0
+            inner = inside
+            reader.offset_note = "offset_space:gunzip@0"
+            continue
         if gunzip_from is not None and outcome.kind == "error":
             # Bytes that are no record inside a member gzipped whole: its gunzipped bytes are a
             # plain file, searched as one for the next record start (a record cut in its
@@ -611,6 +639,26 @@ def _declared_length(record: Any) -> int | None:
 def _glued_header(record: Any) -> bool:
     """Whether a WARC record's parsed header holds a second record's start (`glued_headers`)."""
     return record.format == "warc" and glued_headers(record.rec_headers.headers)
+
+
+# How far into the file's first gzip member a record start is looked for when its first record
+# is damaged: a bounded inflate (a first record, a warcinfo or a page, is far shorter).
+_FIRST_MEMBER_SEARCH = 1 << 22
+
+
+def _record_in_first_member(stream: Any) -> int | None:
+    """Where a record starts in the gunzipped bytes of the gzip member at the file's start, after
+    its first byte and within `_FIRST_MEMBER_SEARCH`, or None. Leaves ``stream`` where it was."""
+    if _peek(stream, 0, 3) != b"\x1f\x8b\x08":
+        return None
+    here = stream.tell()
+    try:
+        stream.seek(0)
+        return _find_next_record(_Gunzipped(stream), 1, stop=_FIRST_MEMBER_SEARCH)
+    except Exception:  # a member too damaged to inflate holds no record to read here
+        return None
+    finally:
+        stream.seek(here)
 
 
 def _cut_by_file(record: Any) -> bool:
