@@ -138,13 +138,20 @@ def run_job(
         client.register_plugin(WarmUp(cfg, start_children=supervised))
     config_token = tokenize(cfg)
     path_of: dict[str, str] = {}
+    attempts: dict[str, int] = {}
 
-    def submit_next() -> Any:
-        path = queue.pop()
+    def submit(path: str) -> Any:
+        again = attempts.get(path, 0)
+        attempts[path] = again + 1
         # Deterministic keys: the same input and config name the same task on the dashboard.
         key = f"clean-warc-{input_stem(path)}-{tokenize(path, config_token)}"
+        if again:
+            key += f"-again{again}"
         path_of[key] = path
         return client.submit(task, path, cfg, key=key, retries=retries, pure=False)
+
+    def submit_next() -> Any:
+        return submit(queue.pop())
 
     pool = as_completed([submit_next() for _ in range(min(window, len(queue)))])
     for future in pool:
@@ -152,6 +159,14 @@ def run_job(
         if future.status == "finished":
             report: WarcReport = future.result()
             result.reports.append(report)
+        elif future.status == "cancelled" and attempts[path] <= retries:
+            # Cancelled by the cluster, not failed: a worker killed at the wrong moment can
+            # leave its task cancelled instead of rescheduled (seen once in a CI run of
+            # tests/test_faults.py). The input is submitted again: its shards are written
+            # atomically and committed by its marker, so a second attempt duplicates nothing.
+            future.release()
+            pool.add(submit(path))
+            continue
         else:
             exc = future.exception()
             result.failed[path] = f"{type(exc).__name__}: {exc}"

@@ -101,6 +101,36 @@ def test_a_failing_input_does_not_stop_the_others(tmp_path: Path, inproc_client)
     assert {f["input"] for f in report["failed"]} == {inputs[1], missing}
 
 
+class _CancelsFirst:
+    """The client, except that the first task submitted is cancelled at once, as the cluster
+    can leave a task whose worker was killed at the wrong moment."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self.cancelled: list[str] = []
+
+    def submit(self, *args, **kwargs):
+        future = self._client.submit(*args, **kwargs)
+        if not self.cancelled:
+            future.cancel()
+            self.cancelled.append(future.key)
+        return future
+
+    def __getattr__(self, name: str):
+        return getattr(self._client, name)
+
+
+def test_a_task_the_cluster_cancels_is_submitted_again(tmp_path: Path, inproc_client) -> None:
+    inputs = make_inputs(tmp_path / "in", n=3)
+    client = _CancelsFirst(inproc_client)
+    result = job.run_job(client, inputs, JobConfig(output=str(tmp_path / "out")))
+    assert len(client.cancelled) == 1
+    assert not result.failed and len(result.reports) == 3
+    reference = run(inproc_client, inputs, tmp_path / "ref")
+    assert rows(tmp_path / "out") == rows(tmp_path / "ref")  # every record once
+    assert result.totals.to_dict() == reference.totals.to_dict()
+
+
 def _cli(args: list[str], timeout: float = 180) -> subprocess.CompletedProcess:
     env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
     return subprocess.run(
