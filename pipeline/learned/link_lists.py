@@ -20,7 +20,7 @@ characters), so English (`TRUSTED_LANGUAGES`) is left alone, as the link guard l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -55,9 +55,22 @@ def guard(
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without its link-list items (see the module's docstring), and the page note when
     it dropped any; unchanged for a trusted ``language`` or when nothing else would be kept."""
+    return drop_items(keep, blocks, language, link_list_items, LIST_DROPPED)
+
+
+def drop_items(
+    keep: np.ndarray,
+    blocks: Sequence[Block],
+    language: str | None,
+    items: Callable[[Sequence[Block]], np.ndarray],
+    note: str,
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """``keep`` without the kept blocks ``items`` marks, and ``note`` when any went; unchanged
+    for a trusted ``language`` (WCXB's references count such lists as content) or when nothing
+    else would stay kept. The list guards' shared step (this one's, `teaser_lists`')."""
     if language in TRUSTED_LANGUAGES or not keep.any():
         return keep, ()
-    dropped = keep & link_list_items(blocks)
+    dropped = keep & items(blocks)
     if not dropped.any() or not (keep & ~dropped).any():
         return keep, ()
-    return keep & ~dropped, (LIST_DROPPED,)
+    return keep & ~dropped, (note,)

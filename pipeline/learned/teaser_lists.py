@@ -38,8 +38,7 @@ from statistics import median
 
 import numpy as np
 
-from pipeline.learned.link_guard import TRUSTED_LANGUAGES
-from pipeline.learned.link_lists import MIN_LINK_DENSITY
+from pipeline.learned.link_lists import MIN_LINK_DENSITY, drop_items
 from pipeline.types import Block
 
 MAX_SUMMARY_LINK_DENSITY = 0.5
@@ -97,9 +96,4 @@ def guard(
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without its teaser parts (see the module's docstring), and the page note when it
     dropped any; unchanged for a trusted ``language`` or when nothing else would be kept."""
-    if language in TRUSTED_LANGUAGES or not keep.any():
-        return keep, ()
-    dropped = keep & teaser_parts(blocks)
-    if not dropped.any() or not (keep & ~dropped).any():
-        return keep, ()
-    return keep & ~dropped, (TEASERS_DROPPED,)
+    return drop_items(keep, blocks, language, teaser_parts, TEASERS_DROPPED)

@@ -204,13 +204,7 @@ def iter_records(
                     continue
             return
         if outcome.kind == "single_member":
-            yield ReaderIssue(
-                warc_path,
-                "single_gzip_member",
-                outcome.offset,
-                "gzip member holds several records (file gzipped whole); from here offsets are "
-                f"positions in the gunzipped stream that starts at stored byte {outcome.offset}",
-            )
+            yield _single_member_issue(warc_path, outcome.offset)
             gunzip_from = pos = outcome.offset
             inner = 0
             reader.offset_note = f"offset_space:gunzip@{outcome.offset}"
@@ -233,6 +227,7 @@ def iter_records(
             # rejection says where; offsets stay in the gunzipped stream).
             inner = max(outcome.resume, at + 1)
             continue
+        inside = None
         if (
             gunzip_from is None
             and outcome.resume is None
@@ -243,25 +238,10 @@ def iter_records(
             # member holds another record further on: a file gzipped whole whose first record
             # is damaged (the only case where the first member holds more than one record).
             # Read on inside it, gunzipped.
-            yield ReaderIssue(
-                warc_path,
-                "single_gzip_member",
-                0,
-                "gzip member holds several records (file gzipped whole); from here offsets are "
-                "positions in the gunzipped stream that starts at stored byte 0",
-            )
-            yield ReaderIssue(
-                warc_path,
-                "resync",
-                inside,
-                f"resumed at the next record start after {outcome.after(0)}",
-                skipped=inside,
-            )
+            yield _single_member_issue(warc_path, 0)
             gunzip_from = pos = 0
-            inner = inside
             reader.offset_note = "offset_space:gunzip@0"
-            continue
-        if gunzip_from is not None and outcome.kind == "error":
+        elif gunzip_from is not None and outcome.kind == "error":
             # Bytes that are no record inside a member gzipped whole: its gunzipped bytes are a
             # plain file, searched as one for the next record start (a record cut in its
             # version line runs into the next one's: "WARC/WARC/1.0").
@@ -269,16 +249,16 @@ def iter_records(
                 inside = _find_next_record(source, at + 1)
             except OSError:  # the gunzipped stream no longer holds that place
                 inside = None
-            if inside is not None:
-                yield ReaderIssue(
-                    warc_path,
-                    "resync",
-                    inside,
-                    f"resumed at the next record start after {outcome.after(at)}",
-                    skipped=inside - at,
-                )
-                inner = inside
-                continue
+        if inside is not None:
+            yield ReaderIssue(
+                warc_path,
+                "resync",
+                inside,
+                f"resumed at the next record start after {outcome.after(at)}",
+                skipped=inside - at,
+            )
+            inner = inside
+            continue
         if gunzip_from is not None:
             # Positions inside a gzip member cannot be sought to: the rest of the member is
             # lost, and reading goes on at the next member after its start, if there is one.
@@ -634,6 +614,16 @@ def _declared_length(record: Any) -> int | None:
         return int(record.rec_headers.get_header(key) or "")
     except ValueError:
         return None
+
+
+def _single_member_issue(warc_path: str, at: int) -> ReaderIssue:
+    return ReaderIssue(
+        warc_path,
+        "single_gzip_member",
+        at,
+        "gzip member holds several records (file gzipped whole); from here offsets are "
+        f"positions in the gunzipped stream that starts at stored byte {at}",
+    )
 
 
 def _glued_header(record: Any) -> bool:
