@@ -168,8 +168,12 @@ def run_job(
             pool.add(submit(path))
             continue
         else:
-            exc = future.exception()
-            result.failed[path] = f"{type(exc).__name__}: {exc}"
+            exc = future.exception()  # None for a task the cluster cancelled
+            result.failed[path] = (
+                f"{type(exc).__name__}: {exc}"
+                if exc is not None
+                else f"cancelled by the cluster {attempts[path]} time(s)"
+            )
             report = None
         if on_report:
             on_report(report, path)

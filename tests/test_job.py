@@ -131,6 +131,15 @@ def test_a_task_the_cluster_cancels_is_submitted_again(tmp_path: Path, inproc_cl
     assert result.totals.to_dict() == reference.totals.to_dict()
 
 
+def test_a_task_cancelled_past_its_retries_fails_saying_so(tmp_path: Path, inproc_client) -> None:
+    inputs = make_inputs(tmp_path / "in", n=2)
+    client = _CancelsFirst(inproc_client)
+    result = job.run_job(client, inputs, JobConfig(output=str(tmp_path / "out")), retries=0)
+    assert len(result.failed) == 1 and len(result.reports) == 1
+    (error,) = result.failed.values()
+    assert error == "cancelled by the cluster 1 time(s)"
+
+
 def _cli(args: list[str], timeout: float = 180) -> subprocess.CompletedProcess:
     env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
     return subprocess.run(
