@@ -19,11 +19,12 @@ from types import ModuleType
 PACKAGE_DIR = Path(__file__).resolve().parent
 BUILD_INFO = PACKAGE_DIR / "_build_info.json"
 # Modules the build may compile (kept in step with pyproject.toml's hook configuration).
-# `pipeline.html.lexbor_walk` has no Python source (a .pyx): it exists only where the build
-# compiled.
+# `pipeline.html.lexbor_walk` and `pipeline.html.markup_scan` have no Python source (a .pyx):
+# they exist only where the build compiled.
 COMPILABLE = (
     "pipeline.html.walk",
     "pipeline.html.lexbor_walk",
+    "pipeline.html.markup_scan",
     "pipeline.html.structure",
     "pipeline.render.blocks",
     "pipeline.render.table_units",

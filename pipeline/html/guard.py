@@ -29,11 +29,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.errors import PageTimeout, PageTooComplex
+from pipeline.html.tag_sets import BREAKOUT, FOREIGN_ROOTS, INTEGRATION, VOID_NAMES
 
-# Start tags that never hold content, so never deepen the stack of open elements.
-_VOID = frozenset(
-    "area base br col embed hr img input link meta param source track wbr keygen".split()
-)
+# The scans below as C loops (markup_scan.pyx), where the build compiled them: the same counts,
+# about ten times cheaper on the pages with big scripts, data URIs or icon sets that made this
+# guard 0.4 ms a page on average. Tests set this to None to compare the Python code with them.
+try:
+    from pipeline.html import markup_scan as _compiled
+except ImportError as exc:  # an install without a C compiler
+    if exc.name != "pipeline.html.markup_scan":
+        raise
+    _compiled = None
+
 # A tag name starts with an ASCII letter and goes on with letters, digits, ":" and "-"; only
 # start and end tags ("<name", "</name") count: comments, doctypes and "<" in text do not.
 _LETTER = np.zeros(256, bool)
@@ -50,7 +57,7 @@ def _name_key(name: bytes) -> int:
     return sum(byte << (8 * k) for k, byte in enumerate(name))
 
 
-_VOID_KEYS = np.array(sorted(_name_key(tag.encode()) for tag in _VOID), dtype=np.uint64)
+_VOID_KEYS = np.array(sorted(_name_key(tag) for tag in VOID_NAMES), dtype=np.uint64)
 _LT = ord("<")
 # Below this many "<", the nesting scan is skipped: nesting depth cannot exceed the number of
 # tags, and a parse at that depth takes well under a second even in the worst tag mix measured.
@@ -110,6 +117,8 @@ def nesting_depth(html: str | bytes) -> int:
     the pages with the most tags: a loop over 50,000 tags took 20-40 ms.
     """
     data = html if isinstance(html, bytes) else html.encode("utf-8", "surrogatepass")
+    if _compiled is not None:
+        return _compiled.nesting_depth(data)
     raw = np.frombuffer(data, np.uint8)
     return _depth(raw, np.flatnonzero(raw == _LT))
 
@@ -153,18 +162,6 @@ DEPTH_REFINE_MIN = 1_000
 DEPTH_REFINE_MAX_TAGS = 100_000
 _FOREIGN_HINT = re.compile(rb"<(?:svg|math)[\t\n\f\r />]", re.IGNORECASE)
 _ANY_TAG = re.compile(rb"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
-_VOID_NAMES = frozenset(tag.encode() for tag in _VOID)
-_FOREIGN_ROOTS = frozenset((b"svg", b"math"))
-# Where foreign content holds HTML again (the parser's integration points; annotation-xml only
-# with some encodings, always here, which errs towards deeper) ...
-_INTEGRATION = frozenset(b"foreignobject desc title mi mo mn ms mtext annotation-xml".split())
-# ... and the HTML start tags that end foreign content wherever they appear in it (the tree
-# builder's list; "font" only with some attributes, always here). "</br>" and "</p>" too.
-_BREAKOUT = frozenset(
-    b"b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i "
-    b"img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u "
-    b"ul var font".split()
-)
 # A whole start tag as the tokenizer reads it (the attribute syntax of `_ATTRIBUTE`, without
 # backtracking), then what ends it: "/>" makes it self-closed, "/" in a value does not.
 _START_TAG = re.compile(
@@ -179,6 +176,8 @@ def foreign_aware_depth(data: bytes) -> int:
     """`nesting_depth` of the UTF-8 bytes ``data``, except that self-closed start tags inside
     inline SVG or MathML open nothing, as in the parser. Never more than `nesting_depth`: every
     tag counts the same or less (an end tag still closes one level)."""
+    if _compiled is not None:
+        return _compiled.foreign_aware_depth(data)
     depth = deepest = 0
     foreign = False
     # The open elements that switched foreign content on or off: (name, state around them).
@@ -193,18 +192,18 @@ def foreign_aware_depth(data: bytes) -> int:
                 foreign = False
                 switched.clear()
             continue
-        if name in _VOID_NAMES:
+        if name in VOID_NAMES:
             continue
-        if foreign and name in _BREAKOUT:
+        if foreign and name in BREAKOUT:
             foreign = False
             switched.clear()
-        elif foreign or name in _FOREIGN_ROOTS:
+        elif foreign or name in FOREIGN_ROOTS:
             if _self_closed(data, m.start()):
                 continue
-            if name in _FOREIGN_ROOTS:
+            if name in FOREIGN_ROOTS:
                 switched.append((name, foreign))
                 foreign = True
-            elif name in _INTEGRATION:
+            elif name in INTEGRATION:
                 switched.append((name, foreign))
                 foreign = False
         depth += 1
@@ -231,21 +230,25 @@ def estimate(html: str | bytes, *, max_attributes: int | None = None) -> PageEst
     """
     scan_attributes = max_attributes is not None and len(html) >= 2 * max_attributes
     attributes = load = 0
-    if isinstance(html, bytes):
+    if isinstance(html, bytes) and _compiled is not None:
+        tags, gaps = _compiled.lt_count_and_gaps(html, _BLOCK if scan_attributes else 0)
+        depth = _compiled.nesting_depth(html) if tags >= DEPTH_SCAN_MIN_TAGS else 0
+        if scan_attributes:
+            attributes, load = attribute_load(html, gaps, max_attributes or 0)
+    elif isinstance(html, bytes):
         # numpy's vectorised compare counts 2x faster than bytes.count's byte loop.
         raw = np.frombuffer(html, np.uint8)
         is_lt = raw == _LT
         tags = int(np.count_nonzero(is_lt))
         depth = _depth(raw, np.flatnonzero(is_lt)) if tags >= DEPTH_SCAN_MIN_TAGS else 0
         if scan_attributes:
-            attributes, load = attribute_load(html, is_lt, max_attributes or 0)
+            attributes, load = attribute_load(html, gap_tags(html, is_lt), max_attributes or 0)
     else:
         tags = html.count("<")
         depth = nesting_depth(html) if tags >= DEPTH_SCAN_MIN_TAGS else 0
         if scan_attributes and tags:
             data = html.encode("utf-8", "surrogatepass")
-            is_lt = np.frombuffer(data, np.uint8) == _LT
-            attributes, load = attribute_load(data, is_lt, max_attributes or 0)
+            attributes, load = attribute_load(data, gap_tags(data), max_attributes or 0)
     if depth > DEPTH_REFINE_MIN and tags <= DEPTH_REFINE_MAX_TAGS:
         data = html if isinstance(html, bytes) else html.encode("utf-8", "surrogatepass")
         if _FOREIGN_HINT.search(data):
@@ -273,6 +276,8 @@ _FEW_ATTRIBUTES = 64
 def count_attributes(data: bytes, start: int, limit: int) -> int:
     """Attributes of the start tag at ``data[start]`` as the tokenizer reads them, up to
     ``limit + 1`` (counting stops there: the caller only needs to know it is over)."""
+    if _compiled is not None:
+        return _compiled.count_attributes(data, start, limit)
     name = _TAG_NAME.match(data, start)
     if name is None:
         return 0
@@ -285,9 +290,28 @@ def count_attributes(data: bytes, start: int, limit: int) -> int:
     return n
 
 
-def attribute_load(data: bytes, is_lt: np.ndarray, limit: int) -> tuple[int, int]:
+def gap_tags(data: bytes, is_lt: np.ndarray | None = None) -> list[int]:
+    """The offsets of the "<" in ``data`` (UTF-8 bytes; ``is_lt`` marks its "<" when known)
+    followed by a whole `_BLOCK` of bytes without one: the start tags `attribute_load` reads.
+    Block k is bytes k * _BLOCK to (k + 1) * _BLOCK, full blocks only; the first empty block of
+    each run belongs to the last "<" before it (the tag that may hold the run)."""
+    if _compiled is not None:
+        return _compiled.lt_count_and_gaps(data, _BLOCK)[1]
+    if is_lt is None:
+        is_lt = np.frombuffer(data, np.uint8) == _LT
+    n_blocks = len(data) // _BLOCK
+    if not n_blocks:
+        return []
+    blocks = is_lt[: n_blocks * _BLOCK].reshape(n_blocks, _BLOCK).any(axis=1)
+    empty = np.flatnonzero(~blocks)
+    empty = empty[np.diff(empty, prepend=-2) > 1]
+    starts = (data.rfind(b"<", 0, block * _BLOCK) for block in empty.tolist())
+    return [start for start in starts if start >= 0]
+
+
+def attribute_load(data: bytes, gaps: list[int], limit: int) -> tuple[int, int]:
     """(most attributes on one element, sum of their squares over elements) for the start
-    tags of ``data`` (UTF-8 bytes; ``is_lt`` marks its "<") that could hold many.
+    tags of ``data`` (UTF-8 bytes) at ``gaps`` (`gap_tags`): those that could hold many.
 
     Only a tag followed by a whole `_BLOCK` of bytes without a "<" (so by `ATTRIBUTE_GAP`
     bytes or more when it holds that many) is read, by `count_attributes`. Tags with fewer
@@ -298,20 +322,10 @@ def attribute_load(data: bytes, is_lt: np.ndarray, limit: int) -> tuple[int, int
     sheet starts no tag (for the parser as here); that is checked for tags that count more
     than a few.
     """
-    n_blocks = len(data) // _BLOCK
-    if not n_blocks:
-        return 0, 0
-    blocks = is_lt[: n_blocks * _BLOCK].reshape(n_blocks, _BLOCK).any(axis=1)
-    empty = np.flatnonzero(~blocks)
-    # The first block of each run is enough: the tag that may hold the run starts before it.
-    empty = empty[np.diff(empty, prepend=-2) > 1]
     most = total = 0
     small = max(limit // 16, 1)
     raw_text: list[tuple[int, int]] | None = None
-    for block in empty.tolist():
-        start = data.rfind(b"<", 0, block * _BLOCK)
-        if start < 0:
-            continue
+    for start in gaps:
         n = count_attributes(data, start, _FEW_ATTRIBUTES)
         if n > _FEW_ATTRIBUTES:
             if raw_text is None:
@@ -330,6 +344,8 @@ _RAW_TEXT_TAG = re.compile(rb"<(/?)(script|style)(?=[\s/>])", re.IGNORECASE)
 
 def _raw_text_spans(data: bytes) -> list[tuple[int, int]]:
     """Where the ``<script>`` and ``<style>`` elements of ``data`` are, as (start, end)."""
+    if _compiled is not None:
+        return _compiled.raw_text_spans(data)
     spans: list[tuple[int, int]] = []
     inside: bytes | None = None
     low = 0

@@ -1,0 +1,300 @@
+# cython: language_level=3
+"""The pre-parse guard's scans of a page's UTF-8 bytes as C loops (compiled only).
+
+`pipeline.html.guard.estimate` runs on every page before the parse. Its Python and numpy scans
+(a "<" mask of the whole page, a block view of it for the attribute scan, regular expressions
+per attribute, a loop per tag for inline SVG) cost about 0.4 ms a page on average over the WCXB
+dev pages, most of it on the long tail of pages with big inline scripts, data URIs and icon sets.
+Here each is one pass with ``memchr`` over the bytes. Every function gives exactly what the
+corresponding Python code in guard.py gives (tests compare them on generated and real markup);
+guard.py uses these where the build compiled them and keeps its own code as the fallback.
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
+from libc.string cimport memchr
+
+from pipeline.compiled import check_fresh
+
+check_fresh(__name__, __file__)
+
+from pipeline.html.tag_sets import BREAKOUT, FOREIGN_ROOTS, INTEGRATION, VOID_NAMES
+
+
+cdef inline bint _is_letter(unsigned char c) nogil:
+    return (65 <= c <= 90) or (97 <= c <= 122)
+
+
+cdef inline bint _is_name_byte(unsigned char c) nogil:
+    # guard._NAME_BYTE: letters, digits, ":" and "-"
+    return _is_letter(c) or (48 <= c <= 57) or c == 58 or c == 45
+
+
+cdef inline bint _is_space(unsigned char c) nogil:
+    # The tokenizer's whitespace in guard's patterns: \t \n \f \r and space (not \v).
+    return c == 9 or c == 10 or c == 12 or c == 13 or c == 32
+
+
+cdef inline unsigned char _lower(unsigned char c) nogil:
+    return c + 32 if 65 <= c <= 90 else c
+
+
+cdef inline Py_ssize_t _next_lt(const unsigned char *p, Py_ssize_t pos, Py_ssize_t n) nogil:
+    cdef const void *hit
+    if pos >= n:
+        return -1
+    hit = memchr(p + pos, 60, n - pos)
+    return -1 if hit == NULL else <Py_ssize_t>(<const unsigned char *>hit - p)
+
+
+cdef bint _is_void(const unsigned char *p, Py_ssize_t start, Py_ssize_t n):
+    """Whether the start tag whose name begins at ``p[start]`` names a void element: its name
+    (letters, digits, ":" and "-") lower-cased, as guard._depth reads it from 7 bytes."""
+    cdef Py_ssize_t end = start
+    cdef char name[8]
+    cdef Py_ssize_t k
+    while end < n and end - start < 7 and _is_name_byte(p[end]):
+        end += 1
+    if end - start >= 7:
+        return False  # void names have at most 6 letters
+    for k in range(end - start):
+        name[k] = <char>_lower(p[start + k])
+    return PyBytes_FromStringAndSize(name, end - start) in VOID_NAMES
+
+
+def lt_count_and_gaps(bytes data, Py_ssize_t block):
+    """(the number of "<" in ``data``, the offsets of the "<" followed by a whole aligned
+    ``block`` of bytes without one), as guard.attribute_load picks the start tags it reads:
+    block k (bytes k*block to (k+1)*block, full blocks only) holds no "<", and the first such
+    block of each run belongs to the last "<" before it. ``block`` 0 lists no gaps."""
+    cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t full = (n // block) * block if block > 0 else 0
+    cdef Py_ssize_t count = 0
+    cdef Py_ssize_t at = _next_lt(p, 0, n)
+    cdef Py_ssize_t nxt, limit
+    gaps = []
+    while at >= 0:
+        count += 1
+        nxt = _next_lt(p, at + 1, n)
+        if full:
+            limit = full if nxt < 0 or nxt > full else nxt
+            # The first whole block after `at` starts at (at // block + 1) * block.
+            if (at // block + 2) * block <= limit:
+                gaps.append(at)
+        at = nxt
+    return count, gaps
+
+
+def nesting_depth(bytes data):
+    """guard.nesting_depth of UTF-8 bytes: every start tag but a void one opens a level, every
+    end tag closes one, and the depth never goes below zero."""
+    cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t at = _next_lt(p, 0, n)
+    cdef Py_ssize_t start
+    cdef long depth = 0, deepest = 0
+    cdef bint closing
+    while at >= 0:
+        closing = at + 1 < n and p[at + 1] == 47
+        start = at + 1 + closing
+        if start < n and _is_letter(p[start]):
+            if closing:
+                if depth > 0:
+                    depth -= 1
+            elif not _is_void(p, start, n):
+                depth += 1
+                if depth > deepest:
+                    deepest = depth
+        at = _next_lt(p, at + 1, n)
+    return deepest
+
+
+cdef Py_ssize_t _skip_attributes(
+    const unsigned char *p, Py_ssize_t pos, Py_ssize_t n, Py_ssize_t limit, Py_ssize_t *count
+) nogil:
+    """Read attributes from ``pos`` as guard._ATTRIBUTE does, at most ``limit + 1``
+    (``limit`` < 0: all); their number goes to ``count``, the offset after the last is
+    returned."""
+    cdef Py_ssize_t q, r
+    cdef unsigned char c, quote
+    cdef Py_ssize_t found = 0
+    while limit < 0 or found <= limit:
+        q = pos
+        while q < n and (_is_space(p[q]) or p[q] == 47):
+            q += 1
+        if q >= n or p[q] == 62:
+            break
+        q += 1  # the name's first byte may be anything else, "=" and quotes included
+        while q < n:
+            c = p[q]
+            if _is_space(c) or c == 47 or c == 62 or c == 61:
+                break
+            q += 1
+        r = q
+        while r < n and _is_space(p[r]):
+            r += 1
+        if r < n and p[r] == 61:
+            r += 1
+            while r < n and _is_space(p[r]):
+                r += 1
+            if r < n and (p[r] == 34 or p[r] == 39):
+                quote = p[r]
+                r += 1
+                while r < n and p[r] != quote:
+                    r += 1
+                if r < n:
+                    r += 1
+            else:
+                while r < n and not (_is_space(p[r]) or p[r] == 62):
+                    r += 1
+            q = r
+        found += 1
+        pos = q
+    count[0] = found
+    return pos
+
+
+cdef Py_ssize_t _after_name(const unsigned char *p, Py_ssize_t start, Py_ssize_t n) nogil:
+    """The offset after the tag name of the start tag at ``p[start]`` ("<" then a letter, as
+    guard._TAG_NAME reads it), or -1 when there is none there."""
+    cdef Py_ssize_t q
+    cdef unsigned char c
+    if start + 1 >= n or p[start] != 60 or not _is_letter(p[start + 1]):
+        return -1
+    q = start + 2
+    while q < n:
+        c = p[q]
+        if _is_space(c) or c == 47 or c == 62:
+            break
+        q += 1
+    return q
+
+
+def count_attributes(bytes data, Py_ssize_t start, Py_ssize_t limit):
+    """guard.count_attributes: the attributes of the start tag at ``data[start]``, up to
+    ``limit + 1``."""
+    cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t found = 0
+    cdef Py_ssize_t pos = _after_name(p, start, n)
+    if pos < 0 or limit < 0:
+        return 0
+    _skip_attributes(p, pos, n, limit, &found)
+    return found
+
+
+cdef bint _self_closed(const unsigned char *p, Py_ssize_t start, Py_ssize_t n):
+    """guard._self_closed: the start tag at ``p[start]`` ends in "/>" (one cut by the end of
+    the data does not)."""
+    cdef Py_ssize_t found = 0
+    cdef Py_ssize_t pos = _after_name(p, start, n)
+    cdef Py_ssize_t q
+    if pos < 0:
+        return False
+    pos = _skip_attributes(p, pos, n, -1, &found)
+    q = pos
+    while q < n and (_is_space(p[q]) or p[q] == 47):
+        q += 1
+    return q < n and p[q] == 62 and q > pos and p[q - 1] == 47
+
+
+def foreign_aware_depth(bytes data):
+    """guard.foreign_aware_depth: `nesting_depth`, except that self-closed start tags inside
+    inline SVG or MathML open nothing, as in the parser."""
+    cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t at = _next_lt(p, 0, n)
+    cdef Py_ssize_t start, end, k
+    cdef long depth = 0, deepest = 0
+    cdef bint closing, foreign = False
+    switched = []  # the open elements that switched foreign content on or off: (name, state)
+    while at >= 0:
+        closing = at + 1 < n and p[at + 1] == 47
+        start = at + 1 + closing
+        if not (start < n and _is_letter(p[start])):
+            at = _next_lt(p, at + 1, n)
+            continue
+        end = start + 1
+        while end < n and _is_name_byte(p[end]):
+            end += 1
+        name = PyBytes_FromStringAndSize(<const char *>p + start, end - start)
+        for k in range(end - start):
+            if 65 <= p[start + k] <= 90:
+                name = name.lower()
+                break
+        if closing:
+            if depth > 0:
+                depth -= 1
+            if switched and switched[len(switched) - 1][0] == name:
+                foreign = switched.pop()[1]
+            elif foreign and (name == b"br" or name == b"p"):
+                foreign = False
+                switched.clear()
+        elif name not in VOID_NAMES:
+            if foreign and name in BREAKOUT:
+                foreign = False
+                switched.clear()
+                depth += 1
+            elif foreign or name in FOREIGN_ROOTS:
+                if not _self_closed(p, at, n):
+                    if name in FOREIGN_ROOTS:
+                        switched.append((name, foreign))
+                        foreign = True
+                    elif name in INTEGRATION:
+                        switched.append((name, foreign))
+                        foreign = False
+                    depth += 1
+            else:
+                depth += 1
+            if depth > deepest:
+                deepest = depth
+        # A match of guard._ANY_TAG ends after the name: the next "<" is searched from there.
+        at = _next_lt(p, end, n)
+    return deepest
+
+
+cdef inline bint _is_regex_space(unsigned char c) nogil:
+    # \s of a bytes pattern: the tokenizer's whitespace and \v
+    return _is_space(c) or c == 11
+
+
+cdef bint _names_raw_text(const unsigned char *p, Py_ssize_t start, Py_ssize_t n, const char *name, Py_ssize_t size) nogil:
+    """Whether ``p[start:]`` is ``name`` in any case, then whitespace, "/" or ">"."""
+    cdef Py_ssize_t k
+    if start + size >= n:
+        return False
+    for k in range(size):
+        if _lower(p[start + k]) != <unsigned char>name[k]:
+            return False
+    return _is_regex_space(p[start + size]) or p[start + size] == 47 or p[start + size] == 62
+
+
+def raw_text_spans(bytes data):
+    """guard._raw_text_spans: where the ``<script>`` and ``<style>`` elements of ``data`` are,
+    as (start, end)."""
+    cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t at = _next_lt(p, 0, n)
+    cdef Py_ssize_t start, low = 0
+    cdef int inside = 0  # 1: in a script, 2: in a style sheet
+    cdef int found
+    cdef bint closing
+    spans = []
+    while at >= 0:
+        closing = at + 1 < n and p[at + 1] == 47
+        start = at + 1 + closing
+        found = 0
+        if _names_raw_text(p, start, n, b"script", 6):
+            found = 1
+        elif _names_raw_text(p, start, n, b"style", 5):
+            found = 2
+        if found:
+            if not inside and not closing:
+                inside, low = found, at
+            elif inside == found and closing:
+                spans.append((low, at))
+                inside = 0
+        at = _next_lt(p, at + 1, n)
+    if inside:
+        spans.append((low, n))
+    return spans

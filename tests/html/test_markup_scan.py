@@ -1,0 +1,133 @@
+"""The guard's scans compiled (markup_scan.pyx) give exactly what its Python code gives."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.html import guard
+
+markup_scan = pytest.importorskip(
+    "pipeline.html.markup_scan",
+    reason="markup_scan.pyx was not compiled in this install (no C compiler at build time)",
+)
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "wcxb-dev" / "html"
+
+# Pieces that exercise every branch of the scans: tag starts and ends in both cases, void and
+# foreign elements, integration points and breakout tags, attributes with every kind of value
+# (quotes holding "/>" and ">", unclosed quotes, "=" first), separators, comments, stray "<".
+PIECES = [
+    "<", "</", ">", "/>", "/", " ", "\t", "\n", "\f", "\v", "=", '"', "'", "x", "é", "<!--", "-->",
+    "<div", "<DIV", "</div>", "<p>", "</p>", "<br>", "</br>", "<BR/>", "<img", "<keygen",
+    "<keygenx", "<svg", "<SVG", "</svg>", "<math>", "</math>", "<path", "<g", "</g>",
+    "<foreignObject>", "</foreignobject>", "<title>", "</title>", "<mi>", "</mi>",
+    "<annotation-xml>", "<font", "<b", "<table>", "<li>", "<x:y", "<a-b", "<h1>",
+    "<script", "<SCRIPT>", "</script>", "</Script", "<scripts", "<style>", "</STYLE>", "<style",
+    " a=1", " b='x/>'", ' c="y>z"', " d", " e = f", ' g="unclosed', " h='", "=i", " j=>",
+    " data-k=" + "v" * 40, " " * 20, "x" * 50,
+]  # fmt: skip
+
+markup = st.lists(st.sampled_from(PIECES), max_size=80).map("".join)
+
+
+def both(function: Callable[..., Any], *args: Any) -> tuple[Any, Any]:
+    """``function(*args)`` with the compiled scans, then with guard's Python code."""
+    compiled = function(*args)
+    saved, guard._compiled = guard._compiled, None
+    try:
+        return compiled, function(*args)
+    finally:
+        guard._compiled = saved
+
+
+@settings(max_examples=400, deadline=None)
+@given(markup)
+def test_depths_are_the_same(text: str) -> None:
+    data = text.encode("utf-8", "surrogatepass")
+    compiled, python = both(guard.nesting_depth, data)
+    assert compiled == python
+    compiled, python = both(guard.foreign_aware_depth, data)
+    assert compiled == python
+
+
+@settings(max_examples=400, deadline=None)
+@given(markup)
+def test_script_and_style_spans_are_the_same(text: str) -> None:
+    compiled, python = both(guard._raw_text_spans, text.encode("utf-8", "surrogatepass"))
+    assert compiled == python
+
+
+@settings(max_examples=400, deadline=None)
+@given(markup, st.sampled_from([0, 1, 3, 64]))
+def test_attribute_counts_are_the_same_at_every_tag(text: str, limit: int) -> None:
+    data = text.encode("utf-8", "surrogatepass")
+    for start in range(len(data)):
+        compiled, python = both(guard.count_attributes, data, start, limit)
+        assert compiled == python, (data, start)
+
+
+@settings(max_examples=400, deadline=None)
+@given(markup, st.sampled_from([1, 2, 8, 16, 64]))
+def test_gap_tags_and_counts_are_the_same(text: str, block: int) -> None:
+    data = text.encode("utf-8", "surrogatepass")
+    count, gaps = markup_scan.lt_count_and_gaps(data, block)
+    assert count == data.count(b"<")
+    saved_block, saved = guard._BLOCK, guard._compiled
+    guard._BLOCK, guard._compiled = block, None
+    try:
+        assert gaps == guard.gap_tags(data)
+    finally:
+        guard._BLOCK, guard._compiled = saved_block, saved
+    assert markup_scan.lt_count_and_gaps(data, 0) == (count, [])
+
+
+def test_gap_tags_follow_aligned_blocks() -> None:
+    # The "<" at 0 is followed by whole blocks (bytes 16-31) without one; the "<" at 40 by
+    # bytes 41-55 only, which hold no whole block; the last "<" (56) by a block that the end of
+    # the data cuts (64-77), which does not count.
+    data = b"<a" + b"x" * 38 + b"<b" + b"x" * 14 + b"<c" + b"x" * 20
+    assert len(data) == 78
+    assert markup_scan.lt_count_and_gaps(data, 16) == (3, [0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(markup, st.sampled_from([1, 4, 100]))
+def test_estimates_are_the_same(text: str, max_attributes: int) -> None:
+    # Scaled so that the generated pages reach the attribute scan's size and gap thresholds.
+    data = (text * 60).encode("utf-8", "surrogatepass")
+    compiled, python = both(lambda d: guard.estimate(d, max_attributes=max_attributes), data)
+    assert compiled == python
+
+
+def test_many_attributes_and_icon_sets_are_the_same() -> None:
+    one_tag = b"<p " + b" ".join(b"a%d=1" % i for i in range(20_000)) + b">text</p>"
+    icons = (b"<svg><g>" + b"<path d='M0 0'/>" * 12 + b"</g></svg>") * 900
+    deep = b"<div>" * 12_000 + b"</div>" * 12_000
+    for page in (one_tag, icons, deep, icons + deep):
+        compiled, python = both(lambda d: guard.estimate(d, max_attributes=10_000), page)
+        assert compiled == python
+    assert guard.estimate(one_tag, max_attributes=10_000).attributes > 10_000
+    # every icon closes what it opened: the nest of divs alone is deep
+    assert guard.estimate(icons + deep, max_attributes=10_000).max_depth == 12_000
+    assert guard.estimate(icons, max_attributes=10_000).max_depth == 2  # svg, g
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason=f"needs the WCXB dev pages at {SHARED}")
+def test_real_pages_are_the_same() -> None:
+    files = sorted(SHARED.glob("*.html.gz"))
+    assert len(files) > 1000
+    # Every 7th page, and the ones with inline icon sets and many attributes.
+    chosen = files[::7] + [f for f in files if f.name in ("2875.html.gz", "2846.html.gz")]
+    for path in chosen:
+        page = gzip.decompress(path.read_bytes())
+        compiled, python = both(lambda d: guard.estimate(d, max_attributes=10_000), page)
+        assert compiled == python, path.name
+        compiled, python = both(guard.nesting_depth, page)
+        assert compiled == python, path.name
