@@ -314,7 +314,7 @@ def stages(inputs: list[str], cleaner_name: str, batch_rows: int) -> dict:
     import pyarrow.parquet as pq
 
     import pipeline
-    from pipeline.clean import _is_plain_utf8, get_cleaner, label_blocks
+    from pipeline.clean import get_cleaner, label_blocks
     from pipeline.html import guard
     from pipeline.html.decode import decode_html
     from pipeline.html.segment import parse, segment
@@ -338,7 +338,7 @@ def stages(inputs: list[str], cleaner_name: str, batch_rows: int) -> dict:
             pages += 1
             t0 = clock()
             decoded = decode_html(page.body, page.content_type)
-            source = page.body if _is_plain_utf8(decoded) else decoded.html
+            source = decoded.utf8 if decoded.utf8 is not None else decoded.html
             estimate = guard.estimate(source)
             guard.check_nodes(estimate, None)
             t1 = clock()

@@ -93,13 +93,10 @@ def clean_html(
     ``include_comments``."""
     limits = limits or _DEFAULT_LIMITS
     deadline = Deadline(limits.max_seconds)
-    utf8: bytes | None = None
     if _stage_hook is not None:
         _stage_hook("decode")
     if isinstance(html, bytes):
         decoded = decode_html(html, _content_type(http_headers))
-        if _is_plain_utf8(decoded):
-            utf8 = html
     else:
         decoded = Decoded(html, "utf-8", "str")
     return clean_decoded(
@@ -109,27 +106,9 @@ def clean_html(
         limits=limits,
         params=params,
         deadline=deadline,
-        utf8=utf8,
         url=url,
         markdown=markdown,
         include_comments=include_comments,
-    )
-
-
-def _is_plain_utf8(decoded: Decoded) -> bool:
-    """Whether ``decoded.html`` is exactly the strict UTF-8 decoding of the page's bytes.
-
-    Then the parser can take the bytes themselves: selectolax encodes text input to UTF-8 before
-    parsing, which would rebuild those very bytes (a fifth of the parse time). Every UTF-8 path
-    in `decode_html` other than a BOM or a double-UTF-8 repair decodes the whole body, strictly
-    or with replacement; without a U+FFFD in the text no byte was replaced, so it was strict.
-    (Pages genuinely containing U+FFFD just take the slower, equally correct path.)
-    """
-    return (
-        decoded.encoding == "utf-8"
-        and decoded.source != "bom"
-        and not decoded.source.endswith("+repaired:double-utf8")
-        and "\ufffd" not in decoded.html
     )
 
 
@@ -166,15 +145,15 @@ def clean_decoded(
     limits: Limits | None = None,
     params: Mapping[str, Any] | None = None,
     deadline: Deadline | None = None,
-    utf8: bytes | None = None,
     url: str | None = None,
     markdown: bool = True,
     include_comments: bool = False,
 ) -> CleanResult:
     """`clean_html` from decoded text on: guards, parse, segment, detect, label.
 
-    ``utf8``, when given, must be ``decoded.html`` encoded as UTF-8 (the page's own bytes); the
-    parser then reads it directly instead of encoding the text again.
+    When ``decoded.utf8`` holds the page's own UTF-8 bytes, the guard and the parser read them
+    directly: selectolax encodes text input to UTF-8 before parsing, which would rebuild those
+    very bytes (a fifth of the parse time), and the text itself is then never built.
 
     A page whose markup nests deeper than ``limits.isolate_depth`` is parsed in a child process
     killed at the deadline (`pipeline.sandbox`); every other page runs here, with the deadline
@@ -183,6 +162,7 @@ def clean_decoded(
     limits = limits or _DEFAULT_LIMITS
     params = dict(params or {})
     deadline = deadline or Deadline(limits.max_seconds)
+    utf8 = decoded.utf8
     if _stage_hook is not None:
         _stage_hook("guards")
     estimate = guard.estimate(

@@ -67,6 +67,15 @@ from collections.abc import Iterable
 
 from pipeline.types import Decoded
 
+# The UTF-8 check as a C loop (markup_scan.pyx), where the build compiled it: it says whether
+# the bytes decode without decoding them, so a valid page's text is built only if asked for.
+try:
+    from pipeline.html.markup_scan import utf8_valid as _utf8_valid
+except ImportError as exc:  # an install without a C compiler
+    if exc.name != "pipeline.html.markup_scan":
+        raise
+    _utf8_valid = None
+
 PRESCAN_BYTES = 4096
 """How much of the body the meta prescan reads (the HTML standard asks for at least 1024)."""
 
@@ -523,26 +532,41 @@ _UTF8_MULTIBYTE = re.compile(
 class _Body:
     """The bytes plus the UTF-8 facts about them, each computed at most once."""
 
-    __slots__ = ("_strict", "_tried", "data")
+    __slots__ = ("_strict", "_tried", "_valid", "data")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
         self._tried = False
         self._strict: str | None = None
+        self._valid: bool | None = None
+
+    def valid_utf8(self) -> bool:
+        """Whether the bytes are valid UTF-8 (without decoding them where that is compiled)."""
+        if self._valid is None:
+            if self._tried or _utf8_valid is None:
+                self._valid = self.utf8() is not None
+            else:
+                self._valid = _utf8_valid(self.data)
+        return self._valid
 
     def utf8(self) -> str | None:
         """The text when the bytes are valid UTF-8, else None."""
         if not self._tried:
             self._tried = True
-            try:
-                self._strict = self.data.decode("utf-8")
-            except UnicodeDecodeError:
-                self._strict = None
+            if self._valid is not False:
+                try:
+                    self._strict = self.data.decode("utf-8")
+                except UnicodeDecodeError:
+                    self._strict = None
         return self._strict
+
+    def as_utf8(self, source: str) -> Decoded:
+        """The bytes' decoding, valid UTF-8 as checked, left undecoded unless it already was."""
+        return Decoded.from_utf8(self.data, source, self._strict)
 
     def mostly_utf8(self) -> bool:
         """Invalid UTF-8 sequences do not outnumber valid multi-byte ones."""
-        if self.utf8() is not None:
+        if self.valid_utf8():
             return True
         replaced = self.data.decode("utf-8", "replace")
         invalid = replaced.count("\ufffd") - self.data.count(b"\xef\xbf\xbd")
@@ -568,8 +592,9 @@ _LATIN1_PASSTHROUGH = "warcclean-latin1-passthrough"
 codecs.register_error(_LATIN1_PASSTHROUGH, _latin1_passthrough)
 
 
-def _undo_double_utf8(text: str, raw: bytes) -> str | None:
-    """The text decoded once more, when ``text`` is UTF-8 that was once read as windows-1252."""
+def _undo_double_utf8(decoded: Decoded, raw: bytes) -> str | None:
+    """The text decoded once more, when ``decoded``'s text is UTF-8 that was once read as
+    windows-1252 (it is decoded here only when the bytes' markers do not settle it)."""
     # Cheap gates first (memchr, then one-character searches; a regex or a multi-byte needle
     # cost 0.6-7 ms on a 240 KB page): Latin-script text encoded twice always shows "Ã" (any
     # accented letter), "Â" (no-break space, ©, °) or "â" (curly quotes, dashes).
@@ -581,6 +606,7 @@ def _undo_double_utf8(text: str, raw: bytes) -> str | None:
     # stretch of it that starts at one (each marker encodes to a UTF-8 lead byte).
     at = _marker_in_bytes(raw)
     if at is None:
+        text = decoded.html
         first = min((i for i in (text.find(c) for c in "ÃÂâ") if i >= 0), default=-1)
         if first < 0:
             return None
@@ -597,7 +623,7 @@ def _undo_double_utf8(text: str, raw: bytes) -> str | None:
     except UnicodeError:
         return None
     try:
-        repaired = text.encode("cp1252", _LATIN1_PASSTHROUGH).decode("utf-8")
+        repaired = decoded.html.encode("cp1252", _LATIN1_PASSTHROUGH).decode("utf-8")
     except UnicodeError:
         return None
     non_ascii = len(repaired) - len(repaired.encode("ascii", "ignore"))
@@ -647,9 +673,8 @@ def _judge(body: _Body, encoding: str) -> tuple[Decoded | None, str | None]:
     """
     data = body.data
     if encoding == "utf-8":
-        text = body.utf8()
-        if text is not None:
-            return Decoded(text, "utf-8", ""), None
+        if body.valid_utf8():
+            return body.as_utf8(""), None
         if body.mostly_utf8():
             return Decoded(data.decode("utf-8", "replace"), "utf-8", ""), None
         return None, "utf8-invalid"
@@ -657,14 +682,15 @@ def _judge(body: _Body, encoding: str) -> tuple[Decoded | None, str | None]:
         if b"\x00" not in data[:PRESCAN_BYTES]:
             return None, "not-utf16"
         return Decoded(data.decode(encoding, "replace"), encoding, ""), None
-    if not data.isascii():
-        text = body.utf8()
-        if text is not None and (
-            encoding not in _MULTIBYTE_LEGACY
+    if not data.isascii() and body.valid_utf8():
+        if encoding in _MULTIBYTE_LEGACY:
+            text = body.utf8() or ""
             # in valid UTF-8 each non-ASCII character is one multi-byte sequence
-            or len(text) - len(text.encode("ascii", "ignore")) >= MIN_UTF8_SEQUENCES_VS_CJK
-        ):
-            return Decoded(text, "utf-8", ""), "utf8-valid"
+            is_utf8 = len(text) - len(text.encode("ascii", "ignore")) >= MIN_UTF8_SEQUENCES_VS_CJK
+        else:
+            is_utf8 = True
+        if is_utf8:
+            return body.as_utf8(""), "utf8-valid"
     text, used = _decode(data, encoding)
     return Decoded(text, used, ""), None
 
@@ -729,7 +755,7 @@ def decode_html(body: bytes, content_type: str | None = None, *, repair: bool = 
     """
     decoded = _choose(body, content_type)
     if repair and decoded.encoding == "utf-8" and not body.isascii():
-        repaired = _undo_double_utf8(decoded.html, body)
+        repaired = _undo_double_utf8(decoded, body)
         if repaired is not None:
             return Decoded(repaired, "utf-8", decoded.source + "+repaired:double-utf8")
     return decoded
@@ -754,12 +780,11 @@ def _choose(body: bytes, content_type: str | None) -> Decoded:
         result, reason = _judge(data, encoding)
         if result is not None:
             source = f"{origin}-overridden:{reason}" if reason else overruled or origin
-            return Decoded(result.html, result.encoding, source)
+            return result.with_source(source)
         overruled = overruled or f"{origin}-overridden:{reason}"
 
-    text = data.utf8()
-    if text is not None:
-        return Decoded(text, "utf-8", overruled or "detected")
+    if data.valid_utf8():
+        return data.as_utf8(overruled or "detected")
     detected = detect(body)
     if detected is not None:
         html, used = _decode(body, detected)

@@ -30,6 +30,10 @@ SOURCES = re.compile(
 def decoded(body: bytes, content_type: str | None = None, **kw: bool) -> Decoded:
     """decode_html plus the invariants every result must satisfy."""
     result = decode_html(body, content_type, **kw)
+    # Where the result keeps the page's bytes as its UTF-8, they are exactly that.
+    if result.utf8 is not None:
+        assert result.utf8 is body and result.encoding == "utf-8"
+        assert result.html == body.decode("utf-8")
     assert isinstance(result.html, str)
     codecs.lookup(result.encoding)  # a name Python's codecs accept
     assert SOURCES.fullmatch(result.source), result.source
@@ -532,3 +536,76 @@ def test_wcxb_pages_decode_cleanly(wcxb_dir: Path) -> None:
     assert with_fffd <= 0.005 * len(pages)
     assert with_mojibake <= 0.012 * len(pages)
     assert sources.get("meta-overridden:utf8-valid", 0) >= 4
+
+
+# --- the text is decoded only when asked for ----------------------------------------------------
+
+
+PAGE = "<html><head><meta charset='utf-8'></head><body><p>Zoë’s café — 東京</p></body></html>"
+
+
+def test_valid_utf8_keeps_the_bytes_and_decodes_them_on_first_use() -> None:
+    body = PAGE.encode()
+    result = decode_html(body, None)
+    assert result.utf8 is body and result.source == "meta"
+    assert result._html is None  # nothing decoded yet: the parser reads the bytes
+    assert result.html == PAGE
+    assert result._html is not None and result.html is result.html
+    # The same value as a decoding built from text, and the same hash
+    assert result == Decoded(PAGE, "utf-8", "meta")
+    assert hash(result) == hash(Decoded(PAGE, "utf-8", "meta"))
+    assert "Zoë" in repr(decode_html(body, None))
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"\xef\xbb\xbf" + PAGE.encode(), None),  # the BOM is taken off
+        (PAGE.encode()[:-40] + b"\xff" + PAGE.encode()[-40:], None),  # one invalid byte
+        (
+            PAGE.replace("charset='utf-8'", "charset='windows-1252'").encode("cp1252", "replace"),
+            None,
+        ),
+        ("<p>Ã©tÃ© caf" + "Ã©" * 20 + "</p>", None),  # double UTF-8, repaired
+    ],
+)
+def test_other_decodings_hold_no_bytes(body: bytes | str, content_type: str | None) -> None:
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    result = decoded(body, content_type)
+    assert result.utf8 is None and result._html is not None
+
+
+def test_a_decoding_is_immutable_and_pickles_lazily() -> None:
+    import pickle
+
+    result = decode_html(PAGE.encode(), None)
+    with pytest.raises(AttributeError):
+        result.encoding = "latin-1"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del result.source
+    copy = pickle.loads(pickle.dumps(result))
+    assert copy.utf8 == PAGE.encode() and copy._html is None and copy == result
+    text = Decoded(PAGE, "utf-8", "str")
+    assert pickle.loads(pickle.dumps(text)) == text and text.utf8 is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.sampled_from([None, "text/html; charset=utf-8", "text/html"]))
+def test_the_compiled_check_decides_as_the_decoder_does(
+    body: bytes, content_type: str | None
+) -> None:
+    import pipeline.html.decode as decode
+
+    compiled = decode_html(body, content_type)
+    saved, decode._utf8_valid = decode._utf8_valid, None
+    try:
+        python = decode_html(body, content_type)
+    finally:
+        decode._utf8_valid = saved
+    assert (compiled.html, compiled.encoding, compiled.source, compiled.utf8) == (
+        python.html,
+        python.encoding,
+        python.source,
+        python.utf8,
+    )

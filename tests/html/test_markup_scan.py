@@ -88,6 +88,38 @@ def test_gap_tags_and_counts_are_the_same(text: str, block: int) -> None:
     assert markup_scan.lt_count_and_gaps(data, 0) == (count, [])
 
 
+# Well-formed sequences and each way of breaking one: overlong forms, surrogates, code points
+# above U+10FFFF, stray continuation bytes, sequences cut short.
+UTF8_PIECES = [
+    "a", "é", "€", "東", "😀", "\U0010ffff", "\x7f",
+    b"\xc0\x80", b"\xc1\xbf", b"\xe0\x80\x80", b"\xe0\x9f\xbf", b"\xed\xa0\x80",
+    b"\xed\xbf\xbf", b"\xf0\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80",
+    b"\xff", b"\x80", b"\xbf", b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98", " " * 33,
+]  # fmt: skip
+utf8_like = st.lists(
+    st.sampled_from([p if isinstance(p, bytes) else p.encode() for p in UTF8_PIECES]),
+    max_size=60,
+).map(b"".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.one_of(utf8_like, st.binary(max_size=80)))
+def test_utf8_check_agrees_with_the_strict_decoder(data: bytes) -> None:
+    try:
+        data.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    assert markup_scan.utf8_valid(data) is valid
+
+
+def test_utf8_check_on_every_code_point_boundary() -> None:
+    assert markup_scan.utf8_valid(b"")
+    assert markup_scan.utf8_valid("".join(map(chr, range(0xD800))).encode())
+    assert markup_scan.utf8_valid("".join(map(chr, range(0xE000, 0x110000, 7))).encode())
+    assert not markup_scan.utf8_valid(b"x" * 100 + b"\xed\xa0\x80" + b"y" * 100)
+
+
 def test_gap_tags_follow_aligned_blocks() -> None:
     # The "<" at 0 is followed by whole blocks (bytes 16-31) without one; the "<" at 40 by
     # bytes 41-55 only, which hold no whole block; the last "<" (56) by a block that the end of
