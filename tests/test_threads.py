@@ -51,15 +51,20 @@ def test_inference_runs_on_one_blas_thread_and_gives_the_callers_pool_back() -> 
         import numpy as np
         from threadpoolctl import threadpool_info, threadpool_limits
         import pipeline
-        from pipeline.learned.convnet import ConvNet
+        from pipeline.learned.convnet import ConvNet, NetStack
 
         threadpool_limits(3, user_api="blas")  # the caller's own choice
         seen = []
-        raw = ConvNet.raw
-        def spy(self, x):
-            seen.append([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"])
-            return raw(self, x)
-        ConvNet.raw = spy
+        # The model runs its nets as one stack where it can, else one by one: watch both.
+        def watch(cls):
+            raw = cls.raw
+            def spy(self, x):
+                pools = [i for i in threadpool_info() if i["user_api"] == "blas"]
+                seen.append([i["num_threads"] for i in pools])
+                return raw(self, x)
+            cls.raw = spy
+        watch(ConvNet)
+        watch(NetStack)
         result = pipeline.clean_html({PAGE!r}, cleaner="neighbours")
         after = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
         print(json.dumps({{"seen": seen, "after": after, "text": result.text}}))

@@ -13,6 +13,8 @@ one per convolution) and a few small ones, in float32. Padding is zeros at both 
 in training, so a page's output does not depend on what it was batched with. Where
 `pipeline.learned.netwalk` is compiled, it runs the steps between the products as one loop each
 (about half the time on a page of 200 blocks); otherwise the numpy code below does (`raw_numpy`).
+The model's nets share their input columns and standardisation, so they run as one `NetStack`: the
+page is standardised once and goes through one input product for all of them.
 """
 
 from __future__ import annotations
@@ -102,6 +104,114 @@ class ConvNet:
         np.maximum(page, 0.0, out=page)
         logit = h @ self.w_block
         return logit.astype(np.float64) + float(page @ self.w_pooled + self.b_out)
+
+
+@dataclass(frozen=True)
+class NetStack:
+    """Nets alike in everything but their weights (the model's nets, trained from different
+    seeds), run as one: their inputs are standardised once and go through one product for all of
+    them, and every later step is one call for all the nets (`pipeline.learned.netwalk.nets_raw`).
+    Each net's logits are those it gives alone within float32 rounding (the wider first product
+    may sum in another order); `mean_probability` averages their probabilities as the model
+    always has. Built by `stack_nets` from the `ConvNet`s, which stay the reference."""
+
+    nets: tuple[ConvNet, ...]
+    w_in: np.ndarray  # (columns, nets * hidden): the nets' input layers side by side
+    b_in: np.ndarray  # (nets * hidden,)
+    convs: tuple[tuple[np.ndarray, np.ndarray, int], ...]  # (nets, hidden, 3h), (nets, h), d
+    w_page: np.ndarray  # (nets, 2 * hidden, hidden)
+    b_page: np.ndarray  # (nets, hidden)
+    w_block: np.ndarray  # (nets, hidden)
+    w_pooled: np.ndarray  # (nets, hidden)
+    b_out: np.ndarray  # (nets,) float32
+    compiled: bool = is_compiled_file(netwalk.__file__)
+
+    def raw(self, x: np.ndarray) -> np.ndarray:
+        """Content logits of every block from the page's feature rows, one row per net."""
+        if not self.compiled:
+            # Uncompiled, each net's numpy path is the cheaper one (the kernel's loops would
+            # run in the interpreter).
+            return np.array([net.raw_numpy(x) for net in self.nets]).reshape(len(self.nets), -1)
+        first = self.nets[0]
+        return netwalk.nets_raw(
+            x,
+            first.columns,
+            first.mean,
+            first.inverse_scale,
+            first.clip,
+            self.w_in,
+            self.b_in,
+            self.convs,
+            self.w_page,
+            self.b_page,
+            self.w_block,
+            self.w_pooled,
+            self.b_out,
+        )
+
+    def mean_probability(self, x: np.ndarray) -> np.ndarray:
+        """The mean of the nets' content probabilities of every block (float64), summed net by
+        net in their order as `pipeline.learned.model.NeighboursModel` sums the nets' own."""
+        probs = logistic(self.raw(x))
+        mean = probs[0]
+        for row in probs[1:]:
+            mean += row
+        if len(self.nets) > 1:
+            mean /= len(self.nets)
+        return mean
+
+
+def logistic(raw: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-raw)) in a new array, with one temporary instead of five. Clipped so that a
+    confident logit cannot overflow exp (a warning, and 0.0 anyway)."""
+    out = np.clip(raw, -500.0, 500.0)
+    np.negative(out, out=out)
+    np.exp(out, out=out)
+    out += 1.0
+    np.divide(1.0, out, out=out)
+    return out
+
+
+def stack_nets(nets: tuple[ConvNet, ...]) -> NetStack | None:
+    """The nets as one `NetStack`, or None when they cannot share a run: no nets, or nets that
+    read other columns, standardise them otherwise or differ in shape or dilations."""
+    if not nets:
+        return None
+    first = nets[0]
+    shape = [(t.shape, d) for t, _, d in first.convs]
+    for net in nets[1:]:
+        if (
+            net.columns != first.columns
+            or net.clip != first.clip
+            or net.b_in.shape != first.b_in.shape
+            or [(t.shape, d) for t, _, d in net.convs] != shape
+            or not np.array_equal(net.mean, first.mean)
+            or not np.array_equal(net.inverse_scale, first.inverse_scale)
+        ):
+            return None
+
+    def stacked(arrays: list[np.ndarray]) -> np.ndarray:
+        return np.ascontiguousarray(np.stack(arrays), dtype=np.float32)
+
+    return NetStack(
+        nets=nets,
+        w_in=np.ascontiguousarray(np.hstack([n.w_in for n in nets]), dtype=np.float32),
+        b_in=np.ascontiguousarray(np.concatenate([n.b_in for n in nets]), dtype=np.float32),
+        convs=tuple(
+            (
+                stacked([n.convs[i][0] for n in nets]),
+                stacked([n.convs[i][1] for n in nets]),
+                d,
+            )
+            for i, (_, _, d) in enumerate(first.convs)
+        ),
+        w_page=stacked([n.w_page for n in nets]),
+        b_page=stacked([n.b_page for n in nets]),
+        w_block=stacked([n.w_block for n in nets]),
+        w_pooled=stacked([n.w_pooled for n in nets]),
+        b_out=np.array([n.b_out for n in nets], dtype=np.float32),
+        compiled=all(n.compiled for n in nets),
+    )
 
 
 def _matrix(spec: dict[str, Any], key: str, shape: tuple[int, ...]) -> np.ndarray:

@@ -19,18 +19,20 @@ Which blocks a page keeps is the decision rule's (`pipeline.learned.decision`), 
 threshold, fallback and repeat dropping the model file names.
 
 Trees are walked by `pipeline.learned.treewalk` when it is compiled (each (block, tree) pair down
-to its leaf in C). Otherwise all pairs walk together, one level per step, as a gather over the
-stacked node arrays, so a page costs ``depth`` vectorised numpy steps rather than
-``blocks × trees`` Python calls; leaves point to themselves, so pairs that reach a leaf early just
-stay there.
+to its leaf in C; trees of up to `COMPLETE_MAX_DEPTH` levels laid out as complete binary trees, so
+that a child's position is computed rather than read). Otherwise all pairs walk together, one level
+per step, as a gather over the stacked node arrays, so a page costs ``depth`` vectorised numpy steps
+rather than ``blocks × trees`` Python calls; leaves point to themselves, so pairs that reach a leaf
+early just stay there. The nets run as one stack (`pipeline.learned.convnet.NetStack`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,14 @@ import numpy as np
 from pipeline.compiled import is_compiled_file
 from pipeline.learned import treewalk
 from pipeline.learned.columns import FEATURE_NAMES, STACK_FEATURES
-from pipeline.learned.convnet import ConvNet, NetError, net_from_spec
+from pipeline.learned.convnet import (
+    ConvNet,
+    NetError,
+    NetStack,
+    logistic,
+    net_from_spec,
+    stack_nets,
+)
 from pipeline.learned.decision import decide, smooth
 from pipeline.learned.stacked import stack_features
 from pipeline.threads import one_blas_thread
@@ -49,10 +58,53 @@ from pipeline.types import Block
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODEL_DIR / "neighbours.json"
 FORMAT = "warcclean-neighbours/1"
+_TEXT = attrgetter("text")
+_N_CHARS = attrgetter("n_chars")
 
 
 class ModelError(ValueError):
     """A model file is missing, malformed, or was built for other features."""
+
+
+# Trees up to this depth are also kept as complete binary trees (`_complete_layout`): 2 ** depth
+# leaves a tree, 256 at most.
+COMPLETE_MAX_DEPTH = 8
+
+
+def _complete_layout(
+    feature: np.ndarray,
+    threshold: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    value: np.ndarray,
+    roots: np.ndarray,
+    depth: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The trees as `pipeline.learned.treewalk.complete_raw` reads them: every tree a complete
+    binary tree of ``depth`` levels, in which the walker computes a child's position instead of
+    reading it. Where a path reaches a leaf early, the levels below it test anything and lead to
+    that leaf's value on both sides, so every row ends on the value `ensemble_raw`'s walk of
+    ``depth`` steps (flat node arrays, leaves pointing to themselves) ends on."""
+    internal = (1 << depth) - 1
+    trees = roots.shape[0]
+    c_feature = np.zeros(trees * internal, dtype=np.intp)
+    c_threshold = np.zeros(trees * internal, dtype=np.float64)
+    leaves = np.zeros(trees << depth, dtype=np.float64)
+    for t, root in enumerate(roots.tolist()):
+        # (node in the flat arrays, position in the complete tree, level)
+        stack = [(root, 0, 0)]
+        while stack:
+            node, pos, level = stack.pop()
+            if level == depth:
+                leaves[(t << depth) + pos - internal] = value[node]
+                continue
+            if left[node] == node:  # a leaf before the last level: both sides end on it
+                stack += [(node, 2 * pos + 1, level + 1), (node, 2 * pos + 2, level + 1)]
+                continue
+            c_feature[t * internal + pos] = feature[node]
+            c_threshold[t * internal + pos] = threshold[node]
+            stack += [(left[node], 2 * pos + 1, level + 1), (right[node], 2 * pos + 2, level + 1)]
+    return c_feature, c_threshold, leaves
 
 
 @dataclass(frozen=True)
@@ -68,20 +120,38 @@ class TreeEnsemble:
     depth: int
     # The compiled walker is the fast path; tests turn it off to compare the two.
     compiled: bool = is_compiled_file(treewalk.__file__)
+    # The walker's flat views of the node arrays and each tree's root, made once here rather
+    # than on every page, and the trees laid out complete (`_complete_layout`) where that stays
+    # small: None otherwise.
+    _flat: tuple[np.ndarray, ...] = field(init=False, repr=False, compare=False)
+    _complete: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        trees, nodes = self.feature.shape
+        flat = tuple(
+            np.ascontiguousarray(a).ravel()
+            for a in (self.feature, self.threshold, self.left, self.right)
+        )
+        roots = np.arange(trees, dtype=np.intp) * nodes
+        object.__setattr__(self, "_flat", (*flat, np.ascontiguousarray(self.value), roots))
+        complete = None
+        if trees and 1 <= self.depth <= COMPLETE_MAX_DEPTH:
+            complete = _complete_layout(*flat, self.value, roots, self.depth)
+        object.__setattr__(self, "_complete", complete)
 
     def raw(self, x: np.ndarray) -> np.ndarray:
         if self.compiled:
-            trees, nodes = self.feature.shape
+            x = np.ascontiguousarray(x, dtype=np.float64)
+            if self._complete is not None:
+                feature, threshold, leaves = self._complete
+                return treewalk.complete_raw(
+                    x, feature, threshold, leaves, self.baseline, self.depth
+                )
+            feature, threshold, left, right, value, roots = self._flat
             return treewalk.ensemble_raw(
-                np.ascontiguousarray(x, dtype=np.float64),
-                self.feature.ravel(),
-                self.threshold.ravel(),
-                self.left.ravel(),
-                self.right.ravel(),
-                self.value,
-                np.arange(trees, dtype=np.intp) * nodes,
-                self.baseline,
-                self.depth,
+                x, feature, threshold, left, right, value, roots, self.baseline, self.depth
             )
         return self.raw_numpy(x)
 
@@ -127,7 +197,7 @@ Scorer = TreeEnsemble | Mlp
 
 def sigmoid(raw: np.ndarray) -> np.ndarray:
     # Clipped so that a confident MLP logit cannot overflow exp (a warning, and 0.0 anyway).
-    return 1.0 / (1.0 + np.exp(-np.clip(raw, -500.0, 500.0)))
+    return logistic(raw)
 
 
 @dataclass(frozen=True)
@@ -143,6 +213,12 @@ class NeighboursModel:
     # their probabilities are averaged, and the average has `blend` of a block's probability.
     nets: tuple[ConvNet, ...] = ()
     blend: float = 0.0
+    # The nets run as one (`pipeline.learned.convnet.NetStack`) where they can be: one
+    # standardisation and one input product for all of them, fewer calls after.
+    _stack: NetStack | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_stack", stack_nets(self.nets))
 
     def probabilities(self, x: np.ndarray, blocks: Sequence[Block] | None = None) -> np.ndarray:
         """Per-block content probability, smoothed with the neighbours' (see `smooth`).
@@ -158,11 +234,17 @@ class NeighboursModel:
             if self.stacked is not None:
                 probs = sigmoid(self.stacked.raw(np.hstack((x, stack_features(blocks, probs)))))
             if self.nets:
-                probs = (1.0 - self.blend) * probs + self.blend * self.net_probabilities(x)
+                # In place, the same products and sum as (1 - blend) * probs + blend * nets.
+                nets = self.net_probabilities(x)
+                probs *= 1.0 - self.blend
+                nets *= self.blend
+                probs += nets
         return smooth(probs, self.smoothing)
 
     def net_probabilities(self, x: np.ndarray) -> np.ndarray:
         """The mean of the nets' content probabilities for every block of the page."""
+        if self._stack is not None:
+            return self._stack.mean_probability(x)
         probs = sigmoid(self.nets[0].raw(x))
         for net in self.nets[1:]:
             probs += sigmoid(net.raw(x))
@@ -176,8 +258,9 @@ class NeighboursModel:
         if blocks is not None:
             if len(blocks) != probs.size:
                 raise ValueError("one block per probability is needed to decide a page")
-            texts = [b.text for b in blocks]
-            sizes = np.fromiter((b.n_chars for b in blocks), np.float64, len(blocks))
+            # attrgetter under map reads every block in C, not in Python bytecode.
+            texts = list(map(_TEXT, blocks))
+            sizes = np.fromiter(map(_N_CHARS, blocks), np.float64, len(blocks))
         return decide(probs, self.threshold, self.fallback_ratio, texts, self.drop_repeats, sizes)
 
 

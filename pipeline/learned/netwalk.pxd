@@ -10,15 +10,15 @@ cdef void _standardise(
     float[:, ::1] z,
 )
 
-@cython.locals(n=Py_ssize_t, hidden=Py_ssize_t, t=Py_ssize_t, o=Py_ssize_t, v=float)
-cdef void _bias_relu(float[:, ::1] h, const float[::1] bias)
+@cython.locals(nets=Py_ssize_t, n=Py_ssize_t, hidden=Py_ssize_t, t=Py_ssize_t, k=Py_ssize_t, base=Py_ssize_t, o=Py_ssize_t, v=float)
+cdef void _bias_relu(const float[:, ::1] wide, const float[::1] bias, float[:, :, ::1] h)
 
-@cython.locals(n=Py_ssize_t, hidden=Py_ssize_t, t=Py_ssize_t, o=Py_ssize_t, v=float, left=bint, right=bint)
-cdef void _conv_sums(float[:, ::1] h, const float[::1] bias, Py_ssize_t d, float[:, ::1] p)
+@cython.locals(nets=Py_ssize_t, n=Py_ssize_t, hidden=Py_ssize_t, k=Py_ssize_t, t=Py_ssize_t, o=Py_ssize_t, v=float, left=bint, right=bint)
+cdef void _conv_sums(float[:, :, ::1] h, const float[:, ::1] bias, Py_ssize_t d, float[:, :, ::1] p)
 
-@cython.locals(n=Py_ssize_t, hidden=Py_ssize_t, t=Py_ssize_t, i=Py_ssize_t, o=Py_ssize_t, page=Py_ssize_t, v=float, top=float, a=float, blocks=float, shared=float, wide=double)
-cdef void _head(
-    const float[:, ::1] h, const float[:, ::1] w_page, const float[::1] b_page,
-    const float[::1] w_pooled, float b_out, const float[::1] logit, float[::1] pooled,
-    double[::1] out,
+@cython.locals(nets=Py_ssize_t, n=Py_ssize_t, hidden=Py_ssize_t, k=Py_ssize_t, t=Py_ssize_t, i=Py_ssize_t, o=Py_ssize_t, page=Py_ssize_t, v=float, top=float, a=float, blocks=float, shared=float, wide=double)
+cdef void _heads(
+    const float[:, :, ::1] h, const float[:, :, ::1] w_page, const float[:, ::1] b_page,
+    const float[:, ::1] w_pooled, const float[::1] b_out, const float[:, ::1] logit,
+    float[::1] pooled, double[:, ::1] out,
 )

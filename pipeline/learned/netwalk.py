@@ -17,6 +17,10 @@ dot product): logits differ by a few float32 rounding steps at most. Uncompiled,
 in the interpreter at thousands of times that cost, so `pipeline.learned.convnet` uses this module
 only when it is compiled.
 
+The model's nets run together (`nets_raw`, for `pipeline.learned.convnet.NetStack`): one
+standardisation and one input product for all of them, then each net's channels in rows of its
+own, so that its later products are those it makes alone, one call a step for all the nets.
+
 (The first line is a Cython directive, read only when compiling.)
 """
 
@@ -44,50 +48,106 @@ def net_raw(
     w_pooled: np.ndarray,
     b_out: float,
 ) -> np.ndarray:
-    """Content logit (float64) of every row of ``x``; the other arguments are `ConvNet`'s
-    fields (float32 arrays in C order; ``convs`` holds ``(taps, bias, dilation)`` per layer).
+    """Content logit (float64) of every row of ``x`` for one net; the other arguments are
+    `ConvNet`'s fields (float32 arrays in C order; ``convs`` holds ``(taps, bias, dilation)`` per
+    layer). `nets_raw` with a stack of one: the same products and loops.
 
     Compiled, array reads are not bounds-checked (that is much of the speed), so every shape
-    is checked here first: a mismatch raises ValueError instead of reading past an array.
-    Only the first ``columns`` columns of ``x`` are read, and ``x`` is never written.
+    is checked first (by `nets_raw`): a mismatch raises ValueError instead of reading past an
+    array. Only the first ``columns`` columns of ``x`` are read, and ``x`` is never written.
+    """
+    if b_in.ndim != 1 or any(t.ndim != 2 or b.ndim != 1 for t, b, _ in convs):
+        raise ValueError("the net's arrays do not fit together: expected one net's arrays")
+    return nets_raw(
+        x,
+        columns,
+        mean,
+        inverse_scale,
+        clip,
+        w_in,
+        b_in,
+        tuple((t[None], b[None], d) for t, b, d in convs),
+        w_page[None],
+        b_page[None],
+        w_block[None],
+        w_pooled[None],
+        np.array([b_out], dtype=np.float32),
+    )[0]
+
+
+def nets_raw(
+    x: np.ndarray,
+    columns: int,
+    mean: np.ndarray,
+    inverse_scale: np.ndarray,
+    clip: float,
+    w_in: np.ndarray,
+    b_in: np.ndarray,
+    convs: tuple[tuple[np.ndarray, np.ndarray, int], ...],
+    w_page: np.ndarray,
+    b_page: np.ndarray,
+    w_block: np.ndarray,
+    w_pooled: np.ndarray,
+    b_out: np.ndarray,
+) -> np.ndarray:
+    """Content logits (float64, shape (nets, rows)) of every row of ``x`` for a stack of nets
+    that read the same columns, standardised alike, through layers of the same shapes and
+    dilations (`pipeline.learned.convnet.NetStack`). ``w_in`` is (columns, nets * hidden), the
+    nets' input layers side by side, so the page's rows are standardised once and go through one
+    product for all the nets; ``b_in`` is (nets * hidden,); every other array has the nets first:
+    ``convs`` holds ``(taps (nets, hidden, 3 * hidden), bias (nets, hidden), dilation)`` per
+    layer, ``w_page`` is (nets, 2 * hidden, hidden), ``b_page``, ``w_block`` and ``w_pooled`` are
+    (nets, hidden) and ``b_out`` (nets,), all float32 in C order.
+
+    Each net's channels are then kept apart, (nets, rows, hidden), so that its convolutions are
+    the products one net alone would make (one matmul call for all the nets) and its logits are
+    those of the net run by itself, give or take the float32 rounding of the wider first product.
     """
     if x.ndim != 2 or x.shape[1] < columns:
         raise ValueError(f"feature rows of shape {x.shape} do not have the net's {columns} columns")
     n = x.shape[0]
-    hidden = b_in.shape[0]
+    nets = b_out.shape[0]
+    hidden = b_page.shape[1] if b_page.ndim == 2 else -1
     if (
-        b_in.shape != (hidden,)
+        nets < 1
+        or b_out.shape != (nets,)
+        or b_page.shape != (nets, hidden)
+        or b_in.shape != (nets * hidden,)
         or mean.shape != (columns,)
         or inverse_scale.shape != (columns,)
-        or w_in.shape != (columns, hidden)
-        or w_page.shape != (2 * hidden, hidden)
-        or b_page.shape != (hidden,)
-        or w_block.shape != (hidden,)
-        or w_pooled.shape != (hidden,)
+        or w_in.shape != (columns, nets * hidden)
+        or w_page.shape != (nets, 2 * hidden, hidden)
+        or w_block.shape != (nets, hidden)
+        or w_pooled.shape != (nets, hidden)
         or any(
-            t.shape != (hidden, 3 * hidden) or b.shape != (hidden,) or d < 1 for t, b, d in convs
+            t.shape != (nets, hidden, 3 * hidden) or b.shape != (nets, hidden) or d < 1
+            for t, b, d in convs
         )
     ):
         raise ValueError(f"the net's arrays do not fit together for {hidden} hidden channels")
     if n == 0:
-        return np.zeros(0)
+        return np.zeros((nets, 0))
     x = np.ascontiguousarray(x, dtype=np.float64)  # no copy for `page_features`' rows
     z = np.empty((n, columns), dtype=np.float32)
-    h = np.empty((n, hidden), dtype=np.float32)
     _standardise(x, mean, inverse_scale, clip, z)
-    np.dot(z, w_in, out=h)
-    _bias_relu(h, b_in)
+    wide = np.empty((n, nets * hidden), dtype=np.float32)
+    np.dot(z, w_in, out=wide)
+    h = np.empty((nets, n, hidden), dtype=np.float32)
+    _bias_relu(wide, b_in, h)
     if convs:
-        p = np.empty((n, 3 * hidden), dtype=np.float32)
+        p = np.empty((nets, n, 3 * hidden), dtype=np.float32)
         for taps, bias, d in convs:
-            np.dot(h, taps, out=p)
+            np.matmul(h, taps, out=p)
             # A dilation past the page's end reaches no block, as one of the page's length
             # does; capped, `t + d` cannot overflow.
             _conv_sums(h, bias, min(d, n), p)
-    logit = np.empty(n, dtype=np.float32)
-    np.dot(h, w_block, out=logit)
-    out = np.empty(n, dtype=np.float64)
-    _head(h, w_page, b_page, w_pooled, b_out, logit, np.empty(3 * hidden, np.float32), out)
+    logit = np.empty((nets, n), dtype=np.float32)
+    for k in range(nets):
+        # One matrix-vector product per net, as a net alone makes it (a batched matmul with a
+        # column of weights takes another BLAS routine and rounds otherwise).
+        np.dot(h[k], w_block[k], out=logit[k])
+    out = np.empty((nets, n), dtype=np.float64)
+    _heads(h, w_page, b_page, w_pooled, b_out, logit, np.empty(3 * hidden, np.float32), out)
     return out
 
 
@@ -109,76 +169,87 @@ def _standardise(x, mean, inverse_scale, clip, z) -> None:
             z[t, c] = v
 
 
-def _bias_relu(h, bias) -> None:
-    """h = relu(h + bias)."""
-    n = h.shape[0]
-    hidden = h.shape[1]
+def _bias_relu(wide, bias, h) -> None:
+    """h[k, t] = relu(wide[t, k * hidden : (k + 1) * hidden] + bias[same]): the input layer's
+    output of every net, moved to the net's own rows on the way."""
+    nets = h.shape[0]
+    n = h.shape[1]
+    hidden = h.shape[2]
     for t in range(n):
-        for o in range(hidden):
-            v = h[t, o] + bias[o]
-            if v < 0.0:
-                v = 0.0
-            h[t, o] = v
+        for k in range(nets):
+            base = k * hidden
+            for o in range(hidden):
+                v = wide[t, base + o] + bias[base + o]
+                if v < 0.0:
+                    v = 0.0
+                h[k, t, o] = v
 
 
 def _conv_sums(h, bias, d, p) -> None:
-    """h += relu(p[t, H:2H] + bias + p[t - d, :H] + p[t + d, 2H:]) where p = h @ taps holds
-    every block's three products (of the old h), with no term beyond the page's ends; summed in
-    the order numpy's path adds them. Only p is read, so h is updated as it goes."""
-    n = h.shape[0]
-    hidden = h.shape[1]
-    for t in range(n):
-        # Tested once per block: the compiler makes one vectorised copy of the inner loop per
-        # case. (Inlined into a larger function, gcc 12 left this loop scalar: 1.6x slower.)
-        left = t >= d
-        right = t + d < n
+    """h[k] += relu(p[k, t, H:2H] + bias[k] + p[k, t - d, :H] + p[k, t + d, 2H:]) where p[k] =
+    h[k] @ taps[k] holds every block's three products (of the old h), with no term beyond the
+    page's ends; summed in the order numpy's path adds them. Only p is read, so h is updated as
+    it goes."""
+    nets = h.shape[0]
+    n = h.shape[1]
+    hidden = h.shape[2]
+    for k in range(nets):
+        for t in range(n):
+            # Tested once per block: the compiler makes one vectorised copy of the inner loop
+            # per case. (Inlined into a larger function, gcc 12 left this loop scalar: 1.6x
+            # slower.)
+            left = t >= d
+            right = t + d < n
+            for o in range(hidden):
+                v = p[k, t, hidden + o] + bias[k, o]
+                if left:
+                    v += p[k, t - d, o]
+                if right:
+                    v += p[k, t + d, 2 * hidden + o]
+                if v < 0.0:
+                    v = 0.0
+                h[k, t, o] += v
+
+
+def _heads(h, w_page, b_page, w_pooled, b_out, logit, pooled, out) -> None:
+    """out[k] = logit[k] + page . w_pooled[k] + b_out[k], where page = relu([mean, max] over
+    the blocks of h[k] @ w_page[k] + b_page[k]): in float32, widened to float64 for the last
+    sum, as numpy's path."""
+    nets = h.shape[0]
+    n = h.shape[1]
+    hidden = h.shape[2]
+    for k in range(nets):
         for o in range(hidden):
-            v = p[t, hidden + o] + bias[o]
-            if left:
-                v += p[t - d, o]
-            if right:
-                v += p[t + d, 2 * hidden + o]
+            pooled[o] = 0.0
+            pooled[hidden + o] = h[k, 0, o]
+        for t in range(n):
+            for o in range(hidden):
+                v = h[k, t, o]
+                pooled[o] += v
+                top = pooled[hidden + o]
+                if v > top:
+                    top = v
+                pooled[hidden + o] = top
+        blocks = n  # float32, as numpy divides the float32 sums by the count
+        for o in range(hidden):
+            pooled[o] = pooled[o] / blocks
+        # The page vector goes in the last `hidden` floats (a 64 x 32 product: a loop costs
+        # less than one more call into numpy).
+        page = 2 * hidden
+        for o in range(hidden):
+            pooled[page + o] = 0.0
+        for i in range(2 * hidden):
+            a = pooled[i]
+            for o in range(hidden):
+                pooled[page + o] += a * w_page[k, i, o]
+        shared = 0.0
+        for o in range(hidden):
+            v = pooled[page + o] + b_page[k, o]
             if v < 0.0:
                 v = 0.0
-            h[t, o] += v
-
-
-def _head(h, w_page, b_page, w_pooled, b_out, logit, pooled, out) -> None:
-    """out = logit + page . w_pooled + b_out, where page = relu([mean, max] over the blocks @
-    w_page + b_page): in float32, widened to float64 for the last sum, as numpy's path."""
-    n = h.shape[0]
-    hidden = h.shape[1]
-    for o in range(hidden):
-        pooled[o] = 0.0
-        pooled[hidden + o] = h[0, o]
-    for t in range(n):
-        for o in range(hidden):
-            v = h[t, o]
-            pooled[o] += v
-            top = pooled[hidden + o]
-            if v > top:
-                top = v
-            pooled[hidden + o] = top
-    blocks = n  # float32, as numpy divides the float32 sums by the count
-    for o in range(hidden):
-        pooled[o] = pooled[o] / blocks
-    # The page vector goes in the last `hidden` floats (a 64 x 32 product: a loop costs less
-    # than one more call into numpy).
-    page = 2 * hidden
-    for o in range(hidden):
-        pooled[page + o] = 0.0
-    for i in range(2 * hidden):
-        a = pooled[i]
-        for o in range(hidden):
-            pooled[page + o] += a * w_page[i, o]
-    shared = 0.0
-    for o in range(hidden):
-        v = pooled[page + o] + b_page[o]
-        if v < 0.0:
-            v = 0.0
-        shared += v * w_pooled[o]
-    shared += b_out  # float32: numpy adds the Python float to its float32 scalar as float32
-    wide = shared
-    for t in range(n):
-        out[t] = logit[t]
-        out[t] += wide  # in float64, as numpy's path adds after widening
+            shared += v * w_pooled[k, o]
+        shared += b_out[k]  # float32, as numpy adds the Python float to its float32 scalar
+        wide = shared
+        for t in range(n):
+            out[k, t] = logit[k, t]
+            out[k, t] += wide  # in float64, as numpy's path adds after widening

@@ -9,3 +9,10 @@ cdef void _walk(
     const Py_ssize_t[::1] left, const Py_ssize_t[::1] right, const double[::1] value,
     const Py_ssize_t[::1] roots, double baseline, Py_ssize_t depth, double[::1] out,
 )
+
+@cython.locals(n=Py_ssize_t, internal=Py_ssize_t, i=Py_ssize_t, t=Py_ssize_t, base=Py_ssize_t, node=Py_ssize_t, _=Py_ssize_t, go_right=Py_ssize_t, total=double)
+cdef void _walk_complete(
+    const double[:, ::1] x, const Py_ssize_t[::1] feature, const double[::1] threshold,
+    const double[::1] leaves, Py_ssize_t trees, double baseline, Py_ssize_t depth,
+    double[::1] out,
+)

@@ -13,12 +13,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.compiled import compiled_modules
+from pipeline.compiled import compiled_modules, load_source
 from pipeline.html.segment import parse, segment
 from pipeline.lang import stoplists
+from pipeline.learned import treewalk
 from pipeline.learned.columns import N_FEATURES
 from pipeline.learned.features import page_features
-from pipeline.learned.model import FORMAT, ModelError, TreeEnsemble, load_model, model_from_json
+from pipeline.learned.model import (
+    COMPLETE_MAX_DEPTH,
+    FORMAT,
+    ModelError,
+    TreeEnsemble,
+    load_model,
+    model_from_json,
+)
 
 
 @pytest.fixture(scope="module")
@@ -145,3 +153,87 @@ def test_model_with_a_cycle_is_refused() -> None:
 def test_model_with_half_a_leaf_is_refused() -> None:
     with pytest.raises(ModelError, match="itself on both sides"):
         model_from_json(_tree_doc([1, 1, 2], [2, 2, 1]))
+
+
+def _flat(ensemble: TreeEnsemble) -> TreeEnsemble:
+    """The ensemble walked from its flat node arrays (`treewalk.ensemble_raw`), as it was
+    before the complete layout."""
+    flat = dataclasses.replace(ensemble)
+    object.__setattr__(flat, "_complete", None)
+    return flat
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    depth=st.integers(1, COMPLETE_MAX_DEPTH),
+    rows=st.integers(0, 40),
+    trees=st.integers(1, 9),
+)
+def test_complete_layout_walks_to_the_same_leaves(
+    compiled_walker: None, seed: int, depth: int, rows: int, trees: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    # Random trees cut short at random: leaves at every level, which the layout repeats below.
+    ensemble = model_from_json(_document(_random_trees(rng, trees, depth, N_FEATURES))).scorer
+    assert isinstance(ensemble, TreeEnsemble) and ensemble._complete is not None
+    x = rng.normal(size=(rows, N_FEATURES))
+    x[::3, :] = np.round(x[::3, :], 1)  # ties with thresholds go left
+    x[1::5, 7] = np.nan  # and missing values right, as in the flat walk
+    x[2::7, :] = np.inf
+    got = ensemble.raw(x)
+    # Every row adds its trees' leaves in the same order: equal to the bit.
+    np.testing.assert_array_equal(got, _flat(ensemble).raw(x))
+    np.testing.assert_allclose(got, ensemble.raw_numpy(x), rtol=0, atol=1e-12)
+
+
+def test_complete_layout_of_the_shipped_trees_on_real_pages(
+    compiled_walker: None, wcxb_dir: Path
+) -> None:
+    trees = load_model().scorer
+    assert isinstance(trees, TreeEnsemble) and trees._complete is not None
+    stoplist = stoplists.stoplist("en")
+    for path in sorted((wcxb_dir / "html").glob("*.html.gz"))[:60]:
+        blocks = segment(parse(gzip.decompress(path.read_bytes())), record_runs=True)
+        x = page_features(blocks, stoplist)
+        np.testing.assert_array_equal(trees.raw(x), _flat(trees).raw(x))
+
+
+def test_deep_trees_keep_the_flat_walk(compiled_walker: None) -> None:
+    rng = np.random.default_rng(2)
+    spec = _random_trees(rng, 2, COMPLETE_MAX_DEPTH + 1, N_FEATURES)
+    ensemble = model_from_json(_document(spec)).scorer
+    assert isinstance(ensemble, TreeEnsemble) and ensemble._complete is None
+    x = rng.normal(size=(12, N_FEATURES))
+    np.testing.assert_allclose(ensemble.raw(x), ensemble.raw_numpy(x), rtol=0, atol=1e-12)
+
+
+def test_complete_walker_refuses_arrays_that_do_not_fit(compiled_walker: None) -> None:
+    trees = load_model().scorer
+    assert isinstance(trees, TreeEnsemble) and trees._complete is not None
+    feature, threshold, leaves = trees._complete
+    x = np.zeros((3, N_FEATURES))
+    for args in (
+        (feature[:-1], threshold, leaves, trees.depth),
+        (feature, threshold[:-1], leaves, trees.depth),
+        (feature, threshold, leaves[:-1], trees.depth),
+        (feature, threshold, leaves, trees.depth + 1),
+        (feature, threshold, leaves, 0),
+    ):
+        f, t, v, depth = args
+        with pytest.raises(ValueError, match="do not fit"):
+            treewalk.complete_raw(x, f, t, v, trees.baseline, depth)
+    with pytest.raises(ValueError, match="narrower"):
+        treewalk.complete_raw(x[:, :2], feature, threshold, leaves, trees.baseline, trees.depth)
+
+
+def test_the_walkers_python_source_walks_the_complete_layout() -> None:
+    source = load_source("pipeline.learned.treewalk")
+    rng = np.random.default_rng(4)
+    ensemble = model_from_json(_document(_random_trees(rng, 5, 3, N_FEATURES))).scorer
+    assert isinstance(ensemble, TreeEnsemble) and ensemble._complete is not None
+    feature, threshold, leaves = ensemble._complete
+    x = rng.normal(size=(9, N_FEATURES))
+    x[::4, :] = np.nan
+    got = source.complete_raw(x, feature, threshold, leaves, ensemble.baseline, ensemble.depth)
+    np.testing.assert_allclose(got, ensemble.raw_numpy(x), rtol=0, atol=1e-12)
