@@ -15,7 +15,9 @@ then, ``--pairs`` times, the order swapped every pair:
 
 1. the job on all the WARCs (``dask submit jobs/clean_warcs.py ... --workers N``), before and
    after: the CPU seconds of the whole process tree (RUSAGE_CHILDREN), wall seconds, and pages
-   per CPU-second;
+   per CPU-second; and how the tree's CPU splits between the client (with the scheduler and the
+   nannies of a local cluster), the worker processes and the supervised cleaning children
+   (polled with psutil every 50 ms, so a process's last moments are missed: approximate);
 2. the same on the one-page WARC: what a job costs whatever its size (start-up, warm-up, the
    run report);
 3. an idle local cluster as the job script makes it (``make_client``), for ``--idle-seconds``:
@@ -38,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -97,21 +100,85 @@ def _env(code: Path | None) -> dict[str, str]:
     return env
 
 
+def _cwd(code: Path | None) -> Path:
+    # The supervised child runs as `python -m pipeline.supervise`, and -m puts the working
+    # directory first on sys.path, ahead of PYTHONPATH: run from the tree being measured, or
+    # the children of --old would import this checkout's pipeline.
+    return code or REPO
+
+
 def _script(code: Path | None) -> Path:
     return (code or REPO) / "jobs" / "clean_warcs.py"
 
 
+# Which process of a job's tree a command line is (`_watch_tree`).
+def _role(cmdline: list[str]) -> str:
+    line = " ".join(cmdline)
+    if "pipeline.supervise" in line:
+        return "child"
+    if "spawn_main" in line:
+        return "worker"
+    if " submit " in line:
+        return "client"
+    return "other"
+
+
+def _watch_tree(proc: subprocess.Popen[str], every: float = 0.1) -> dict[str, float]:
+    """CPU seconds of each kind of process under ``proc`` (client, worker, child, other), by
+    polling until it exits: a process's last ``every`` seconds before it exits are missed, so
+    the split is approximate; RUSAGE_CHILDREN gives the exact total. A process is named by its
+    latest command line (a new one shows its parent's until it has exec'd)."""
+    import psutil
+
+    root = psutil.Process(proc.pid)
+    last: dict[int, tuple[str, float]] = {}
+    while proc.poll() is None:
+        try:
+            tree = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            break
+        for p in tree:
+            try:
+                cmdline, times = p.cmdline(), p.cpu_times()
+                # An exited process (a zombie until reaped) shows no command line: keep its role.
+                role = _role(cmdline) if cmdline else last.get(p.pid, ("other", 0.0))[0]
+            except psutil.Error:
+                continue
+            last[p.pid] = (role, times.user + times.system)
+        time.sleep(every)
+    split: dict[str, float] = {}
+    for role, cpu in last.values():
+        split[role] = split.get(role, 0.0) + cpu
+    return split
+
+
 def run_job(code: Path | None, inputs: list[str], out: Path, workers: int) -> dict[str, Any]:
-    """One job in a fresh process; its tree's CPU seconds, wall seconds and page count."""
+    """One job in a fresh process; its tree's CPU seconds (and their split by process), wall
+    seconds and page count."""
     cmd = [str(DASK), "submit", str(_script(code)), *inputs, "--output", str(out)]
     cmd += ["--workers", str(workers), "--no-progress"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(code), check=False)
+    with subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(code),
+        cwd=_cwd(code),
+    ) as proc:
+        # Drained by a thread: a full pipe would stop the job while the tree is watched.
+        streams: dict[str, str] = {}
+        reader = threading.Thread(
+            target=lambda: streams.update(zip(("out", "err"), proc.communicate(), strict=True))
+        )
+        reader.start()
+        split = _watch_tree(proc)
+        reader.join()
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode:
-        sys.exit(f"job failed ({proc.returncode}): {proc.stderr[-3000:]}")
+        sys.exit(f"job failed ({proc.returncode}): {streams.get('err', '')[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     (report_path,) = sorted((out / "_runs").glob("*.json"))
     report = json.loads(report_path.read_text())
@@ -120,7 +187,13 @@ def run_job(code: Path | None, inputs: list[str], out: Path, workers: int) -> di
     if report["failed"] or errors:
         sys.exit(f"the job failed inputs or pages ({code or REPO}): {report['failed']} {errors}")
     pages = totals["records"] - sum(totals["skipped"].values())
-    return {"cpu_s": cpu, "wall_s": wall, "pages": pages, "pages_per_cpu_s": pages / cpu}
+    return {
+        "cpu_s": cpu,
+        "wall_s": wall,
+        "pages": pages,
+        "pages_per_cpu_s": pages / cpu,
+        "cpu_s_by_process": {k: round(v, 3) for k, v in sorted(split.items())},
+    }
 
 
 def idle_cpu_per_second(code: Path | None, seconds: float, workers: int) -> float:
@@ -133,6 +206,7 @@ def idle_cpu_per_second(code: Path | None, seconds: float, workers: int) -> floa
             capture_output=True,
             text=True,
             env=_env(code),
+            cwd=_cwd(code),
             check=False,
         )
     if proc.returncode:
@@ -209,6 +283,11 @@ def main() -> None:
             "one_page_cpu_s": statistics.median(r["cpu_s"] for r in one_page),
             "idle_cpu_ms_per_s": statistics.median(r["cpu_s_per_s"] for r in idle) * 1000,
         }
+        for kind, runs_of in (("job", job), ("one_page", one_page)):
+            for role in ("client", "worker", "child"):
+                summary[name][f"{kind}_{role}_cpu_s"] = statistics.median(
+                    r["cpu_s_by_process"].get(role, 0.0) for r in runs_of
+                )
     before, after = summary["before"], summary["after"]
     print()
     print(f"{'':28s}{'before':>10s}{'after':>10s}{'after/before':>14s}")
@@ -217,10 +296,17 @@ def main() -> None:
         ("cpu_ms_per_page", "CPU ms per page"),
         ("job_cpu_s", "job CPU s"),
         ("job_wall_s", "job wall s"),
+        ("job_client_cpu_s", "  client (and scheduler)"),
+        ("job_worker_cpu_s", "  worker"),
+        ("job_child_cpu_s", "  cleaning child"),
         ("one_page_cpu_s", "one-page job CPU s"),
+        ("one_page_client_cpu_s", "  client (and scheduler)"),
+        ("one_page_worker_cpu_s", "  worker"),
+        ("one_page_child_cpu_s", "  cleaning child"),
         ("idle_cpu_ms_per_s", "idle cluster CPU ms/s"),
     ):
-        print(f"{label:28s}{before[key]:10.2f}{after[key]:10.2f}{after[key] / before[key]:14.3f}")
+        ratio = after[key] / before[key] if before[key] else float("nan")
+        print(f"{label:28s}{before[key]:10.2f}{after[key]:10.2f}{ratio:14.3f}")
     print(f"outputs identical: {same}")
     result = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),

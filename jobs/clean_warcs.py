@@ -599,6 +599,12 @@ def main(
     if not no_html_report:
         if warming is not None:
             warming.join()
+        if __name__ == "__main__":
+            # The job's own process (not a program that imported this script), its cluster
+            # closed, so nothing else imports now: the report reads Parquet without pandas.
+            from pipeline.output.arrow import skip_pandas_probe
+
+            skip_pandas_probe()
         try:
             html = write_html_report(report, cfg, where)
         except Exception as exc:  # the data and the JSON report are written: the run succeeded

@@ -131,6 +131,44 @@ def test_a_child_serves_the_next_input(tmp_path: Path) -> None:
     assert time.perf_counter() - started < 1.0
 
 
+def _child_of(argv: tuple[str, ...]) -> supervise._Child:
+    (child,) = [c for c in supervise._IDLE if c.argv == argv]
+    return child
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc/PID/environ")
+def test_the_child_does_not_inherit_dasks_malloc_trim_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What a Dask nanny puts in its worker's environment; the child must run without it.
+    supervise.shutdown()
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    monkeypatch.setenv("WARCCLEAN_TEST_PASSED_ON", "yes")
+    warc = write_warc(tmp_path)
+    report = process_warc_supervised(str(warc), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.docs == len(TOWNS)
+    child = _child_of(tuple(supervise._child_argv()))
+    raw = Path(f"/proc/{child.proc.pid}/environ").read_bytes()
+    env = dict(item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    assert b"MALLOC_TRIM_THRESHOLD_" not in env
+    assert env[b"WARCCLEAN_TEST_PASSED_ON"] == b"yes"
+    assert supervise.child_env({"MALLOC_TRIM_THRESHOLD_": "1", "A": "b"})["A"] == "b"
+    supervise.shutdown()
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps")
+def test_the_child_writes_parquet_without_loading_pandas(tmp_path: Path) -> None:
+    pytest.importorskip("pandas")  # without pandas installed there is nothing to avoid
+    warc = write_warc(tmp_path)
+    process_warc_supervised(str(warc), JobConfig(output=str(tmp_path / "out")))
+    child = _child_of(tuple(supervise._child_argv()))
+    # Documents and their Arrow arrays were written; pandas' compiled modules never mapped.
+    docs = ds.dataset(tmp_path / "out" / "docs", format="parquet", partitioning="hive")
+    assert docs.count_rows() == len(TOWNS)
+    maps = Path(f"/proc/{child.proc.pid}/maps").read_text()
+    assert "pyarrow" in maps and "/pandas/" not in maps
+
+
 @pytest.mark.timeout(120)
 def test_a_page_whose_parse_hangs_is_a_timeout_and_its_neighbours_are_written_once(
     tmp_path: Path,

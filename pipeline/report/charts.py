@@ -47,6 +47,13 @@ def available() -> bool:
     return True
 
 
+def load() -> None:
+    """Import what drawing a chart needs (matplotlib's figure, its SVG canvas, its font list),
+    so that a thread can do it while the job runs (`pipeline.report.run_report.warm_up`)."""
+    import matplotlib.figure  # noqa: F401
+    from matplotlib.backends import backend_svg  # noqa: F401
+
+
 def _figure(height: float, *, left: float = 0.6, bottom: float = 0.5) -> Any:
     """A figure with fixed margins, in inches (``left``: room for the y tick labels).
 

@@ -256,6 +256,31 @@ def test_charts_leave_no_global_matplotlib_state(output: Path) -> None:
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 
+@pytest.mark.skipif(not charts.available(), reason="matplotlib (the report extra) is absent")
+def test_the_warm_up_loads_matplotlib_and_draws_nothing(output: Path) -> None:
+    # In a fresh interpreter, as a job's client runs it: the thread leaves matplotlib's modules
+    # loaded and no figure made (a drawing there would be CPU the job pays twice), and the
+    # report drawn after it is the one a cold process draws.
+    code = (
+        "import sys\n"
+        "import matplotlib.figure as mf\n"
+        "made = []\n"
+        "init = mf.Figure.__init__\n"
+        "def counted(self, *a, **k):\n"
+        "    made.append(1)\n"
+        "    init(self, *a, **k)\n"
+        "mf.Figure.__init__ = counted\n"
+        "from pipeline.report.run_report import build_report, warm_up\n"
+        "warm_up().join()\n"
+        "assert 'matplotlib.backends.backend_svg' in sys.modules\n"
+        "assert not made, len(made)\n"
+        f"sys.stdout.write(build_report({str(output)!r}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == build_report(str(output))
+
+
 def test_report_command(output: Path, tmp_path: Path) -> None:
     target = tmp_path / "r.html"
     result = CliRunner().invoke(warcclean, ["report", str(output), "-o", str(target)])
