@@ -338,7 +338,12 @@ def stages(inputs: list[str], cleaner_name: str, batch_rows: int) -> dict:
             pages += 1
             t0 = clock()
             decoded = decode_html(page.body, page.content_type)
-            source = decoded.utf8 if decoded.utf8 is not None else decoded.html
+            if hasattr(decoded, "utf8"):
+                source = decoded.utf8 if decoded.utf8 is not None else decoded.html
+            else:  # an install from before `Decoded.utf8` (run with --base-python)
+                from pipeline.clean import _is_plain_utf8
+
+                source = page.body if _is_plain_utf8(decoded) else decoded.html
             estimate = guard.estimate(source)
             guard.check_nodes(estimate, None)
             t1 = clock()
