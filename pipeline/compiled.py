@@ -13,6 +13,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -106,3 +107,16 @@ def compiled_modules() -> dict[str, bool]:
         spec = importlib.util.find_spec(name)
         out[name] = spec is not None and is_compiled_file(spec.origin)
     return out
+
+
+def child_command(module: str) -> list[str]:
+    """The command that runs ``module`` (``python -m``) in a child process that imports the
+    same `pipeline` as this one (with `PACKAGE_DIR`'s parent first on ``PYTHONPATH``).
+
+    ``-m`` puts the working directory first on the child's ``sys.path``, ahead of
+    ``PYTHONPATH``: a job started in a source checkout beside a regular install would clean its
+    pages with the checkout's package, uncompiled, or of another version than the worker's.
+    Python 3.11's ``-P`` leaves the working directory out; on 3.10 the child is started as before.
+    """
+    safe_path = ["-P"] if sys.version_info >= (3, 11) else []
+    return [sys.executable, *safe_path, "-m", module]

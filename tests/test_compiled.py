@@ -14,6 +14,8 @@ import gzip
 import hashlib
 import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -202,3 +204,20 @@ def test_compiled_segment_walks_lexbor_structs() -> None:
     if status != "active" and os.environ.get("WARCCLEAN_PURE_WALK") == "1":
         pytest.skip("WARCCLEAN_PURE_WALK=1 turns the C walk off")
     assert status == "active"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="python -P (safe path) is new in 3.11")
+def test_children_import_this_pipeline_not_one_in_their_working_directory(tmp_path: Path) -> None:
+    # A job started in a source checkout beside a regular install: the working directory holds
+    # another `pipeline` package. The supervised and sandbox children must import the parent's.
+    decoy = tmp_path / "pipeline"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise ImportError('the decoy in the working directory')\n")
+    env = {**os.environ, "PYTHONPATH": str(compiled.PACKAGE_DIR.parent)}
+    probe = compiled.child_command("pipeline.compiled")
+    run = subprocess.run(probe, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    # Without the safe path the decoy wins: what the children did before.
+    plain = [a for a in probe if a != "-P"]
+    run = subprocess.run(plain, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode != 0 and "the decoy in the working directory" in run.stderr

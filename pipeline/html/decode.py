@@ -71,7 +71,7 @@ from pipeline.types import Decoded
 # the bytes decode without decoding them, so a valid page's text is built only if asked for.
 try:
     from pipeline.html.markup_scan import utf8_valid as _utf8_valid
-except ImportError as exc:  # an install without a C compiler
+except ModuleNotFoundError as exc:  # an install without a C compiler
     if exc.name != "pipeline.html.markup_scan":
         raise
     _utf8_valid = None

@@ -35,8 +35,8 @@ from pipeline.html.tag_sets import BREAKOUT, FOREIGN_ROOTS, INTEGRATION, VOID_NA
 # about ten times cheaper on the pages with big scripts, data URIs or icon sets that made this
 # guard 0.4 ms a page on average. Tests set this to None to compare the Python code with them.
 try:
-    from pipeline.html import markup_scan as _compiled
-except ImportError as exc:  # an install without a C compiler
+    import pipeline.html.markup_scan as _compiled
+except ModuleNotFoundError as exc:  # an install without a C compiler
     if exc.name != "pipeline.html.markup_scan":
         raise
     _compiled = None

@@ -24,10 +24,10 @@ import contextlib
 import json
 import os
 import subprocess
-import sys
 from dataclasses import asdict, replace
 from typing import Any
 
+from pipeline.compiled import child_command
 from pipeline.config import Limits
 from pipeline.errors import PageTimeout, PageTooComplex
 from pipeline.types import (
@@ -84,7 +84,7 @@ def clean_isolated(
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (_PACKAGE_ROOT, env.get("PYTHONPATH"))))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.sandbox"],
+        child_command("pipeline.sandbox"),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -46,7 +46,6 @@ import select
 import signal
 import struct
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -57,6 +56,7 @@ from typing import Any
 # Only what the parent needs: this module is loaded in every Dask worker process, which only
 # starts and watches children. `pipeline.run` (the cleaners, the parser, pyarrow: a tenth of a
 # second of CPU per worker) is imported where a path of the parent needs it.
+from pipeline.compiled import child_command
 from pipeline.config import Limits
 from pipeline.jobconfig import JobConfig, freeze
 from pipeline.output.stats import WarcReport
@@ -283,7 +283,7 @@ _LOCK = threading.Lock()
 
 
 def _child_argv() -> list[str]:
-    return [sys.executable, "-m", "pipeline.supervise"]
+    return child_command("pipeline.supervise")
 
 
 def _take(argv: Sequence[str]) -> _Child:
