@@ -18,7 +18,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import supervise
+from pipeline import compiled, supervise
 from pipeline.config import Limits
 from pipeline.jobconfig import JobConfig
 from pipeline.run import WarcTaskError, process_warc
@@ -152,7 +152,7 @@ def test_the_child_does_not_inherit_dasks_malloc_trim_setting(
     env = dict(item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
     assert b"MALLOC_TRIM_THRESHOLD_" not in env
     assert env[b"WARCCLEAN_TEST_PASSED_ON"] == b"yes"
-    assert supervise.child_env({"MALLOC_TRIM_THRESHOLD_": "1", "A": "b"})["A"] == "b"
+    assert compiled.child_env({"MALLOC_TRIM_THRESHOLD_": "1", "A": "b"})["A"] == "b"
     supervise.shutdown()
 
 

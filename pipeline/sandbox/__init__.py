@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import subprocess
 from dataclasses import asdict, replace
 from typing import Any
 
-from pipeline.compiled import child_command
+from pipeline.compiled import child_command, child_env
 from pipeline.config import Limits
 from pipeline.errors import PageTimeout, PageTooComplex
 from pipeline.types import (
@@ -40,10 +39,6 @@ from pipeline.types import (
     Shape,
     Verdict,
 )
-
-# Where `pipeline` is importable from, for the child's sys.path (an editable install needs it
-# only when the worker's working directory is elsewhere; it never hurts).
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class SandboxError(RuntimeError):
@@ -81,14 +76,12 @@ def clean_isolated(
         "encoding_source": decoded.source,
     }
     payload = json.dumps(header).encode() + b"\n" + decoded.html.encode("utf-8", "surrogatepass")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, (_PACKAGE_ROOT, env.get("PYTHONPATH"))))
     proc = subprocess.Popen(
         child_command("pipeline.sandbox"),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=env,
+        env=child_env(),
     )
     try:
         out, err = proc.communicate(payload, timeout=timeout)

@@ -49,14 +49,14 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
 # Only what the parent needs: this module is loaded in every Dask worker process, which only
 # starts and watches children. `pipeline.run` (the cleaners, the parser, pyarrow: a tenth of a
 # second of CPU per worker) is imported where a path of the parent needs it.
-from pipeline.compiled import child_command
+from pipeline.compiled import child_command, child_env
 from pipeline.config import Limits
 from pipeline.jobconfig import JobConfig, freeze
 from pipeline.output.stats import WarcReport
@@ -78,7 +78,6 @@ MAX_KILLS = 5
 # How long a starting child may take to load and warm up before it counts as stuck.
 START_SECONDS = 300.0
 
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _STATUS = struct.Struct("<QQqQ")  # sequence number, stage, offset (-1: none), step
 _STEP = struct.Struct("<Q")
 _STEP_AT = _STATUS.size - _STEP.size
@@ -171,27 +170,6 @@ class ChildDied(Exception):
     def __init__(self, how: str, stage: int, offset: int | None, step: str = "") -> None:
         super().__init__(how)
         self.how, self.stage, self.offset, self.step = how, stage, offset, step
-
-
-# Variables of the worker's environment that the child does not inherit. Dask's nanny sets
-# MALLOC_TRIM_THRESHOLD_=65536 for its workers (``distributed.nanny.pre-spawn-environ``) so that
-# the memory a worker frees shows at once in the RSS its memory monitor reads. In the child that
-# cleans the pages, it hands each page's memory back to the kernel and faults it in again for the
-# next page: 19 times the page faults, 1.4 ms of CPU per page, a fifth of a page's cost
-# (bench/overhead.py). The nanny's monitor measures the worker process, not this child, and the
-# child's address space has its own cap (`Limits.isolate_memory_bytes`), so the child runs with
-# glibc's adaptive default, as `process_warc` does in any other process.
-CHILD_ENV_DROPPED = ("MALLOC_TRIM_THRESHOLD_",)
-
-
-def child_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a supervised child starts with: ``environ`` (default `os.environ`) with
-    this package importable and without `CHILD_ENV_DROPPED`."""
-    env = dict(os.environ if environ is None else environ)
-    for name in CHILD_ENV_DROPPED:
-        env.pop(name, None)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, (_PACKAGE_ROOT, env.get("PYTHONPATH"))))
-    return env
 
 
 class _Child:
