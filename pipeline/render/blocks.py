@@ -416,7 +416,8 @@ def _is_line_numbers(raw: str) -> bool:
     gutter that highlighters (Hugo's Chroma, Pygments' table mode) put in a <pre> of its own.
     Rendered, it would be a code block of numbers before the code."""
     numbers = raw.split()
-    if len(numbers) < 2 or not all(n.isdigit() for n in numbers):
+    # isdecimal, not isdigit: "²" is a digit that int() cannot read.
+    if len(numbers) < 2 or not all(n.isdecimal() for n in numbers):
         return False
     values = [int(n) for n in numbers]
     return all(b == a + 1 for a, b in itertools.pairwise(values))

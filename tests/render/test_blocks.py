@@ -641,6 +641,14 @@ def test_a_line_number_gutter_beside_the_code_is_left_out() -> None:
     assert r.markdown.count("```") == 4
 
 
+def test_superscript_digits_in_code_are_code_not_line_numbers() -> None:
+    # "²" is a digit to str.isdigit() but not a number int() reads: found by the property test
+    # above, which crashed the renderer on such a <pre>.
+    r = render(blocks(("x ²", Shape(pre=1, raw="1\n²\n")), ("² ³", Shape(pre=2, raw="²\n³"))))
+    assert r.text == "1\n²\n\n\n²\n³"  # the first <pre> keeps its last newline
+    assert r.markdown.count("```") == 4
+
+
 def test_headings_and_lists_in_cells_are_the_cells_text() -> None:
     # A spec table headed by an <h3>, and a table inside a list item (every block in the list).
     headed = blocks(
