@@ -7,11 +7,13 @@ which wraps the production child; the slow page is a real one.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import pyarrow.dataset as ds
@@ -154,6 +156,33 @@ def test_the_child_does_not_inherit_dasks_malloc_trim_setting(
     assert env[b"WARCCLEAN_TEST_PASSED_ON"] == b"yes"
     assert compiled.child_env({"MALLOC_TRIM_THRESHOLD_": "1", "A": "b"})["A"] == "b"
     supervise.shutdown()
+
+
+def test_a_warmed_child_freezes_its_heap_and_still_frees_a_pages_cycles(tmp_path: Path) -> None:
+    # The warm request, handled here in-process as the child handles it.
+    from pipeline.supervise.__main__ import GEN0_THRESHOLD, handle
+
+    before = gc.get_threshold()
+    status = supervise.Status.create()
+    cfg = supervise.cfg_to_json(JobConfig(output=str(tmp_path / "out")))
+    try:
+        assert handle({"op": "warm", "cfg": cfg}, status) == {"ok": True}
+        assert gc.get_threshold() == (GEN0_THRESHOLD, *before[1:])
+        assert gc.get_freeze_count() > 0  # the model and the modules, out of the collector's way
+
+        class Node:
+            pass
+
+        node = Node()
+        node.itself = node  # a cycle: reference counting alone never frees it
+        freed = weakref.ref(node)
+        del node
+        held = [[] for _ in range(2 * GEN0_THRESHOLD)]  # a page's worth of young containers
+        assert freed() is None and len(held) == 2 * GEN0_THRESHOLD
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+        status.close(remove=True)
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps")

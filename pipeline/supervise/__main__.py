@@ -7,6 +7,7 @@ the warm-up are paid once.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -55,6 +56,22 @@ def _child_cfg(cfg: JobConfig) -> JobConfig:
     return replace(cfg, limits=replace(cfg.limits, isolate_depth=None))
 
 
+# The cyclic collector's first-generation threshold once the child is warm (Python's default is
+# 700). A page's containers (blocks, tuples, lists) are short-lived and reference counting frees
+# them; at 700 the collector still runs about once a page, and its older
+# generations walk the model and every module again. At 50,000 it runs every 25-30 WCXB pages,
+# which still frees the few reference cycles a page leaves (about 12). BENCHMARKS.md, issue 36.
+GEN0_THRESHOLD = 50_000
+
+
+def settle_heap() -> None:
+    """Freeze what warm-up built (modules, the model, the language profiles): the collector
+    stops walking it on every full collection. Then raise the first generation's threshold."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
+
+
 def _watch_parent() -> None:
     # A parent that dies (a worker killed by the nanny) cannot kill us: leave on our own.
     parent = os.getppid()
@@ -68,6 +85,7 @@ def handle(request: dict[str, Any], status: Status) -> dict[str, Any]:
     cfg = _child_cfg(cfg_from_json(request["cfg"]))
     if request["op"] == "warm":
         warm_up(cfg)
+        settle_heap()
         return {"ok": True}
     # Loaded (cached per process) before the cap: the cap is for the input's work.
     run.get_cleaner(cfg.cleaner, cfg.params_dict)
