@@ -14,7 +14,7 @@ A kept block is a comment when it lies in a comment section, found from the pars
   (``#comments``, ``.comment-list``, ``.comment-body``, ``.comments-area``), Disqus
   (``#disqus_thread``), and schema.org microdata (``itemtype`` Comment or UserComments,
   ``itemprop="comment"``), see `CONTAINER_SELECTOR`. The block belongs to it when the block's
-  place in the text of the page's body falls within the element's text (`_in_containers`): the
+  place in the text of the page's body falls within the element's text (`in_containers`): the
   headline that a "3 comments on <title>" heading repeats lies before it and stays content;
 - or a run of replies titled "re: <title>" (at least `MIN_REPLIES` blocks starting "re:", "回复:"
   and the like): from the first such block on, the blocks laid out like the replies.
@@ -49,7 +49,7 @@ COMMENTS_LABELLED = "comments"
 
 MIN_REPLIES = 3
 MIN_LEFT_CHARS = 200
-# Placing blocks in the page's text (`_in_containers`): scripts, styles and hidden widgets lie
+# Placing blocks in the page's text (`in_containers`): scripts, styles and hidden widgets lie
 # between blocks, so a block may be found far past the previous one, but a short one found that
 # far is more likely a repeat of its text further on.
 _MAX_GAP = 3000
@@ -156,7 +156,13 @@ def _containers(tree: Any) -> list[str]:
     root = tree.body
     if root is None:
         return []
-    nodes = root.css(CONTAINER_SELECTOR)
+    return container_texts(root.css(CONTAINER_SELECTOR))
+
+
+def container_texts(nodes: Sequence[Any]) -> list[str]:
+    """The squeezed texts of the outermost of ``nodes`` (elements in document order, as a
+    selector pass returns them), empty texts left out: what `in_containers` places blocks in.
+    `pipeline.learned.consent_guard` shares it."""
     if not nodes:
         return []
     seen: set[int] = set()
@@ -179,12 +185,16 @@ def _containers(tree: Any) -> list[str]:
     return texts
 
 
-def _in_containers(blocks: Sequence[Block], tree: Any, containers: list[str]) -> list[int]:
+def in_containers(
+    blocks: Sequence[Block], tree: Any, containers: list[str], *, unique: bool = False
+) -> list[int]:
     """The blocks that lie inside one of ``containers``: each block is placed in the squeezed
     text of the whole body, in document order from where the previous one ended, and is inside
     when its place falls in a container's span. A block found more than `_MAX_GAP` characters on
     is placed only when it is at least `_SURE_CHARS` long (a short text so far on is more likely
-    a repeat than the block), and one not found is not placed."""
+    a repeat than the block), or with ``unique`` when its text occurs nowhere else in the body
+    (then it cannot be a repeat: a dialog's short heading far below the article); one not found
+    is not placed."""
     body = _squeeze(tree.body.text(deep=True) or "")
     spans: list[tuple[int, int]] = []
     start = 0
@@ -204,7 +214,13 @@ def _in_containers(blocks: Sequence[Block], tree: Any, containers: list[str]) ->
         if not text:
             continue
         at = body.find(text, cursor)
-        if at < 0 or (at - cursor > _MAX_GAP and len(text) < _SURE_CHARS):
+        if at < 0:
+            continue
+        if (
+            at - cursor > _MAX_GAP
+            and len(text) < _SURE_CHARS
+            and (not unique or body.find(text, at + 1) >= 0 or body.rfind(text, 0, at) >= 0)
+        ):
             continue
         cursor = end = at + len(text)
         if any(lo <= at and end <= hi for lo, hi in spans):
@@ -243,7 +259,7 @@ def find_comments(
         return set()
     found = set(replies)
     if containers:
-        found.update(_in_containers(blocks, tree, containers))
+        found.update(in_containers(blocks, tree, containers))
     return found
 
 

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pipeline.cleaners.registry import model_params
-from pipeline.learned import lead_rescue, link_lists, markup_guard, teaser_lists
+from pipeline.learned import consent_guard, lead_rescue, link_lists, markup_guard, teaser_lists
 from pipeline.learned.decision import decide
 from pipeline.learned.features import page_features
 from pipeline.learned.link_guard import TRUSTED_LANGUAGES, guard
@@ -49,16 +49,23 @@ def guarded(
     lead: bool = True,
     lists: bool = True,
     teasers: bool = True,
+    tree: Any = None,
+    consent: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
-    (`pipeline.learned.markup_guard`), the link guard (`pipeline.learned.link_guard`), the
-    link-list items dropped (`pipeline.learned.link_lists`), the teaser-list items dropped
-    (`pipeline.learned.teaser_lists`), then the standfirst above the body
-    (`pipeline.learned.lead_rescue`). ``link_guard=False``, ``lists=False``, ``teasers=False``
-    and ``lead=False`` leave out those steps (the cleaner's options; a benchmark's
-    comparison)."""
+    (`pipeline.learned.markup_guard`), the consent-dialog guard on the parsed page ``tree``
+    (`pipeline.learned.consent_guard`; none without a tree), the link guard
+    (`pipeline.learned.link_guard`), the link-list items dropped (`pipeline.learned.link_lists`),
+    the teaser-list items dropped (`pipeline.learned.teaser_lists`), then the standfirst above the
+    body (`pipeline.learned.lead_rescue`). ``link_guard=False``, ``lists=False``,
+    ``teasers=False``, ``consent=False`` and ``lead=False`` leave out those steps (the cleaner's
+    options; a benchmark's comparison)."""
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
+    if consent:
+        # So is a consent dialog's prose, which is never content in any language.
+        keep, dropped = consent_guard.guard(keep, blocks, tree)
+        notes += dropped
     if link_guard:
         keep, linked = guard(keep, probs, blocks, stoplist, language)
         notes += linked
@@ -87,7 +94,8 @@ class NeighboursCleaner:
     `pipeline.learned.lead_rescue` (for a corpus whose notion of content leaves out standfirsts),
     ``link_lists=False`` `pipeline.learned.link_lists` (for a corpus that counts lists of links
     as content, as WCXB's references do), ``teaser_lists=False``
-    `pipeline.learned.teaser_lists` (likewise for lists of teasers),
+    `pipeline.learned.teaser_lists` (likewise for lists of teasers), ``consent_guard=False``
+    `pipeline.learned.consent_guard` (cookie-consent dialogs kept as the model says),
     ``strictness`` sets the power the probabilities of a page outside English are raised to
     before the model's rule decides (`page_rule`; 1: as the model says them; higher: stricter).
     Under that rule, blocks of markup written out as text are never kept
@@ -97,6 +105,8 @@ class NeighboursCleaner:
     needs_runs: ClassVar[bool] = True
     needs_page_cues: ClassVar[bool] = True
     needs_language: ClassVar[bool] = True
+    # The consent guard reads the parsed page (`pipeline.learned.consent_guard`).
+    needs_tree: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -107,9 +117,11 @@ class NeighboursCleaner:
         link_lists: bool = True,
         teaser_lists: bool = True,
         strictness: float = OUTSIDE_ENGLISH_POWER,
+        consent_guard: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
+        options += (("consent_guard", consent_guard),)
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -121,6 +133,7 @@ class NeighboursCleaner:
         self.lead_rescue = lead_rescue
         self.link_lists = link_lists
         self.teaser_lists = teaser_lists
+        self.consent_guard = consent_guard
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or DEFAULT_MODEL)
@@ -140,6 +153,8 @@ class NeighboursCleaner:
             out["link_lists"] = False
         if not self.teaser_lists:
             out["teaser_lists"] = False
+        if not self.consent_guard:
+            out["consent_guard"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
             out["strictness"] = self.strictness
         return out
@@ -158,9 +173,10 @@ class NeighboursCleaner:
         stoplist: frozenset[str] | None,
         cues: np.ndarray | None = None,
         language: str | None = None,
+        tree: Any = None,
     ) -> list[LabeledBlock]:
         """`label_noted` without the page notes."""
-        return self.label_noted(blocks, stoplist, cues, language)[0]
+        return self.label_noted(blocks, stoplist, cues, language, tree)[0]
 
     def label_noted(
         self,
@@ -168,16 +184,19 @@ class NeighboursCleaner:
         stoplist: frozenset[str] | None,
         cues: np.ndarray | None = None,
         language: str | None = None,
+        tree: Any = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
         """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s,
-        `pipeline.learned.link_guard`'s, `pipeline.learned.link_lists`'s,
-        `pipeline.learned.teaser_lists`'s, then
+        `pipeline.learned.consent_guard`'s, `pipeline.learned.link_guard`'s,
+        `pipeline.learned.link_lists`'s, `pipeline.learned.teaser_lists`'s, then
         `pipeline.learned.lead_rescue`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
         nothing and has no known URL. ``language``: the page's ISO 639 code, which decides
         whether the rule is the stricter one and the link guard looks at the page (None: both).
+        ``tree``: the parsed page the blocks were cut from, which the consent guard reads (None:
+        no consent guard).
         The guards, whose bounds were set on the model's probabilities, see those, and so do the
         blocks' scores."""
         probs = self.probabilities(blocks, stoplist, cues)
@@ -193,6 +212,8 @@ class NeighboursCleaner:
                 self.lead_rescue,
                 self.link_lists,
                 self.teaser_lists,
+                tree,
+                self.consent_guard,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]
