@@ -31,12 +31,13 @@ belongs to a container when its place in the body's text falls within the contai
 (`pipeline.learned.comments.in_containers`). Nothing is dropped when nothing else would stay
 kept: a page that is only a consent wall is what it is.
 
-The selector pass runs when the model kept anything, over the whole tree; it takes only dialogs
-on most pages (`NARROW_SELECTOR`), and also ids and classes holding a cookie, consent or GDPR word
-where a kept block sits in an element whose class or id names cookies, consent, privacy or a
-modal (the segmentation walk's "cookie" cue; `WIDE_SELECTOR`). A platform name is recognised on
-the element a pass finds: a dialog, or an element under those words. The text matching runs only
-where a kept block's text occurs in a container's. Measured in README.md, "Consent dialogs".
+The selector pass runs only where a kept block sits in an element whose class or id names
+cookies, consent, privacy or a modal (the segmentation walk's "cookie" cue, which costs nothing
+here): 78 of the 1,358 WCXB pages. A dialog that nothing around the kept text names so (iubenda's,
+Civic's, a site's unnamed one) is left to the model: looking for dialogs on every page costs
+about 0.1 ms a page, for 3 more WCXB pages of 9 and +0.00006 F1. A platform name is recognised on
+the element the pass finds: a dialog, or an element under those words. The text matching runs
+only where a kept block's text occurs in a container's. Measured in README.md, "Consent dialogs".
 """
 
 from __future__ import annotations
@@ -170,22 +171,15 @@ DIALOG_NAME = re.compile(
     re.IGNORECASE,
 )
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
-# The selector passes find every element that one of the three rules could take; the rules then
-# decide in Python, on the few elements found. A pass over the whole tree costs about 0.05 ms a
-# page and each selector in it 0.02-0.05 ms more, so the pass on every page takes one: dialogs,
-# which the platforms' banners and preference centres are (Cookiebot, Complianz, Borlabs, Osano,
-# iubenda, Quantcast, Civic, CookieYes, OneTrust's preference centre, the sites' own).
-NARROW_SELECTOR = '[role$="dialog"]'
-# Where a kept block sits in an element whose class or id names a cookie, consent, privacy or a
-# modal (the segmentation walk's "cookie" cue, free), also ids and classes holding a cookie,
-# consent or GDPR word, and modal elements. Case-sensitive "ookie" and "onsent", a fifth cheaper
-# than a case-insensitive match, take "cookie", "Cookie" ("CybotCookiebotDialog") and "consent"
-# alike. Each platform name among `PLATFORM_IDS` and `PLATFORM_CLASSES` that no substring takes
-# would be one more selector (40 of them cost 1.4 ms a page): such an element is recognised when
-# a pass finds it, as a dialog.
-WIDE_SELECTOR = ", ".join(
+# The selector pass finds every element that one of the three rules could take; the rules then
+# decide in Python, on the few elements found. Each selector in a pass costs 0.02-0.05 ms a page.
+# Case-sensitive "ookie" and "onsent", a fifth cheaper than a case-insensitive match, take
+# "cookie", "Cookie" ("CybotCookiebotDialog") and "consent" alike. Each platform name among
+# `PLATFORM_IDS` and `PLATFORM_CLASSES` that no substring takes would be one more selector (40 of
+# them cost 1.4 ms a page): such an element is recognised when the pass finds it, as a dialog.
+SELECTOR = ", ".join(
     (
-        NARROW_SELECTOR,
+        '[role$="dialog"]',
         '[id*="ookie"], [id*="onsent"], [class*="ookie"], [class*="onsent"]',
         '[id*="gdpr" i], [class*="gdpr" i], [aria-modal="true"]',
     )
@@ -227,15 +221,14 @@ def is_consent_container(node: Any) -> bool:
     return False
 
 
-def consent_containers(tree: Any, wide: bool = True) -> list[Any]:
-    """The page's outermost consent containers, in document order; ``wide`` looks with
-    `WIDE_SELECTOR`, else with `NARROW_SELECTOR`."""
+def consent_containers(tree: Any) -> list[Any]:
+    """The page's outermost consent containers, in document order."""
     root = tree.body if tree is not None else None
     if root is None:
         return []
     found: list[Any] = []
     taken: set[int] = set()
-    for node in root.css(WIDE_SELECTOR if wide else NARROW_SELECTOR):
+    for node in root.css(SELECTOR):
         if node.tag in ("body", "html") or not is_consent_container(node):
             continue
         parent, inside = node.parent, False
@@ -251,9 +244,9 @@ def consent_containers(tree: Any, wide: bool = True) -> list[Any]:
     return found
 
 
-def consent_blocks(blocks: Sequence[Block], tree: Any, wide: bool = True) -> list[int]:
+def consent_blocks(blocks: Sequence[Block], tree: Any) -> list[int]:
     """The indexes of the blocks that lie in the page's consent containers."""
-    texts = container_texts(consent_containers(tree, wide))
+    texts = container_texts(consent_containers(tree))
     if not texts:
         return []
     return in_containers(blocks, tree, texts, unique=True)
@@ -278,8 +271,9 @@ def guard(
         return keep, ()
     kept = np.flatnonzero(keep).tolist()
     cue = _COOKIE_CUE
-    wide = any(blocks[i].ancestor_cues & cue for i in kept)
-    texts = container_texts(consent_containers(tree, wide))
+    if not any(blocks[i].ancestor_cues & cue for i in kept):
+        return keep, ()
+    texts = container_texts(consent_containers(tree))
     if not texts or not _could_be_inside(blocks, kept, texts):
         return keep, ()
     inside = [i for i in in_containers(blocks, tree, texts, unique=True) if keep[i]]
