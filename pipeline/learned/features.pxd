@@ -57,7 +57,7 @@ cdef int _LOG_PATH_BLOCKS, _LOG_STYLE_BLOCKS, _LOG_REPEATS
     longest_style=Py_ssize_t, bits=cython.longlong,
     ps=cython.double[:, ::1], qs=cython.double[:, ::1], ss=cython.double[:, ::1],
     ts=cython.double[::1], sc=cython.double[::1], cv=cython.double[:, ::1],
-    st=cython.double[:, ::1], logs=cython.double[:, ::1],
+    st=cython.double[:, ::1], logs=cython.double[:, ::1], cv_cues=cython.double[::1],
     chars=cython.double, links=cython.double, plain=cython.double, stop=cython.double,
     safe=cython.double, density=cython.double, link_density=cython.double, cf=cython.double,
     total=cython.double, links_total=cython.double, plain_total=cython.double,
@@ -72,7 +72,7 @@ cpdef _fill_own_loop(
     long long[::1] parent_ids, long long[::1] style_ids, long long[::1] text_ids,
     long long[::1] path_bits, double[::1] path_depths, double[::1] path_prefixes,
     long long[::1] style_bits, Py_ssize_t n_parents, Py_ssize_t n_texts, Py_ssize_t longest,
-    Py_ssize_t h1, bint has_stoplist,
+    Py_ssize_t h1, bint has_stoplist, object ancestors, double[::1] cues,
 )
 
 @cython.locals(best=Py_ssize_t, g=Py_ssize_t)

@@ -616,7 +616,6 @@ def _fill_own(
     cues = _NO_CUES if cues is None else np.asarray(cues, dtype=np.float64)
     if cues.shape != _NO_CUES.shape:
         raise ValueError(f"page cues have shape {cues.shape}, expected {_NO_CUES.shape}")
-    x[:, _CUES_FIRST:_N_OWN] = cues
     n = len(blocks)
     o = _O
     # One C-level transpose of the NamedTuples instead of a Python loop per field.
@@ -627,8 +626,6 @@ def _fill_own(
     stats = _block_stats(blocks, fields, stoplist)
     heading, chars, _, links, _, markup = stats[:_DIGITS]
     runs = fields[11] if len(fields) > 11 else (None,) * n
-    ancestors = np.fromiter(fields[12], np.int64, n)
-    x[:, _ANCESTOR_COLUMNS] = (ancestors[:, None] >> _ANCESTOR_SHIFTS) & 1
     bte = _bte_fractions(runs, fields[7])
     longest = int(np.argmax(chars))
     path_ids, distinct_paths = group_ids(paths)
@@ -667,8 +664,13 @@ def _fill_own(
             longest,
             h1,
             stoplist is not None,
+            fields[12],
+            np.ascontiguousarray(cues),
         )
         return
+    x[:, _CUES_FIRST:_N_OWN] = cues
+    ancestors = np.fromiter(fields[12], np.int64, n)
+    x[:, _ANCESTOR_COLUMNS] = (ancestors[:, None] >> _ANCESTOR_SHIFTS) & 1
     cf = stats[_CF].astype(np.int64)
     safe_chars = np.maximum(chars, 1.0)
     total = float(chars.sum())
@@ -743,11 +745,17 @@ def _fill_own_loop(
     longest: int,
     h1: int,
     has_stoplist: bool,
+    ancestors: Sequence[int],
+    cues: np.ndarray,
 ) -> None:
     """`_fill_own` for the compiled module: the same columns from two passes over the blocks
     (group sums, then one row at a time) instead of ~80 whole-column numpy calls, which cost more
     than the arithmetic on pages of a few hundred blocks. ``path_*`` are per distinct path,
-    ``style_bits`` per distinct class string; ``h1`` is the first h1 block or -1.
+    ``style_bits`` per distinct class string; ``h1`` is the first h1 block or -1;
+    ``ancestors`` the blocks' `Block.ancestor_cues`, ``cues`` the page's cues (every row's last
+    columns). Those two are written row by row too: as numpy (an int64 array built from the
+    blocks' ints, a shift to an (n, 18) array, two 2-D assignments) they cost 3% of the label
+    stage, more than the loop's arithmetic for them.
 
     Bit-identical to the numpy implementation: group sums add the blocks in page order as
     `numpy.bincount` does, page totals of integer counts are exact in any order, and the one
@@ -770,6 +778,7 @@ def _fill_own_loop(
     ts = text_counts
     sc = stop_chars
     cv = counts
+    cv_cues = cues
     st = stats
     total = links_total = plain_total = good_total = 0.0
     good_first = good_last = -1
@@ -920,9 +929,14 @@ def _fill_own_loop(
         x[i, c + 3] = log_blocks
         x[i, c + 4] = log_total
         c += 5
-        c += _N_ANCESTOR_BITS  # written by `_fill_own` for the whole page
+        bits = ancestors[i]
+        for k in range(_N_ANCESTOR_BITS):
+            x[i, c + k] = (bits >> k) & 1
+        c += _N_ANCESTOR_BITS
         if c != _CUES_FIRST:
             raise AssertionError(f"own feature columns {c} != {_CUES_FIRST} names")
+        for k in range(_N_OWN - _CUES_FIRST):
+            x[i, c + k] = cv_cues[k]
 
 
 def _first_max(sums: np.ndarray, row: int) -> int:
