@@ -611,15 +611,17 @@ def _fill_own(
     stoplist: frozenset[str] | None,
     x: np.ndarray,
     cues: np.ndarray | None,
+    fields: Sequence[Sequence] | None = None,
 ) -> None:
-    """Write `own_features` into ``x`` (``n`` rows, at least ``len(OWN_FEATURES)`` columns)."""
+    """Write `own_features` into ``x`` (``n`` rows, at least ``len(OWN_FEATURES)`` columns);
+    ``fields``: the blocks' `block_fields`, None to transpose them here."""
     cues = _NO_CUES if cues is None else np.asarray(cues, dtype=np.float64)
     if cues.shape != _NO_CUES.shape:
         raise ValueError(f"page cues have shape {cues.shape}, expected {_NO_CUES.shape}")
     n = len(blocks)
     o = _O
-    # One C-level transpose of the NamedTuples instead of a Python loop per field.
-    fields = list(zip(*blocks, strict=True))
+    if fields is None:
+        fields = block_fields(blocks)
     texts: tuple[str, ...] = fields[1]
     paths: tuple[str, ...] = fields[3]
     styles: tuple[str, ...] = fields[4]
@@ -1160,12 +1162,22 @@ def _fill_neighbours_loop(
                 x[i, first + k] = (prefix[high, k] - prefix[low, k]) / size
 
 
+def block_fields(blocks: Sequence[Block]) -> list[tuple]:
+    """The blocks' fields transposed, one tuple per `Block` field in field order: one C-level
+    pass over the NamedTuples instead of a Python loop per field."""
+    return list(zip(*blocks, strict=True))
+
+
 def page_features(
-    blocks: Sequence[Block], stoplist: frozenset[str] | None, cues: np.ndarray | None = None
+    blocks: Sequence[Block],
+    stoplist: frozenset[str] | None,
+    cues: np.ndarray | None = None,
+    fields: Sequence[Sequence] | None = None,
 ) -> np.ndarray:
     """The full matrix, ``(len(blocks), N_FEATURES)``: own, neighbour and window features, with
     the page's ``cues`` (`pipeline.html.page_cues.page_cues`; None: a page that declares nothing and
-    has no known URL) in every row.
+    has no known URL) in every row. ``fields``: the blocks' `block_fields`, when the caller has
+    them already (the learned cleaner's page rule reads the texts and sizes too).
 
     The first block's "previous" and the last block's "next" are all zeros, which no real block
     produces (every real block has ``log_chars > 0`` or is empty), so the model can tell edges.
@@ -1174,7 +1186,7 @@ def page_features(
     x = np.empty((n, N_FEATURES))
     if n == 0:
         return x
-    _fill_own(blocks, stoplist, x, cues)
+    _fill_own(blocks, stoplist, x, cues, fields)
     if _COMPILED:
         _fill_neighbours_loop(x, _NEIGHBOUR_INDEX, _FAR_INDEX, _WINDOW_INDEX, _WINDOW_SPANS)
         return x

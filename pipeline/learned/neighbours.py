@@ -11,7 +11,7 @@ import numpy as np
 from pipeline.cleaners.registry import model_params
 from pipeline.learned import consent_guard, lead_rescue, link_lists, markup_guard, teaser_lists
 from pipeline.learned.decision import decide
-from pipeline.learned.features import page_features
+from pipeline.learned.features import block_fields, page_features
 from pipeline.learned.link_guard import TRUSTED_LANGUAGES, guard
 from pipeline.learned.model import DEFAULT_MODEL, NeighboursModel, load_model
 from pipeline.types import Block, LabeledBlock, Verdict
@@ -31,12 +31,14 @@ def page_rule(
     blocks: Sequence[Block],
     language: str | None,
     power: float = OUTSIDE_ENGLISH_POWER,
+    fields: Sequence[Sequence] | None = None,
 ) -> np.ndarray:
     """The model's decision for the page (`NeighboursModel.decide`), on ``probs`` raised to
-    ``power`` unless the page's ``language`` is trusted (None, an undetected language, is not)."""
+    ``power`` unless the page's ``language`` is trusted (None, an undetected language, is not);
+    ``fields``: the blocks' `pipeline.learned.features.block_fields`, when at hand."""
     if power != 1.0 and language not in TRUSTED_LANGUAGES:
         probs = probs**power
-    return model.decide(probs, blocks)
+    return model.decide(probs, blocks, fields)
 
 
 def guarded(
@@ -199,11 +201,15 @@ class NeighboursCleaner:
         no consent guard).
         The guards, whose bounds were set on the model's probabilities, see those, and so do the
         blocks' scores."""
-        probs = self.probabilities(blocks, stoplist, cues)
+        # Transposed once for the features and the page rule, which both read the texts and
+        # sizes.
+        fields = block_fields(blocks)
+        x = page_features(blocks, stoplist, cues, fields)
+        probs = self.model.probabilities(x, blocks)
         notes: tuple[str, ...] = ()
         if self.threshold is None:
             keep, notes = guarded(
-                page_rule(self.model, probs, blocks, language, self.strictness),
+                page_rule(self.model, probs, blocks, language, self.strictness, fields),
                 probs,
                 blocks,
                 stoplist,

@@ -19,7 +19,7 @@ from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.learned.columns import FEATURE_NAMES, N_FEATURES, STACK_FEATURES
 from pipeline.learned.decision import expected_f1_threshold, without_repeats
-from pipeline.learned.features import page_features
+from pipeline.learned.features import block_fields, page_features
 from pipeline.learned.model import DEFAULT_MODEL, FORMAT, ModelError, load_model, model_from_json
 from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.types import Block, Verdict
@@ -466,6 +466,22 @@ def test_exported_mlp_matches_sklearn():
     model = model_from_json(json.loads(json.dumps(doc)))
     expected = mlp.predict_proba(scaler.transform(x))[:, 1]
     assert model.probabilities(x) == pytest.approx(expected, abs=1e-9)
+
+
+def test_decisions_from_the_transposed_fields_are_the_blocks_own():
+    """The cleaner hands the features' transpose to the page rule; the model decides the same
+    as from the blocks, on the shipped model's own probabilities of a real page."""
+    tree = parse(BUILT_PAGE)
+    blocks = segment(tree, record_runs=True)
+    fields = block_fields(blocks)
+    model = load_model()
+    x = page_features(blocks, None, page_cues(tree, BUILT_URL), fields)
+    assert np.array_equal(x, page_features(blocks, None, page_cues(tree, BUILT_URL)))
+    probs = model.probabilities(x, blocks)
+    assert np.array_equal(model.decide(probs, blocks, fields), model.decide(probs, blocks))
+    # the same probabilities for every block: many ties, and the repeats dropped
+    flat = np.full(len(blocks), 0.5)
+    assert np.array_equal(model.decide(flat, blocks, fields), model.decide(flat, blocks))
 
 
 def test_features_of_empty_page_give_no_labels():
