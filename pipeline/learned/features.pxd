@@ -95,9 +95,15 @@ cpdef tuple group_ids(object values)
 cpdef Py_ssize_t _shared_parts(str a, str b)
 
 cdef Py_ssize_t _LONGEST_STYLE_WORD
+cdef tuple _STYLE_FIRST_LENGTHS
+
+@cython.locals(length=Py_ssize_t, lengths=cython.ulonglong, index=cython.int)
+cdef long long _piece_bit(
+    dict words, str text, Py_ssize_t start, Py_ssize_t end, unsigned int first, bint upper
+)
 
 @cython.locals(
-    words=dict, bits=cython.longlong, n=Py_ssize_t, start=Py_ssize_t, k=Py_ssize_t,
-    ch=Py_UCS4, index=cython.int,
+    words=dict, bits=cython.longlong, start=Py_ssize_t, k=Py_ssize_t, ch=Py_UCS4,
+    c=cython.uint, first=cython.uint, upper=cython.bint,
 )
-cpdef object _style_bits_loop(str lowered)
+cpdef object _style_bits_loop(str text)

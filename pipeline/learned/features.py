@@ -124,9 +124,10 @@ _STYLE_SEPARATORS = str.maketrans(
 @cached_when_short
 def _style_bits(style: str) -> int:
     """The `STYLE_CUES` present in a class string, bit i for cue i."""
-    lowered = style.lower()
     if _COMPILED:
-        return _style_bits_loop(lowered)
+        # An ASCII string is lower-cased inside the loop, without a lower-cased copy.
+        return _style_bits_loop(style if style.isascii() else style.lower())
+    lowered = style.lower()
     if lowered.isascii():
         pieces = lowered.translate(_STYLE_SEPARATORS).split()
         # The first piece is the element's tag name, not a class.
@@ -146,28 +147,65 @@ def _style_bits(style: str) -> int:
 _LONGEST_STYLE_WORD = max(map(len, _STYLE_WORDS))
 
 
-def _style_bits_loop(lowered: str) -> int:
-    """`_style_bits` of a lower-cased class string in one pass over its characters (fast only
-    when compiled; new sites bring hundreds of new class strings): a piece is a run of a-z0-9,
-    as between `_STYLE_SPLIT`'s separators, and the one at the very start is the tag name. Only
-    pieces no longer than the longest cue word become strings to look up."""
+def _first_lengths() -> tuple[int, ...]:
+    """Per ASCII code: bit L set when a cue word of L characters starts with that character (a
+    tuple: a typed view of an array would cost more to take on each call than the look-ups)."""
+    table = [0] * 128
+    for word in _STYLE_WORDS:
+        table[ord(word[0])] |= 1 << len(word)
+    return tuple(table)
+
+
+_STYLE_FIRST_LENGTHS = _first_lengths()
+
+
+def _piece_bit(
+    words: dict[str, int], text: str, start: int, end: int, first: int, upper: bool
+) -> int:
+    """The cue bit of the piece ``text[start:end]`` (first letter ``first``, lower-cased; with
+    ``upper``, A-Z in it) among ``words``, 0 when it is none. Only a piece as long as a cue word
+    that starts with its letter becomes a string to look up."""
+    length = end - start
+    if length > _LONGEST_STYLE_WORD:
+        return 0
+    lengths = _STYLE_FIRST_LENGTHS[first]
+    if not (lengths >> length) & 1:
+        return 0
+    piece = text[start:end]
+    found = words.get(piece.lower() if upper else piece)
+    if found is None:
+        return 0
+    index = found
+    return 1 << index
+
+
+def _style_bits_loop(text: str) -> int:
+    """`_style_bits` of a class string in one pass over its characters (fast only when compiled:
+    a C loop over the code points; the class strings of new sites miss the cache, most of them
+    on most pages): a piece is a run of a-z0-9, as between `_STYLE_SPLIT`'s separators, and the
+    one at the very start is the tag name. ``text`` is lower-cased already, or ASCII: its A-Z
+    then count as the letters ``str.lower`` maps them to, which saves a lower-cased copy
+    (outside ASCII, lower-casing can make ASCII letters: the Kelvin sign)."""
     words = _STYLE_WORDS
     bits = 0
-    n = len(lowered)
     start = -1
-    for k in range(n + 1):
-        if k < n:
-            ch = lowered[k]
-            if "a" <= ch <= "z" or "0" <= ch <= "9":
-                if start < 0:
-                    start = k
-                continue
-        if start > 0 and k - start <= _LONGEST_STYLE_WORD:
-            found = words.get(lowered[start:k])
-            if found is not None:
-                index = found
-                bits |= 1 << index
+    first = 0
+    upper = False
+    for k, ch in enumerate(text):
+        c = ord(ch)
+        if 65 <= c <= 90:
+            c += 32
+            upper = True
+        if 97 <= c <= 122 or 48 <= c <= 57:
+            if start < 0:
+                start = k
+                first = c
+            continue
+        if start > 0:
+            bits |= _piece_bit(words, text, start, k, first, upper)
         start = -1
+    if start > 0:
+        bits |= _piece_bit(words, text, start, len(text), first, upper)
     return bits
 
 
