@@ -5,9 +5,10 @@ The Python walk in walk.py asks selectolax for every node: each ``first_child``/
 builds a `LexborNode` object and each element's ``attributes`` builds a dict, which profiling
 put at about 60% of segmentation. This module walks the same tree through the same pointers,
 reading the struct fields those properties read (layout in lexbor_layout.h), with the same state
-machine as `walk.walk` and walk.py's own helpers for paths, BTE runs and checkpoints
-(cimported); text is measured and normalised on lexbor's UTF-8 bytes by walk.py's rules (see
-`_add_text`), so it returns identical blocks, about 2.5 times faster (bench/segment.py).
+machine as `walk.walk` and walk.py's own helpers for paths and checkpoints (cimported); text
+is measured and normalised on lexbor's UTF-8 bytes by walk.py's rules (see `_add_text`), so it
+returns identical blocks, about 2.5 times faster (bench/segment.py). Blocks and their BTE runs
+are filled in place (`_block`), and block paths are shared (`_dom_path`).
 segment.py decides when it may run (lexbor version, a self-check against the Python walk on
 probe pages, the WARCCLEAN_PURE_WALK variable) and falls back to the Python walk whenever this
 returns None.
@@ -19,6 +20,9 @@ starts with a hash entry holding the name, as lexbor itself reads them. A predef
 was not learned makes the walk give up on that page (counted in `fallback_counts`).
 """
 
+from cpython.long cimport PyLong_FromSsize_t
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8, Py_UNICODE_ISSPACE
 from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport free, realloc
@@ -27,11 +31,21 @@ from libc.string cimport memcmp, memcpy
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void *op)
 
+cdef extern from *:
+    """
+    /* A new, empty instance of a tuple subclass: what tuple.__new__(cls, items) allocates
+       before copying ``items`` into it (its type's tp_alloc). */
+    static PyObject *wc_alloc_tuple(PyObject *type, Py_ssize_t n) {
+        return ((PyTypeObject *) type)->tp_alloc((PyTypeObject *) type, n);
+    }
+    """
+    object _alloc_tuple "wc_alloc_tuple" (object type, Py_ssize_t n)
+
 cdef extern from "string.h":
     void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen)
 
 from pipeline.html.structure cimport ShapeTracker
-from pipeline.html.walk cimport _add_run, _next_checkpoint, _path_string
+from pipeline.html.walk cimport _next_checkpoint, _path_string
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -678,7 +692,7 @@ cdef bint _is_tex_script(wc_node *node):
 cdef object _block(
     Py_ssize_t index, Text *raw, str tag, str dom_path, object style_tag, object style_class,
     bint heading,
-    Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, object runs, Py_ssize_t run,
+    Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, Runs *runs, Py_ssize_t run,
     dict style_texts, int ancestor_cues, object shape, object pre_text, Py_ssize_t marks,
 ):
     # walk._block, with the text already normalised; empties ``raw`` for the next block. None
@@ -710,31 +724,73 @@ cdef object _block(
             classes = style_class
             style_text = style_tag + "." + ".".join(classes.split()) if classes else style_tag
             by_class[style_class] = style_text
-    block = tuple.__new__(
-        Block,
-        (
-            index,
-            text,
-            tag,
-            dom_path,
-            style_text,
-            heading,
-            len(text),
-            n_words,
-            link_chars,
-            tags,
-            markup,
-            None if runs is None else tuple(runs) if not run else (*runs, run),
-            ancestor_cues,
-            shape,
-        ),
-    )
-    # Out of the garbage collector's sight: a block holds only strings, numbers and tuples of
-    # them, which no reference cycle can pass through, yet as a tuple subclass it is never
-    # untracked the way a plain tuple of atoms is. Pages make hundreds of blocks, which made
-    # every collection of their pages longer.
+    # tuple.__new__(Block, fields) copies a tuple of the fields into a new Block, after a
+    # method look-up and an argument tuple of its own: the fields go straight into the Block here
+    # (same type, same items). A tuple subclass is never untracked the way a plain tuple of atoms
+    # is, yet a block holds only strings, numbers and tuples of them, which no reference cycle can
+    # pass through: it is taken out of the garbage collector's sight, or pages of hundreds of
+    # blocks make every collection longer. Untracked before it is filled, so no collection sees
+    # its empty slots.
+    block = _alloc_tuple(Block, 14)
     PyObject_GC_UnTrack(<void *> block)
+    _put(block, 0, index)
+    _put(block, 1, text)
+    _put(block, 2, tag)
+    _put(block, 3, dom_path)
+    _put(block, 4, style_text)
+    _put(block, 5, heading)
+    _put(block, 6, len(text))
+    _put(block, 7, n_words)
+    _put(block, 8, link_chars)
+    _put(block, 9, tags)
+    _put(block, 10, markup)
+    _put(block, 11, None if runs == NULL else _runs_tuple(runs, run))
+    _put(block, 12, ancestor_cues)
+    _put(block, 13, shape)
     return block
+
+
+cdef inline void _put(object items, Py_ssize_t i, object value):
+    Py_INCREF(value)
+    PyTuple_SET_ITEM(items, i, value)
+
+
+# BTE's runs of the open block (see walk.walk): the finished ones, in C integers until the block
+# is made (walk.py keeps a list of ints).
+cdef struct Runs:
+    Py_ssize_t *data
+    Py_ssize_t length
+    Py_ssize_t capacity
+
+
+cdef inline Py_ssize_t _add_run(Py_ssize_t run, Py_ssize_t n, Runs *runs) except 0:
+    """walk._add_run on the C runs: the current run after ``n`` more words (> 0) or tags (< 0)."""
+    cdef Py_ssize_t capacity
+    cdef Py_ssize_t *grown
+    if run and (run > 0) == (n > 0):
+        return run + n
+    if run:
+        if runs.length == runs.capacity:
+            capacity = 2 * runs.capacity if runs.capacity else 64
+            grown = <Py_ssize_t *> realloc(runs.data, capacity * sizeof(Py_ssize_t))
+            if grown == NULL:
+                raise MemoryError()
+            runs.data = grown
+            runs.capacity = capacity
+        runs.data[runs.length] = run
+        runs.length += 1
+    return n
+
+
+cdef tuple _runs_tuple(Runs *runs, Py_ssize_t run):
+    """``tuple(runs) if not run else (*runs, run)`` of walk._block."""
+    cdef Py_ssize_t i, n = runs.length
+    cdef tuple items = PyTuple_New(n + (run != 0))
+    for i in range(n):
+        _put(items, i, PyLong_FromSsize_t(runs.data[i]))
+    if run:
+        _put(items, n, PyLong_FromSsize_t(run))
+    return items
 
 
 cdef struct Stack:
@@ -764,6 +820,65 @@ cdef int _push(Stack *stack, Py_ssize_t depth, wc_node *node, int kind) except -
     return 0
 
 
+# Paths up to walk.MAX_PATH_ELEMENTS long, as `_dom_path` shares them.
+cdef enum:
+    PATHS_SHARED = 48
+
+
+cdef struct Paths:
+    # serials[i]: when the walk entered path[i] (1, 2, ...: unique within a page, so the serial
+    # of path[i] stands for the whole of path[:i + 1] while that element stays in the path).
+    Py_ssize_t *serials
+    Py_ssize_t capacity
+    Py_ssize_t entered
+    # Per length n, the last string made for a path of n elements (in the walk's list
+    # ``strings``): the serial of the path's last element, that of its parent (0 for n == 1,
+    # -1 before any), and the last element's tag (a str of the walk's tag cache).
+    Py_ssize_t own[PATHS_SHARED + 1]
+    Py_ssize_t parent[PATHS_SHARED + 1]
+    void *tag[PATHS_SHARED + 1]
+
+
+cdef int _enter_path(Paths *paths, Py_ssize_t at) except -1:
+    """Give path[at], about to be appended, its serial."""
+    cdef Py_ssize_t capacity
+    cdef Py_ssize_t *grown
+    if at == paths.capacity:
+        capacity = 2 * paths.capacity if paths.capacity else 256
+        grown = <Py_ssize_t *> realloc(paths.serials, capacity * sizeof(Py_ssize_t))
+        if grown == NULL:
+            raise MemoryError()
+        paths.serials = grown
+        paths.capacity = capacity
+    paths.entered += 1
+    paths.serials[at] = paths.entered
+    return 0
+
+
+cdef str _dom_path(list path, Py_ssize_t n, Paths *paths, list strings):
+    """``_path_string(path[:n])``, made from the parent's string and shared: the blocks of a
+    page repeat a few paths (sibling paragraphs, list items, cells), and joining each block's
+    path from its tags was a fifteenth of the walk."""
+    if n > PATHS_SHARED:
+        return _path_string(path[:n])
+    if n == 0:
+        return ""
+    cdef Py_ssize_t own = paths.serials[n - 1]
+    if paths.own[n] == own:
+        return strings[n]
+    cdef Py_ssize_t parent = paths.serials[n - 2] if n > 1 else 0
+    cdef str tag = path[n - 1]
+    cdef str text
+    if paths.parent[n] != parent or paths.tag[n] != <void *> tag:
+        # A new path of n elements: not a sibling of the last one with the same tag.
+        text = tag if n == 1 else _dom_path(path, n - 1, paths, strings) + "." + tag
+        strings[n] = text
+        paths.parent[n] = parent
+        paths.tag[n] = <void *> tag
+    paths.own[n] = own
+    return strings[n]
+
+
 def walk(
     parser: object,
     root_address: int,
@@ -780,10 +895,19 @@ def walk(
     """
     cdef Stack stack = Stack(NULL, NULL, 0)
     cdef Text raw = Text(NULL, 0, 0, 0, True, False)
+    cdef Runs runs = Runs(NULL, 0, 0)
+    cdef Paths paths
+    cdef Py_ssize_t i
+    paths.serials = NULL
+    paths.capacity = paths.entered = 0
+    for i in range(PATHS_SHARED + 1):
+        paths.own[i] = 0
+        paths.parent[i] = -1
+        paths.tag[i] = NULL
     try:
         return _walk(
             <wc_node *> <uintptr_t> root_address, max_nodes, record_runs, deadline, kinds,
-            too_complex, &stack, &raw,
+            too_complex, &stack, &raw, &runs if record_runs else NULL, &paths,
         )
     except _MarkedText:
         _fallback("text holds the code marks")
@@ -792,6 +916,8 @@ def walk(
         free(stack.nodes)
         free(stack.kinds)
         free(raw.data)
+        free(runs.data)
+        free(paths.serials)
 
 
 cdef inline int _fallback(str reason) except -1:
@@ -801,7 +927,7 @@ cdef inline int _fallback(str reason) except -1:
 
 cdef object _walk(
     wc_node *root, object max_nodes, bint record_runs, object deadline, dict kinds,
-    object too_complex, Stack *stack, Text *raw,
+    object too_complex, Stack *stack, Text *raw, Runs *runs, Paths *paths,
 ):
     # The state machine of walk.walk, variable for variable (comments there), with
     # the block's raw text in ``raw`` instead of a list of str pieces: it is non-empty exactly
@@ -815,6 +941,7 @@ cdef object _walk(
     cdef dict tags_seen = {}
     cdef dict style_texts = {}
     cdef list path = []
+    cdef list path_strings = [None] * (PATHS_SHARED + 1)  # see `_dom_path`
     cdef list style_tags = [], style_classes = [], style_cues = []
     # See walk.walk: the enclosing elements' class cues, and the open block's.
     cdef int inherited, cues, ancestor_cues = 0
@@ -829,7 +956,6 @@ cdef object _walk(
     cdef str block_tag = ""
     cdef object style_tag = None, style_class = None
     cdef bint heading = False
-    cdef object runs = [] if record_runs else None
     cdef Py_ssize_t run = 0, n
     cdef Py_ssize_t seen = 0
     cdef Py_ssize_t checkpoint = _next_checkpoint(seen, limit)
@@ -894,9 +1020,7 @@ cdef object _walk(
                             shape = shaper.current()
                             shape_due = False
                         if dom_path is None:
-                            dom_path = _path_string(
-                                path if len(path) == block_depth else path[:block_depth]
-                            )
+                            dom_path = _dom_path(path, block_depth, paths, path_strings)
                         if link_depth:
                             link_chars += stats.first_space + stats.last_space
                             link_chars += stats.chars + stats.words - 1
@@ -1017,6 +1141,7 @@ cdef object _walk(
             if not kind & _SKIPPED:
                 if kind & _SHAPE:
                     shaper.enter(tag)
+                _enter_path(paths, len(path))
                 path.append(tag)
                 if kind & _HEADING:
                     headings_open += 1
@@ -1039,7 +1164,8 @@ cdef object _walk(
                         marks = 0
                         if block is not None:
                             blocks.append(block)
-                            runs = [] if record_runs else None
+                            if record_runs:
+                                runs.length = 0
                             run = 0
                         if code_depth:  # the code goes on in the next block
                             _add_text(raw, _OPEN_MARK, 3, &mark_stats)
@@ -1115,7 +1241,8 @@ cdef object _walk(
                         marks = 0
                         if block is not None:
                             blocks.append(block)
-                            runs = [] if record_runs else None
+                            if record_runs:
+                                runs.length = 0
                             run = 0
                         if code_depth:  # the code goes on in the next block
                             _add_text(raw, _OPEN_MARK, 3, &mark_stats)
@@ -1138,7 +1265,7 @@ cdef object _walk(
                     heading = headings_open > 0
                 else:
                     if dom_path is None and len(path) <= block_depth:
-                        dom_path = _path_string(path)
+                        dom_path = _dom_path(path, len(path), paths, path_strings)
                     path.pop()
                     if kind & _LINK and link_depth:
                         link_depth -= 1
