@@ -7,8 +7,8 @@ put at about 60% of segmentation. This module walks the same tree through the sa
 reading the struct fields those properties read (layout in lexbor_layout.h), with the same state
 machine as `walk.walk` and walk.py's own helpers for paths and checkpoints (cimported); text
 is measured and normalised on lexbor's UTF-8 bytes by walk.py's rules (see `_add_text`), so it
-returns identical blocks, about 2.5 times faster (bench/segment.py). Blocks and their BTE runs
-are filled in place (`_block`), and block paths are shared (`_dom_path`).
+returns identical blocks, about 2.5 times faster (bench/segment.py). Blocks, their BTE runs and
+their shapes are filled in place (`_block`), and block paths are shared (`_dom_path`).
 segment.py decides when it may run (lexbor version, a self-check against the Python walk on
 probe pages, the WARCCLEAN_PURE_WALK variable) and falls back to the Python walk whenever this
 returns None.
@@ -698,6 +698,7 @@ cdef object _block(
     # walk._block, with the text already normalised; empties ``raw`` for the next block. None
     # when the block held nothing but the marks of empty inline code (the Python walk makes no
     # block there).
+    cdef dict by_class  # typed: its get is the dict's own, not a method call
     text = PyUnicode_DecodeUTF8(raw.data, raw.length, NULL)
     n_words = raw.words
     raw.length = raw.words = 0
@@ -748,6 +749,32 @@ cdef object _block(
     _put(block, 12, ancestor_cues)
     _put(block, 13, shape)
     return block
+
+
+cdef object _current_shape(ShapeTracker shaper):
+    """``shaper.current()`` (pipeline.html.structure), its Shape filled in place as `_block`
+    fills a Block: that method builds it with tuple.__new__, a call that cost more than the
+    rest of it."""
+    if shaper._stale:
+        shaper._stale = False
+        if not shaper._depth:
+            shaper._cached = None
+        else:
+            shape = _alloc_tuple(Shape, 12)
+            _put(shape, 0, shaper.heading)
+            _put(shape, 1, shaper.lists)
+            _put(shape, 2, shaper.item)
+            _put(shape, 3, shaper.table)
+            _put(shape, 4, shaper.row)
+            _put(shape, 5, shaper.col)
+            _put(shape, 6, shaper.header)
+            _put(shape, 7, shaper.quote)
+            _put(shape, 8, shaper.pre)
+            _put(shape, 9, shaper.code_lang)
+            _put(shape, 10, None)
+            _put(shape, 11, ())
+            shaper._cached = shape
+    return shaper._cached
 
 
 cdef inline void _put(object items, Py_ssize_t i, object value):
@@ -1017,7 +1044,7 @@ cdef object _walk(
                         _add_text(raw, data, length, &stats)
                     if stats.words:
                         if shape_due:
-                            shape = shaper.current()
+                            shape = _current_shape(shaper)
                             shape_due = False
                         if dom_path is None:
                             dom_path = _dom_path(path, block_depth, paths, path_strings)

@@ -42,8 +42,8 @@ cdef Py_ssize_t _spaced_words(str text)
 @cython.locals(chars=Py_ssize_t, words=Py_ssize_t, gap=cython.bint, ch=Py_UCS4)
 cdef Py_ssize_t _squeezed_length(str text)
 
-# _path_string, _add_run and _next_checkpoint are cimported by pipeline/html/lexbor_walk.pyx, so that
-# both walks share them.
+# _path_string and _next_checkpoint are cimported by pipeline/html/lexbor_walk.pyx, so that both
+# walks share them (the C walk restates _add_run on its C array of runs).
 cdef str _path_string(list path)
 
 @cython.locals(ch=Py_UCS4)
