@@ -21,7 +21,8 @@ was not learned makes the walk give up on that page (counted in `fallback_counts
 """
 
 from cpython.long cimport PyLong_FromSsize_t
-from cpython.ref cimport Py_INCREF
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8, Py_UNICODE_ISSPACE
 from libc.stdint cimport uint64_t, uintptr_t
@@ -690,15 +691,13 @@ cdef bint _is_tex_script(wc_node *node):
 
 
 cdef object _block(
-    Py_ssize_t index, Text *raw, str tag, str dom_path, object style_tag, object style_class,
-    bint heading,
+    Py_ssize_t index, Text *raw, str tag, str dom_path, str style_text, bint heading,
     Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, Runs *runs, Py_ssize_t run,
-    dict style_texts, int ancestor_cues, object shape, object pre_text, Py_ssize_t marks,
+    int ancestor_cues, object shape, object pre_text, Py_ssize_t marks,
 ):
     # walk._block, with the text already normalised; empties ``raw`` for the next block. None
     # when the block held nothing but the marks of empty inline code (the Python walk makes no
     # block there).
-    cdef dict by_class  # typed: its get is the dict's own, not a method call
     text = PyUnicode_DecodeUTF8(raw.data, raw.length, NULL)
     n_words = raw.words
     raw.length = raw.words = 0
@@ -712,19 +711,6 @@ cdef object _block(
             shape = with_spans(shape or _PLAIN, spans)
     if pre_text and shape is not None:
         shape = with_raw(shape, "".join(pre_text))
-    # The block element's style as a tag and a class attribute rather than walk.py's pair, and
-    # the formatted texts by tag, then class: no tuple per block element.
-    if style_tag is None:
-        style_text = ""
-    else:
-        by_class = style_texts.get(style_tag)
-        if by_class is None:
-            by_class = style_texts[style_tag] = {}
-        style_text = by_class.get(style_class)
-        if style_text is None:
-            classes = style_class
-            style_text = style_tag + "." + ".".join(classes.split()) if classes else style_tag
-            by_class[style_class] = style_text
     # tuple.__new__(Block, fields) copies a tuple of the fields into a new Block, after a
     # method look-up and an argument tuple of its own: the fields go straight into the Block here
     # (same type, same items). A tuple subclass is never untracked the way a plain tuple of atoms
@@ -847,6 +833,89 @@ cdef int _push(Stack *stack, Py_ssize_t depth, wc_node *node, int kind) except -
     return 0
 
 
+cdef struct Styles:
+    # The open block elements (walk.walk's ``styles`` and ``style_cues``), innermost last: tag
+    # (a str of the walk's tag cache), class attribute as lexbor holds it (NULL: none), the
+    # cues of the element's ancestors, and the formatted style once a block asked for it (a
+    # reference owned here, or NULL). The class is decoded only for an element whose style some
+    # block gets, once: most block elements (wrappers) never have a block of their own.
+    void **tags
+    const unsigned char **classes
+    Py_ssize_t *class_lengths
+    int *cues
+    PyObject **texts
+    Py_ssize_t count
+    Py_ssize_t capacity
+
+
+cdef int _push_style(
+    Styles *styles, str tag, const unsigned char *data, Py_ssize_t length, int cues
+) except -1:
+    cdef Py_ssize_t capacity, k = styles.count
+    if k == styles.capacity:
+        capacity = 2 * styles.capacity if styles.capacity else 64
+        _grow(<void **> &styles.tags, capacity * sizeof(void *))
+        _grow(<void **> &styles.classes, capacity * sizeof(void *))
+        _grow(<void **> &styles.class_lengths, capacity * sizeof(Py_ssize_t))
+        _grow(<void **> &styles.cues, capacity * sizeof(int))
+        _grow(<void **> &styles.texts, capacity * sizeof(PyObject *))
+        styles.capacity = capacity
+    styles.tags[k] = <void *> tag
+    styles.classes[k] = data
+    styles.class_lengths[k] = length
+    styles.cues[k] = cues
+    styles.texts[k] = NULL
+    styles.count = k + 1
+    return 0
+
+
+cdef int _grow(void **array, size_t size) except -1:
+    cdef void *grown = realloc(array[0], size)
+    if grown == NULL:
+        raise MemoryError()
+    array[0] = grown
+    return 0
+
+
+cdef inline void _pop_style(Styles *styles) noexcept:
+    styles.count -= 1
+    Py_XDECREF(styles.texts[styles.count])
+    styles.texts[styles.count] = NULL
+
+
+cdef object _style_class(Styles *styles, Py_ssize_t k):
+    """The class attribute of open block element ``k`` (walk.walk's), or None."""
+    if k < 0 or styles.classes[k] == NULL:
+        return None
+    return _decode(styles.classes[k], styles.class_lengths[k])
+
+
+cdef str _style_text(Styles *styles, Py_ssize_t k, dict style_texts):
+    """walk._block's style text for the block element ``k`` (-1: none), formatted once per page
+    for each tag and class attribute (``style_texts``: by tag, then class)."""
+    cdef dict by_class
+    cdef str tag, classes, text
+    if k < 0:
+        return ""
+    if styles.texts[k] != NULL:
+        return <str> styles.texts[k]
+    tag = <str> styles.tags[k]
+    if styles.classes[k] == NULL or styles.class_lengths[k] == 0:
+        text = tag  # no class, or an empty one
+    else:
+        classes = _decode(styles.classes[k], styles.class_lengths[k])
+        by_class = style_texts.get(tag)
+        if by_class is None:
+            by_class = style_texts[tag] = {}
+        text = by_class.get(classes)
+        if text is None:
+            text = tag + "." + ".".join(classes.split()) if classes else tag
+            by_class[classes] = text
+    Py_INCREF(text)
+    styles.texts[k] = <PyObject *> text
+    return text
+
+
 # Paths up to walk.MAX_PATH_ELEMENTS long, as `_dom_path` shares them.
 cdef enum:
     PATHS_SHARED = 48
@@ -898,7 +967,7 @@ cdef str _dom_path(list path, Py_ssize_t n, Paths *paths, list strings):
     cdef str text
     if paths.parent[n] != parent or paths.tag[n] != <void *> tag:
         # A new path of n elements: not a sibling of the last one with the same tag.
-        text = tag if n == 1 else _dom_path(path, n - 1, paths, strings) + "." + tag
+        text = tag if n == 1 else f"{_dom_path(path, n - 1, paths, strings)}.{tag}"
         strings[n] = text
         paths.parent[n] = parent
         paths.tag[n] = <void *> tag
@@ -923,6 +992,7 @@ def walk(
     cdef Stack stack = Stack(NULL, NULL, 0)
     cdef Text raw = Text(NULL, 0, 0, 0, True, False)
     cdef Runs runs = Runs(NULL, 0, 0)
+    cdef Styles styles = Styles(NULL, NULL, NULL, NULL, NULL, 0, 0)
     cdef Paths paths
     cdef Py_ssize_t i
     paths.serials = NULL
@@ -934,7 +1004,7 @@ def walk(
     try:
         return _walk(
             <wc_node *> <uintptr_t> root_address, max_nodes, record_runs, deadline, kinds,
-            too_complex, &stack, &raw, &runs if record_runs else NULL, &paths,
+            too_complex, &stack, &raw, &runs if record_runs else NULL, &paths, &styles,
         )
     except _MarkedText:
         _fallback("text holds the code marks")
@@ -945,6 +1015,13 @@ def walk(
         free(raw.data)
         free(runs.data)
         free(paths.serials)
+        while styles.count:
+            _pop_style(&styles)
+        free(styles.tags)
+        free(styles.classes)
+        free(styles.class_lengths)
+        free(styles.cues)
+        free(styles.texts)
 
 
 cdef inline int _fallback(str reason) except -1:
@@ -954,7 +1031,7 @@ cdef inline int _fallback(str reason) except -1:
 
 cdef object _walk(
     wc_node *root, object max_nodes, bint record_runs, object deadline, dict kinds,
-    object too_complex, Stack *stack, Text *raw, Runs *runs, Paths *paths,
+    object too_complex, Stack *stack, Text *raw, Runs *runs, Paths *paths, Styles *styles,
 ):
     # The state machine of walk.walk, variable for variable (comments there), with
     # the block's raw text in ``raw`` instead of a list of str pieces: it is non-empty exactly
@@ -969,7 +1046,6 @@ cdef object _walk(
     cdef dict style_texts = {}
     cdef list path = []
     cdef list path_strings = [None] * (PATHS_SHARED + 1)  # see `_dom_path`
-    cdef list style_tags = [], style_classes = [], style_cues = []
     # See walk.walk: the enclosing elements' class cues, and the open block's.
     cdef int inherited, cues, ancestor_cues = 0
     cdef const unsigned char *class_data
@@ -981,7 +1057,9 @@ cdef object _walk(
     cdef object dom_path = None
     cdef Py_ssize_t block_depth = 0
     cdef str block_tag = ""
-    cdef object style_tag = None, style_class = None
+    cdef Py_ssize_t style_at = -1  # the open block's block element in ``styles`` (-1: none)
+    cdef const unsigned char *style_data
+    cdef Py_ssize_t style_length
     cdef bint heading = False
     cdef Py_ssize_t run = 0, n
     cdef Py_ssize_t seen = 0
@@ -1001,7 +1079,7 @@ cdef object _walk(
     cdef NodeStats stats
     cdef bytes reencoded
     cdef str tag
-    cdef object known, class_value
+    cdef object known
     # The page's structure and the open block's place in it (see walk.walk).
     cdef ShapeTracker shaper = ShapeTracker()
     cdef object shape = None
@@ -1113,7 +1191,8 @@ cdef object _walk(
                         marks += 1
             inherited = stack.kinds[depth - 1] >> _CUE_SHIFT if depth else 0
             cues = inherited
-            class_value = None
+            style_data = NULL
+            style_length = 0
             if not kind & _KILLED:
                 class_data = id_data = NULL
                 if node.type == WC_NODE_ELEMENT:
@@ -1158,7 +1237,8 @@ cdef object _walk(
                         if depth:
                             cues |= _cue_bits(class_data, class_length)
                         if kind & _BLOCK:
-                            class_value = _decode(class_data, class_length)
+                            style_data = class_data
+                            style_length = class_length
                         elif code_class:
                             shaper.name_language(
                                 code_language(_decode(class_data, class_length))
@@ -1174,9 +1254,7 @@ cdef object _walk(
                     headings_open += 1
                 if kind & _BLOCK or (br and kind & _BR and not pre_depth):
                     if kind & _BLOCK:
-                        style_tags.append(tag)
-                        style_classes.append(class_value)
-                        style_cues.append(inherited)
+                        _push_style(styles, tag, style_data, style_length, inherited)
                     else:
                         tags -= 1
                     if raw.length:
@@ -1184,9 +1262,9 @@ cdef object _walk(
                             _add_text(raw, _CLOSE_MARK, 3, &mark_stats)
                             marks += 1
                         block = _block(
-                            len(blocks), raw, block_tag, dom_path or "", style_tag,
-                            style_class, heading, link_chars, tags, markup, runs, run, style_texts,
-                            ancestor_cues, shape, pre_text, marks,
+                            len(blocks), raw, block_tag, dom_path or "",
+                            _style_text(styles, style_at, style_texts), heading, link_chars, tags,
+                            markup, runs, run, ancestor_cues, shape, pre_text, marks,
                         )
                         marks = 0
                         if block is not None:
@@ -1201,19 +1279,21 @@ cdef object _walk(
                     if kind & _SPECIAL:  # a <pre>: one block, its text kept as it is
                         pre_depth = 1
                         pre_text = []
-                        shaper.name_language(pre_language(class_value, style_classes[-3:-1]))
+                        # walk.walk's pre_language(own class, classes of styles[-3:-1])
+                        shaper.name_language(pre_language(
+                            _style_class(styles, styles.count - 1),
+                            [
+                                _style_class(styles, i)
+                                for i in range(max(styles.count - 3, 0), styles.count - 1)
+                            ],
+                        ))
                     link_chars = tags = 0
                     markup = size
                     dom_path = None
                     block_depth = len(path)
                     block_tag = tag
-                    if style_tags:
-                        style_tag = style_tags[len(style_tags) - 1]
-                        style_class = style_classes[len(style_classes) - 1]
-                        ancestor_cues = style_cues[len(style_cues) - 1]
-                    else:
-                        style_tag = style_class = None
-                        ancestor_cues = 0
+                    style_at = styles.count - 1
+                    ancestor_cues = styles.cues[style_at] if style_at >= 0 else 0
                     heading = headings_open > 0
                 else:
                     br = kind & _BR != 0
@@ -1253,17 +1333,14 @@ cdef object _walk(
                         marks += 1
                 if kind & _BLOCK:
                     path.pop()
-                    style_tags.pop()
-                    style_classes.pop()
-                    style_cues.pop()
                     if raw.length:
                         if code_depth:
                             _add_text(raw, _CLOSE_MARK, 3, &mark_stats)
                             marks += 1
                         block = _block(
-                            len(blocks), raw, block_tag, dom_path or "", style_tag,
-                            style_class, heading, link_chars, tags, markup, runs, run, style_texts,
-                            ancestor_cues, shape, pre_text, marks,
+                            len(blocks), raw, block_tag, dom_path or "",
+                            _style_text(styles, style_at, style_texts), heading, link_chars, tags,
+                            markup, runs, run, ancestor_cues, shape, pre_text, marks,
                         )
                         marks = 0
                         if block is not None:
@@ -1282,13 +1359,9 @@ cdef object _walk(
                     dom_path = None
                     block_depth = len(path)
                     block_tag = path[-1] if path else ""
-                    if style_tags:
-                        style_tag = style_tags[len(style_tags) - 1]
-                        style_class = style_classes[len(style_classes) - 1]
-                        ancestor_cues = style_cues[len(style_cues) - 1]
-                    else:
-                        style_tag = style_class = None
-                        ancestor_cues = 0
+                    _pop_style(styles)  # only now: the block just made may have had its style
+                    style_at = styles.count - 1
+                    ancestor_cues = styles.cues[style_at] if style_at >= 0 else 0
                     heading = headings_open > 0
                 else:
                     if dom_path is None and len(path) <= block_depth:
@@ -1310,8 +1383,8 @@ cdef object _walk(
             _add_text(raw, _CLOSE_MARK, 3, &mark_stats)
             marks += 1
         block = _block(
-            len(blocks), raw, block_tag, dom_path or "", style_tag, style_class,
-            heading, link_chars, tags, markup, runs, run, style_texts, ancestor_cues, shape,
+            len(blocks), raw, block_tag, dom_path or "", _style_text(styles, style_at, style_texts),
+            heading, link_chars, tags, markup, runs, run, ancestor_cues, shape,
             pre_text, marks,
         )
         if block is not None:
