@@ -779,16 +779,12 @@ cdef struct Runs:
 cdef inline Py_ssize_t _add_run(Py_ssize_t run, Py_ssize_t n, Runs *runs) except 0:
     """walk._add_run on the C runs: the current run after ``n`` more words (> 0) or tags (< 0)."""
     cdef Py_ssize_t capacity
-    cdef Py_ssize_t *grown
     if run and (run > 0) == (n > 0):
         return run + n
     if run:
         if runs.length == runs.capacity:
             capacity = 2 * runs.capacity if runs.capacity else 64
-            grown = <Py_ssize_t *> realloc(runs.data, capacity * sizeof(Py_ssize_t))
-            if grown == NULL:
-                raise MemoryError()
-            runs.data = grown
+            _grow(<void **> &runs.data, capacity * sizeof(Py_ssize_t))
             runs.capacity = capacity
         runs.data[runs.length] = run
         runs.length += 1
@@ -938,13 +934,9 @@ cdef struct Paths:
 cdef int _enter_path(Paths *paths, Py_ssize_t at) except -1:
     """Give path[at], about to be appended, its serial."""
     cdef Py_ssize_t capacity
-    cdef Py_ssize_t *grown
     if at == paths.capacity:
         capacity = 2 * paths.capacity if paths.capacity else 256
-        grown = <Py_ssize_t *> realloc(paths.serials, capacity * sizeof(Py_ssize_t))
-        if grown == NULL:
-            raise MemoryError()
-        paths.serials = grown
+        _grow(<void **> &paths.serials, capacity * sizeof(Py_ssize_t))
         paths.capacity = capacity
     paths.entered += 1
     paths.serials[at] = paths.entered
