@@ -117,7 +117,8 @@ _REPLY = re.compile(r"^\s*(?:re|回复|回覆|답변|ответ)\s*[:：]", re.I
 _REPLY_FIRST = frozenset("rR回답оО") | frozenset(c for c in map(chr, range(0x3001)) if c.isspace())
 
 
-def _squeeze(text: str) -> str:
+def squeeze(text: str) -> str:
+    """``text`` without its white space: how blocks are placed in a container's text."""
     return "".join(text.split())
 
 
@@ -179,7 +180,7 @@ def container_texts(nodes: Sequence[Any]) -> list[str]:
             parent = parent.parent
         seen.add(ident)
         if not inside:
-            text = _squeeze(node.text(deep=True) or "")
+            text = squeeze(node.text(deep=True) or "")
             if text:
                 texts.append(text)
     return texts
@@ -195,7 +196,7 @@ def in_containers(
     a repeat than the block), or with ``unique`` when its text occurs nowhere else in the body
     (then it cannot be a repeat: a dialog's short heading far below the article); one not found
     is not placed."""
-    body = _squeeze(tree.body.text(deep=True) or "")
+    body = squeeze(tree.body.text(deep=True) or "")
     spans: list[tuple[int, int]] = []
     start = 0
     for text in containers:
@@ -210,7 +211,7 @@ def in_containers(
     found: list[int] = []
     cursor = 0
     for i, block in enumerate(blocks):
-        text = _squeeze(block.text)
+        text = squeeze(block.text)
         if not text:
             continue
         at = body.find(text, cursor)

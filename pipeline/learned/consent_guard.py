@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.html.class_cues import ANCESTOR_CUES
-from pipeline.learned.comments import container_texts, in_containers
+from pipeline.learned.comments import container_texts, in_containers, squeeze
 from pipeline.types import Block
 
 # The page note that says kept blocks of a consent dialog were dropped.
@@ -256,7 +256,7 @@ def _could_be_inside(blocks: Sequence[Block], kept: list[int], texts: list[str])
     """Whether the text of one of the ``kept`` blocks occurs in a container's text: when none
     does, no kept block is inside one, and the body's text need not be built and searched."""
     for i in kept:
-        text = "".join(blocks[i].text.split())
+        text = squeeze(blocks[i].text)
         if text and any(text in container for container in texts):
             return True
     return False
