@@ -252,8 +252,6 @@ _FLAT = str.maketrans({"\n": " ", "\t": " ", "\r": " "})
 class _Markdown:
     """Accumulates Markdown units, tracking the open list levels so items nest and continue."""
 
-    __slots__ = ("marked", "out", "prev_list", "prev_quote", "stack", "stack_quote")
-
     def __init__(self) -> None:
         self.out: list[str] = []
         # Open list levels, outermost first: (level in Shape.lists, kind, item serial, width).
@@ -263,16 +261,21 @@ class _Markdown:
         self.prev_list = False
         self.prev_quote = 0
 
+    def emit_plain(self, body: str) -> None:
+        """Write one unit outside lists and quotes, given as its text (its lines joined): what
+        `emit` does for such a unit, without splitting the text into lines to join them again."""
+        self.stack.clear()
+        out = self.out
+        out.append("\n\n" + body if out else body)
+        self.prev_list = False
+        self.prev_quote = 0
+
     def emit(self, shape: Shape | None, lines: list[str]) -> None:
         """Write one unit (paragraph, heading, fenced code, table) placed where ``shape`` says."""
         if shape is None or (not shape.lists and shape.quote <= 0):
             # Outside lists and quotes (most units): no prefixes, a blank line before, and any
             # open list ends. The general path below gives the same, at several times the cost.
-            self.stack.clear()
-            body = lines[0] if len(lines) == 1 else "\n".join(lines)
-            self.out.append("\n\n" + body if self.out else body)
-            self.prev_list = False
-            self.prev_quote = 0
+            self.emit_plain(lines[0] if len(lines) == 1 else "\n".join(lines))
             return
         q = max(shape.quote, 0)
         lists = shape.lists
@@ -326,9 +329,14 @@ class _Markdown:
             line = lines[0]
             body = first + line if line else first.rstrip()
         elif first or cont:
+            # A list, not a generator: Cython compiles no closures inside a cpdef method.
             body = "\n".join(
-                (first if i == 0 else cont) + line if line else (first if i == 0 else cont).rstrip()
-                for i, line in enumerate(lines)
+                [
+                    (first if i == 0 else cont) + line
+                    if line
+                    else (first if i == 0 else cont).rstrip()
+                    for i, line in enumerate(lines)
+                ]
             )
         else:  # most units: nothing to put before their lines
             body = lines[0] if len(lines) == 1 else "\n".join(lines)
@@ -347,19 +355,24 @@ def _indent(stack: list[tuple[int, str, int, int]]) -> int:
 
 
 def _paragraph_lines(b: Block, spans: list[tuple[int, int, str]]) -> list[str]:
-    s = b.shape
-    text = b.text
+    text = _paragraph(b.shape, b.text, spans)
+    return text if isinstance(text, list) else text.split("\n")
+
+
+def _paragraph(s: Shape | None, text: str, spans: list[tuple[int, int, str]]) -> str | list[str]:
+    """A paragraph's Markdown: its lines, or (most paragraphs) those lines still joined, which
+    `_Markdown.emit_plain` takes as they are when the paragraph is outside lists and quotes."""
     if s is not None and s.heading > 0:
         content = " ".join(_inline_md(text, spans, True).split())
-        return ["#" * min(s.heading, 6) + (" " + content if content else "")]
+        return "#" * min(s.heading, 6) + (" " + content if content else "")
     if len(spans) == 1 and spans[0][2] == "display_math":
         a, e, _ = spans[0]
         if not text[:a].strip() and not text[e:].strip():
             # A LaTeX line that plain Markdown would read as structure ("- x^2") gets an empty
             # group in front, which TeX ignores.
             latex = [line.strip() for line in text[a:e].split("\n")]
-            return ["$$", *("{}" + x if _escape(x) != x else x for x in latex if x), "$$"]
-    return _inline_md(text, spans, True).split("\n")
+            return ["$$", *["{}" + x if _escape(x) != x else x for x in latex if x], "$$"]
+    return _inline_md(text, spans, True)
 
 
 def _table_unit(
@@ -442,6 +455,7 @@ def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
     tables = data_tables(blocks)
     flags: set[str] = set()
     text_parts: list[str] = []
+    add_text = text_parts.append
     md = _Markdown()
     n = len(blocks)
     i = 0
@@ -449,9 +463,10 @@ def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
         b = blocks[i]
         s = b.shape
         if s is None:
-            text_parts.append(b.text)
-            if markdown and not b.text.isspace() and b.text:
-                md.emit(None, _escape(b.text).split("\n"))
+            text = b.text
+            add_text(text)
+            if markdown and text and not text.isspace():
+                md.emit_plain(_escape(text))
             i += 1
             continue
         if s.table and s.table in tables:
@@ -488,13 +503,23 @@ def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
                 md.emit(s, [fence + _LANG_BAD.sub("", lang), *raw.split("\n"), fence])
             i = j
             continue
-        spans = _valid_spans(b.text, s.spans) if s.spans else []
-        _note_spans(spans, flags)
-        text_parts.append(b.text)
+        text = b.text
+        if s.spans:
+            spans = _valid_spans(text, s.spans)
+            _note_spans(spans, flags)
+        else:
+            spans = []
+        add_text(text)
         # A blank block has no words to show; in Markdown it would be an empty list item (whose
         # bare "-" reads as a setext underline) or an empty heading, so it is left out there.
-        if markdown and not b.text.isspace() and b.text:
-            md.emit(s, _paragraph_lines(b, spans))
+        if markdown and text and not text.isspace():
+            unit = _paragraph(s, text, spans)
+            if isinstance(unit, list):
+                md.emit(s, unit)
+            elif not s.lists and s.quote <= 0:
+                md.emit_plain(unit)
+            else:
+                md.emit(s, unit.split("\n"))
         i += 1
     return Rendered(
         "\n\n".join(text_parts),

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from pipeline.compiled import load_source
 from pipeline.render.blocks import Rendered, data_tables, render
 from pipeline.types import Block, Shape
 
@@ -673,3 +674,20 @@ def test_a_listing_alternating_value_rows_with_detail_rows_is_a_table() -> None:
         rows += [cell(f"{i + 1}.", 3 * i, 0), cell(f"Story {i}", 3 * i, 1)]
         rows += [cell(f"{10 * i} points", 3 * i + 1, 0), cell("", 3 * i + 2, 0)]
     assert data_tables(blocks(*rows)) == frozenset({1})
+
+
+_SOURCE = load_source("pipeline.render.blocks")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    shaped_blocks()
+    | st.lists(st.tuples(_ANY_TEXT, st.none() | _SHAPES), max_size=12).map(
+        lambda specs: [blk(t, s, i) for i, (t, s) in enumerate(specs)]
+    )
+)
+def test_the_compiled_module_renders_as_its_source(bs: list[Block]) -> None:
+    """Where the build compiled the module (its Markdown accumulator an extension type, its
+    per-block helpers C functions), it renders every page exactly as the ``.py`` does."""
+    for markdown in (True, False):
+        assert tuple(render(bs, markdown=markdown)) == tuple(_SOURCE.render(bs, markdown=markdown))
