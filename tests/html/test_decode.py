@@ -495,6 +495,46 @@ def test_repair_is_found_after_any_number_of_accented_letters(accents: int) -> N
     assert mojibake_only.source == "detected+repaired:double-utf8"
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["é", "ä", "ß", "Ã", "Â", "â", "©", "“", " ", "a", "日"]), max_size=60
+    ).map("".join),
+    st.booleans(),
+)
+def test_the_marker_search_in_the_bytes_decides_as_the_text_search(text: str, twice: bool) -> None:
+    """Past the first 32 lead bytes \xc3 a valid UTF-8 page is searched for its first "Ã", "Â"
+    or "â" in its bytes; a page decoded with replacements still in its text: same verdicts."""
+    import pipeline.html.decode as decode
+
+    page = "é" * 40 + (_misread_as_windows_1252(text) if twice else text)
+    raw = page.encode("utf-8")
+    from_bytes = decode._undo_double_utf8(Decoded.from_utf8(raw, "detected"), raw)
+    from_text = decode._undo_double_utf8(Decoded(page, "utf-8", "detected"), raw)
+    assert from_bytes == from_text
+
+
+def test_a_page_without_markers_is_not_decoded_to_look_for_them() -> None:
+    body = ("<p>" + "Grüße aus Köln, schön. " * 20 + "</p>").encode("utf-8")
+    result = decode_html(body, None)
+    assert result.source == "detected" and result.utf8 is body and result._html is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.binary(max_size=200)
+    | st.lists(st.sampled_from([b"a", b"=", b'"', b"'", b" ", b"\t", b"/", b">", b"<"])).map(
+        b"".join
+    ),
+    st.integers(0, 200),
+)
+def test_a_tags_end_is_where_its_attributes_end(buf: bytes, pos: int) -> None:
+    import pipeline.html.decode as decode
+
+    pos = min(pos, len(buf))
+    assert decode._tag_end(buf, pos) == decode._attributes(buf, pos)[1]
+
+
 def test_repair_window_after_invalid_bytes() -> None:
     # Mostly UTF-8 with one stray byte: the text holds U+FFFD, which never maps back.
     body = b"<p>\xff " + _misread_as_windows_1252("Café “quoted” déjà").encode() + b"</p>"
