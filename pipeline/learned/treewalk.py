@@ -109,14 +109,52 @@ def _walk_complete(x, feature, threshold, leaves, trees, baseline, depth, out) -
     # Row by row, every tree for a row (the flat walk goes tree by tree): the row's features
     # stay in the first-level cache, and the trees' arrays, a few tens of kB, in the second.
     # Measured 0.62x the flat walk's time against 0.70x tree by tree (wcxb-dev, shipped trees).
-    for i in range(n):
+    # Eight rows go down each tree side by side: a walk's next level waits on the load its
+    # last one chose, and eight independent walks overlap those waits (0.7x the time of one row
+    # at a time on wcxb-dev, shipped trees). Each row still adds its leaves in tree order, so
+    # its sum is the one-row walk's to the bit.
+    i = 0
+    while i + 8 <= n:
+        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = baseline
+        for t in range(trees):
+            base = t * internal
+            a = b = c = d = e = f = g = h = 0
+            for _ in range(depth):
+                # NaN compares false and goes right, as in `ensemble_raw`.
+                a = 2 * a + 1 + (not (x[i, feature[base + a]] <= threshold[base + a]))
+                b = 2 * b + 1 + (not (x[i + 1, feature[base + b]] <= threshold[base + b]))
+                c = 2 * c + 1 + (not (x[i + 2, feature[base + c]] <= threshold[base + c]))
+                d = 2 * d + 1 + (not (x[i + 3, feature[base + d]] <= threshold[base + d]))
+                e = 2 * e + 1 + (not (x[i + 4, feature[base + e]] <= threshold[base + e]))
+                f = 2 * f + 1 + (not (x[i + 5, feature[base + f]] <= threshold[base + f]))
+                g = 2 * g + 1 + (not (x[i + 6, feature[base + g]] <= threshold[base + g]))
+                h = 2 * h + 1 + (not (x[i + 7, feature[base + h]] <= threshold[base + h]))
+            leaf = (t << depth) - internal
+            s0 += leaves[leaf + a]
+            s1 += leaves[leaf + b]
+            s2 += leaves[leaf + c]
+            s3 += leaves[leaf + d]
+            s4 += leaves[leaf + e]
+            s5 += leaves[leaf + f]
+            s6 += leaves[leaf + g]
+            s7 += leaves[leaf + h]
+        out[i] = s0
+        out[i + 1] = s1
+        out[i + 2] = s2
+        out[i + 3] = s3
+        out[i + 4] = s4
+        out[i + 5] = s5
+        out[i + 6] = s6
+        out[i + 7] = s7
+        i += 8
+    while i < n:  # the last rows, one at a time
         total = baseline
         for t in range(trees):
             base = t * internal
             node = 0
             for _ in range(depth):
-                # NaN compares false and goes right, as in `ensemble_raw`.
                 go_right = not (x[i, feature[base + node]] <= threshold[base + node])
                 node = 2 * node + 1 + go_right
             total += leaves[(t << depth) + node - internal]
         out[i] = total
+        i += 1

@@ -199,6 +199,27 @@ def test_complete_layout_of_the_shipped_trees_on_real_pages(
         np.testing.assert_array_equal(trees.raw(x), _flat(trees).raw(x))
 
 
+def test_complete_walk_of_a_row_is_the_same_in_a_group_of_eight_and_alone(
+    compiled_walker: None,
+) -> None:
+    """The walker takes eight rows down each tree side by side and the rest one at a time: a
+    row's sum must not depend on which way it went, nor on its place in a group."""
+    trees = load_model().scorer
+    assert isinstance(trees, TreeEnsemble) and trees._complete is not None
+    rng = np.random.default_rng(6)
+    # Features drawn from the trees' own thresholds, so that rows go down different paths.
+    feature, threshold, _ = trees._complete
+    x = np.zeros((19, N_FEATURES))
+    for i in range(19):
+        x[i, feature] = threshold + rng.choice([-1e-3, 0.0, 1e-3], size=threshold.shape)
+    whole = trees.raw(x)
+    assert len(np.unique(whole)) > 10
+    for i in range(19):
+        np.testing.assert_array_equal(trees.raw(x[i : i + 1]), whole[i : i + 1])
+    for start in range(1, 12):
+        np.testing.assert_array_equal(trees.raw(x[start:]), whole[start:])
+
+
 def test_deep_trees_keep_the_flat_walk(compiled_walker: None) -> None:
     rng = np.random.default_rng(2)
     spec = _random_trees(rng, 2, COMPLETE_MAX_DEPTH + 1, N_FEATURES)
