@@ -18,7 +18,7 @@ from pipeline.cleaners.registry import make_cleaner
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.learned.columns import FEATURE_NAMES, N_FEATURES, STACK_FEATURES
-from pipeline.learned.decision import expected_f1_threshold, without_repeats
+from pipeline.learned.decision import REPEAT_MIN_CHARS, expected_f1_threshold, without_repeats
 from pipeline.learned.features import block_fields, page_features
 from pipeline.learned.model import DEFAULT_MODEL, FORMAT, ModelError, load_model, model_from_json
 from pipeline.learned.neighbours import NeighboursCleaner
@@ -84,6 +84,52 @@ def test_repeats_of_kept_blocks_are_dropped():
     keep = np.array([False, False, True, False, True, True])
     assert without_repeats(keep, texts).tolist() == [False, False, True, False, True, False]
     assert keep.tolist() == [False, False, True, False, True, True]  # input left alone
+
+
+def _repeats_by_keys(keep: np.ndarray, texts: list[str]) -> list[bool]:
+    """`without_repeats` as its docstring says it, lower-casing every kept text."""
+    out, seen = keep.tolist(), set()
+    for i in np.flatnonzero(keep).tolist():
+        key = texts[i].lower()
+        if key in seen and len(key) >= REPEAT_MIN_CHARS:
+            out[i] = False
+        seen.add(key)
+    return out
+
+
+def test_only_dotted_capital_i_changes_length_when_lower_cased():
+    # `without_repeats` reads lower-cased lengths off the texts' own and U+0130's count.
+    changed = [c for c in map(chr, range(sys.maxunicode + 1)) if len(c.lower()) != 1]
+    assert changed == ["\u0130"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    picks=st.lists(st.integers(0, 11), max_size=30),
+    kept=st.lists(st.booleans(), min_size=30, max_size=30),
+)
+@example(picks=[0, 1, 2, 3, 4, 5], kept=[True] * 30)
+def test_repeats_are_those_of_the_lower_cased_texts(picks: list[int], kept: list[bool]):
+    # Texts equal but for case, of equal and unequal lengths, with U+0130 (two characters
+    # lower-cased), the Kelvin sign (ASCII lower-cased), final sigma, some under
+    # REPEAT_MIN_CHARS.
+    pool = [
+        "The river carved the valley.",
+        "THE RIVER CARVED THE VALLEY.",
+        "\u0130stanbul by the water",
+        "i\u0307stanbul by the water",
+        "\u0130STANBUL BY THE WATER",
+        "\u212aelvin scale of things",
+        "kelvin scale of things!",
+        "Kelvin scale of things",
+        "ΟΔΥΣΣΕΥΣ ΚΑΙ ΟΙ ΑΛΛΟΙ",
+        "οδυσσευς και οι αλλοι",
+        "Share",
+        "SHARE",
+    ]
+    texts = [pool[i] for i in picks]
+    keep = np.array(kept[: len(texts)], dtype=bool)
+    assert without_repeats(keep, texts).tolist() == _repeats_by_keys(keep, texts)
 
 
 def blocks_of(texts: list[str]) -> list[Block]:
