@@ -20,6 +20,7 @@ WCXB F1 (0.896 -> 0.890).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -38,18 +39,21 @@ GUARDED = "link_guard"
 GUARD_DISAGREED = "link_guard_no_agreement"
 
 _RULES = (KimatuCleaner(), JusTextCleaner())
+# Fields read in C under map: every page outside English is looked at here.
+_N_CHARS = itemgetter(Block._fields.index("n_chars"))
+_N_LINK_CHARS = itemgetter(Block._fields.index("n_link_chars"))
 
 
 def doubtful(keep: np.ndarray, probs: np.ndarray, blocks: Sequence[Block]) -> bool:
     """Whether the model's kept blocks (``keep``, with their ``probs``) are a doubtful link list."""
     if len(blocks) < MIN_BLOCKS or not keep.any():
         return False
-    kept = np.flatnonzero(keep).tolist()
-    sizes = np.fromiter((blocks[i].n_chars for i in kept), np.float64, len(kept))
+    kept = list(map(blocks.__getitem__, np.flatnonzero(keep).tolist()))
+    sizes = np.fromiter(map(_N_CHARS, kept), np.float64, len(kept))
     total = sizes.sum()
     if total <= 0:
         return False
-    links = sum(blocks[i].n_link_chars for i in kept)
+    links = sum(map(_N_LINK_CHARS, kept))
     if links < MIN_LINK_SHARE * total:
         return False
     return float(probs[keep] @ sizes) < MAX_MEAN_PROB * total

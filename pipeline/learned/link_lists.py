@@ -21,6 +21,7 @@ characters), so English (`TRUSTED_LANGUAGES`) is left alone, as the link guard l
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -33,13 +34,28 @@ MIN_RUN = 2
 # The page note that says kept link-list items were dropped.
 LIST_DROPPED = "link_list_dropped"
 
+# Item getters under map read two fields of every block in C: `Block.link_density`, a property,
+# cost a Python call a block, and these guards run on every page outside English.
+_N_CHARS = itemgetter(Block._fields.index("n_chars"))
+_N_LINK_CHARS = itemgetter(Block._fields.index("n_link_chars"))
+
+
+def link_densities(blocks: Sequence[Block]) -> np.ndarray:
+    """Every block's `Block.link_density`, and -1.0 for a block without text. The same
+    quotients: counts of characters convert to float64 exactly, and one division of two such
+    floats is Python's division of the two integers."""
+    n = len(blocks)
+    chars = np.fromiter(map(_N_CHARS, blocks), np.float64, n)
+    links = np.fromiter(map(_N_LINK_CHARS, blocks), np.float64, n)
+    out = np.full(n, -1.0)
+    np.divide(links, chars, out=out, where=chars > 0)
+    return out
+
 
 def link_list_items(blocks: Sequence[Block]) -> np.ndarray:
     """Whether each block is a link-list item: in a run of at least `MIN_RUN` consecutive blocks
     of link density at least `MIN_LINK_DENSITY`."""
-    linked = np.fromiter(
-        (b.n_chars > 0 and b.link_density >= MIN_LINK_DENSITY for b in blocks), bool, len(blocks)
-    )
+    linked = link_densities(blocks) >= MIN_LINK_DENSITY  # never a block without text (-1)
     # Runs of True in ``linked``, as the edges of the padded array: vectorised, because this
     # runs on every page outside English and indexing a numpy array block by block is slow.
     edges = np.flatnonzero(np.diff(np.concatenate(([False], linked, [False])).astype(np.int8)))

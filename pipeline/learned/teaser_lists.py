@@ -38,7 +38,7 @@ from statistics import median
 
 import numpy as np
 
-from pipeline.learned.link_lists import MIN_LINK_DENSITY, drop_items
+from pipeline.learned.link_lists import MIN_LINK_DENSITY, drop_items, link_densities
 from pipeline.types import Block
 
 MAX_SUMMARY_LINK_DENSITY = 0.5
@@ -59,9 +59,7 @@ def teaser_parts(blocks: Sequence[Block]) -> np.ndarray:
     out = np.zeros(n, dtype=bool)
     if n < 2 * MIN_ITEMS:
         return out
-    density = np.fromiter(
-        (b.link_density if b.n_chars > 0 else -1.0 for b in blocks), np.float64, n
-    )
+    density = link_densities(blocks)
     # Candidates first, with numpy: a link block followed by a link-free one, which few pairs
     # of a page are; only those are compared by path.
     linked = density >= MIN_LINK_DENSITY

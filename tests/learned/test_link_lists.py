@@ -132,3 +132,16 @@ def test_the_guard_only_drops_kept_items(keep: list[bool], language: str | None)
         assert notes == (link_lists.LIST_DROPPED,) and after.any() and language != "en"
     else:
         assert after.tolist() == keep
+
+
+@settings(max_examples=100, deadline=None)
+@given(counts=st.lists(st.tuples(st.integers(0, 10**7), st.integers(0, 10**7)), max_size=40))
+def test_link_densities_are_the_blocks_own(counts: list[tuple[int, int]]) -> None:
+    # The vectorised quotients the list guards read are the property's to the bit, and -1.0
+    # for a block without text.
+    blocks = [
+        Block(i, "x", "p", "body.p", "", False, chars, 1, min(links, chars), 1, 7)
+        for i, (chars, links) in enumerate(counts)
+    ]
+    expected = [b.link_density if b.n_chars > 0 else -1.0 for b in blocks]
+    assert link_lists.link_densities(blocks).tolist() == expected
