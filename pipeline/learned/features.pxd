@@ -9,9 +9,9 @@ import cython
 cdef int _HEADING, _CHARS, _WORDS, _LINKS, _TAGS, _MARKUP, _DIGITS, _UPPER, _PUNCT
 cdef int _SENTENCE_ENDS, _LETTERS, _ENDS_SENTENCE, _COPYRIGHT, _DENSITY, _CF, _N_STATS
 cdef int _SPACE, _UNSPACED
-cdef int _TABLE_SIZE, _PACKED_CHARS
+cdef int _TABLE_SIZE, _KEY_CHARS, _KEY_LENGTH_SHIFT, _KEY_MAX_LENGTH
 
-cdef Py_ssize_t _slot_of(unsigned long long key, Py_ssize_t mask)
+cdef Py_ssize_t _slot_of(unsigned long long key, Py_ssize_t mask) noexcept
 
 cdef double _MAX_LINK_DENSITY, _LENGTH_LOW, _LENGTH_HIGH
 
@@ -21,14 +21,15 @@ cpdef int _cf_class(
 
 @cython.locals(
     n=Py_ssize_t, i=Py_ssize_t, k=Py_ssize_t, row=cython.int, size=Py_ssize_t,
-    view=cython.double[:, ::1], table=cython.uchar[::1], slots=cython.int[::1],
-    keys=cython.ulonglong[::1], lengths=cython.int[::1], starts=cython.int[::1], entries=str,
+    view=cython.double[:, ::1], table=cython.uchar[::1],
+    keys=cython.ulonglong[::1], starts=cython.int[::1], entries=str,
     mask=Py_ssize_t, counting=cython.bint, scan_tokens=cython.bint, token_ascii=cython.bint,
     digits=Py_ssize_t, upper=Py_ssize_t, punct=Py_ssize_t, ends=Py_ssize_t, letters=Py_ssize_t,
     marks=Py_ssize_t, flags=cython.int, tokens=Py_ssize_t, stops=Py_ssize_t,
-    token_start=Py_ssize_t, length=Py_ssize_t, slot=Py_ssize_t, e=cython.int,
-    first=Py_ssize_t, j=Py_ssize_t, key=cython.ulonglong, c=cython.uint, d=cython.uint,
-    text=str, padded=str, ch=Py_UCS4, words=Py_ssize_t, stopwords=Py_ssize_t,
+    token_start=Py_ssize_t, key=cython.ulonglong, c=cython.uint, ampersand=cython.bint,
+    length=Py_ssize_t, slot=Py_ssize_t, found=cython.ulonglong, first=Py_ssize_t, j=Py_ssize_t,
+    d=cython.uint, selected=cython.bint, text=str, part=str, offset=Py_ssize_t, at=Py_ssize_t,
+    ch=Py_UCS4, words=Py_ssize_t, stopwords=Py_ssize_t,
     low=cython.double, high=cython.double, count=cython.longlong,
 )
 cpdef object _block_stats_loop(object fields, object stoplist)

@@ -255,7 +255,9 @@ _N_STYLE_BITS = len(STYLE_CUES)
 _N_STATS = 15
 _SPACE = 32  # the whitespace bit of `_CHAR_FLAGS`
 _UNSPACED = 64  # its unspaced-script bit
-_PACKED_CHARS = 9  # ASCII characters that fit in a token key (7 bits each, 63 bits)
+_KEY_CHARS = 8  # ASCII characters packed into a token key, 7 bits each (56 bits)
+_KEY_LENGTH_SHIFT = 56  # the token's length fills the key's top byte
+_KEY_MAX_LENGTH = 255  # longer tokens (and entries) are looked up as strings
 
 
 def _slot_of(key: int, mask: int) -> int:
@@ -265,48 +267,50 @@ def _slot_of(key: int, mask: int) -> int:
 
 
 @lru_cache(maxsize=16)
-def _stop_table(stoplist: frozenset[str]) -> tuple[array, array, array, array, str, int]:
+def _stop_table(stoplist: frozenset[str]) -> tuple[array, array, str, int]:
     """An open-addressing table of the stoplist entries an ASCII token can equal.
 
     A lower-cased ASCII token can only equal an entry that is ASCII, lower-case and free of
-    whitespace, so only those are stored. A token's key packs its first `_PACKED_CHARS`
-    characters, 7 bits each; with the length it identifies a token of up to that many
-    characters exactly, so only longer ones are compared character by character. Returns
-    ``(slots, keys, lengths, starts, entries, mask)``: ``slots[_slot_of(key, mask)]`` (linear
-    probing) holds 1 + an entry's number, or 0 for empty; ``keys``, ``lengths`` and ``starts``
-    (offset in ``entries``, all entries concatenated) describe the entries. Keyed on the
-    frozenset itself: `pipeline.lang.stoplists.stoplist` returns the same object every time and
-    CPython caches a frozenset's hash.
+    whitespace, so only those are stored. A token's key packs its first `_KEY_CHARS`
+    characters, 7 bits each, under its length; it identifies a token of up to that many
+    characters exactly, so only longer ones are compared character by character, and never
+    is 0. Returns ``(keys, starts, entries, mask)``: ``keys`` holds the entries' keys at their
+    slots (linear probing from `_slot_of`), 0 in an empty one; ``starts`` the offset of the
+    entry in ``entries`` (all entries concatenated) at the same slot. The table is at most a
+    quarter full: a look-up ends at its first slot almost always, so whether a token is a
+    stopword is counted without a branch the processor would mispredict on every other token.
+    Keyed on the frozenset itself: `pipeline.lang.stoplists.stoplist` returns the same object
+    every time and CPython caches a frozenset's hash.
     """
-    words = sorted(w for w in stoplist if w.isascii() and w == w.lower() and w.split() == [w])
+    words = sorted(
+        w
+        for w in stoplist
+        if w.isascii() and w == w.lower() and w.split() == [w] and len(w) < _KEY_MAX_LENGTH
+    )
     size = 8
-    while size < 2 * len(words) + 1:
+    while size < 4 * len(words) + 1:
         size *= 2
     mask = size - 1
-    slots = array("i", bytes(4 * size))
-    keys = array("Q")
-    lengths = array("i")
-    starts = array("i")
+    keys = array("Q", bytes(8 * size))
+    starts = array("i", bytes(4 * size))
     offset = 0
-    for i, word in enumerate(words):
+    for word in words:
         key = 0
-        for c in map(ord, word[:_PACKED_CHARS]):
+        for c in map(ord, word[:_KEY_CHARS]):
             key = key * 128 + c
-        keys.append(key)
-        lengths.append(len(word))
-        starts.append(offset)
-        offset += len(word)
+        key |= len(word) << _KEY_LENGTH_SHIFT
         slot = _slot_of(key, mask)
-        while slots[slot]:
+        while keys[slot]:
             slot = (slot + 1) & mask
-        slots[slot] = i + 1
-    # Memoryviews of the compiled loop need at least one element.
-    for table in (keys, lengths, starts):
-        table.append(0)
-    return slots, keys, lengths, starts, "".join(words), mask
+        keys[slot] = key
+        starts[slot] = offset
+        offset += len(word)
+    return keys, starts, "".join(words), mask
 
 
 _NO_TABLE = _stop_table(frozenset())
+
+
 # The character table as an array of Python ints (numpy's uint8 scalars would wrap in sums).
 _CHAR_FLAG_ARRAY = array("B", _CHAR_FLAGS.tobytes())
 
@@ -364,7 +368,11 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
             view[row, i] = count
     table = _CHAR_FLAG_ARRAY
     counting = bool(stoplist)
-    slots, keys, lengths, starts, entries, mask = _stop_table(stoplist) if stoplist else _NO_TABLE
+    keys, starts, entries, mask = _stop_table(stoplist) if stoplist else _NO_TABLE
+    # Blocks share their path strings (`pipeline.html.segment`): runs of siblings have the same
+    # object, whose "select" test is not repeated.
+    last_path = None
+    selected = False
     for i in range(n):
         text = texts[i]
         size = len(text)
@@ -376,67 +384,84 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
         token_start = -1
         token_ascii = True
         key = 0
-        # A final space ends the last token; it counts as none of the character classes.
-        padded = text + " " if scan_tokens else text
-        for k, ch in enumerate(padded):
-            c = ord(ch)
-            if c < _TABLE_SIZE:
-                flags = table[c]
-            else:
-                flags = 0
-                if scan_tokens and UNSPACED_CHAR.match(ch) is not None:
-                    scan_tokens = False  # CJK beyond the table: rare
-            # Without branches: which class a character is in is unpredictable.
-            digits += flags & 1
-            upper += (flags >> 1) & 1
-            punct += (flags >> 2) & 1
-            ends += (flags >> 3) & 1
-            letters += (flags >> 4) & 1
-            if c == 0xA9:
-                marks += 1
-            if not scan_tokens:
-                continue
-            if flags & _UNSPACED:
-                scan_tokens = False
-                continue
-            if not flags & _SPACE:
+        ampersand = False
+        # A space after the text ends its last token like any other; it counts as none of the
+        # character classes.
+        offset = 0
+        for part in (text, " "):
+            for at, ch in enumerate(part):
+                k = offset + at
+                c = ord(ch)
+                if c < _TABLE_SIZE:
+                    flags = table[c]
+                else:
+                    flags = 0
+                    if scan_tokens and UNSPACED_CHAR.match(ch) is not None:
+                        scan_tokens = False  # CJK beyond the table: rare
+                # Without branches: which class a character is in is unpredictable.
+                digits += flags & 1
+                upper += (flags >> 1) & 1
+                punct += (flags >> 2) & 1
+                ends += (flags >> 3) & 1
+                letters += (flags >> 4) & 1
+                if c == 0xA9:
+                    marks += 1
+                elif c == 38:
+                    ampersand = True  # only then can the text hold "&copy"
+                if not scan_tokens:
+                    continue
+                if flags & _UNSPACED:
+                    scan_tokens = False
+                    continue
+                if not flags & _SPACE:
+                    if token_start < 0:
+                        token_start = k
+                        token_ascii = True
+                        key = 0
+                    if c >= 128:
+                        token_ascii = False
+                    elif k - token_start < _KEY_CHARS:
+                        # The upper-case bit marks exactly A-Z among ASCII characters.
+                        key = key * 128 + c + (((flags >> 1) & 1) << 5)
+                    continue
                 if token_start < 0:
-                    token_start = k
-                    token_ascii = True
-                    key = 0
-                if c >= 128:
-                    token_ascii = False
-                elif k - token_start < _PACKED_CHARS:
-                    # The upper-case bit marks exactly A-Z among ASCII characters.
-                    key = key * 128 + c + (((flags >> 1) & 1) << 5)
-                continue
-            if token_start < 0:
-                continue
-            tokens += 1
-            if token_ascii:
+                    continue
+                tokens += 1
                 length = k - token_start
+                if not token_ascii or length >= _KEY_MAX_LENGTH:
+                    if text[token_start:k].lower() in stoplist:
+                        stops += 1
+                    token_start = -1
+                    continue
+                key |= length << _KEY_LENGTH_SHIFT
                 slot = _slot_of(key, mask)
-                e = slots[slot]
-                while e:
-                    e -= 1
-                    if keys[e] == key and lengths[e] == length:
-                        j = _PACKED_CHARS
-                        first = starts[e]
-                        while j < length:
-                            d = ord(text[token_start + j])
-                            if 65 <= d <= 90:
-                                d += 32
-                            if d != ord(entries[first + j]):
-                                break
-                            j += 1
-                        if j >= length:
-                            stops += 1
-                            break
+                found = keys[slot]
+                while found != key and found != 0:
                     slot = (slot + 1) & mask
-                    e = slots[slot]
-            elif text[token_start:k].lower() in stoplist:
-                stops += 1
-            token_start = -1
+                    found = keys[slot]
+                if length <= _KEY_CHARS:
+                    # Counted without a branch on the outcome, which is unpredictable.
+                    stops += found == key
+                else:
+                    # Entries of the token's length and first characters: the rest decides.
+                    while found:
+                        if found == key:
+                            first = starts[slot]
+                            j = _KEY_CHARS
+                            while j < length:
+                                d = ord(text[token_start + j])
+                                if 65 <= d <= 90:
+                                    d += 32
+                                if d != ord(entries[first + j]):
+                                    break
+                                j += 1
+                            if j == length:
+                                stops += 1
+                                break
+                        slot = (slot + 1) & mask
+                        found = keys[slot]
+                token_start = -1
+            offset = size
         view[_DIGITS, i] = digits
         view[_UPPER, i] = upper
         view[_PUNCT, i] = punct
@@ -446,7 +471,7 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
             c = ord(text[size - 1])
             if c < _TABLE_SIZE and table[c] & 8:
                 view[_ENDS_SENTENCE, i] = 1.0
-        if "&copy" in text:
+        if ampersand and "&copy" in text:
             marks += 1
         view[_COPYRIGHT, i] = marks
         if scan_tokens:
@@ -456,11 +481,15 @@ def _block_stats_loop(fields: Sequence[Sequence], stoplist: frozenset[str] | Non
             words, stopwords = count_words(text, stoplist)
             if words:
                 view[_DENSITY, i] = stopwords / words
+        path = paths[i]
+        if path is not last_path:
+            last_path = path
+            selected = "select" in path
         view[_CF, i] = _cf_class(
             view[_CHARS, i],
             view[_LINKS, i],
             view[_DENSITY, i],
-            marks > 0 or "select" in paths[i],
+            marks > 0 or selected,
             low,
             high,
         )

@@ -402,6 +402,35 @@ def test_stopword_column_matches_justext_densities(source_features):
         assert got[:, OWN_FEATURES.index("stopword_density")].tolist() == want
 
 
+# Stopwords longer than a token key's packed characters (`_stop_table`): entries of one length
+# that share those characters, tokens that differ from an entry only after them, and an entry
+# and tokens too long for a key, which are looked up as strings.
+LONG_STOP = frozenset(
+    {"intermediate", "intermediary", "abcdefgh", "abcdefghi", "understanding", "y" * 300}
+)
+LONG_TEXTS = [
+    "Intermediary INTERMEDIATE intermediatf intermediar intermediaries",
+    "abcdefgh abcdefghi abcdefghij abcdefg ABCDEFGHI",
+    "understanding understandinG understandinh",
+    "y" * 300 + " " + "Y" * 300 + " " + "y" * 299 + " " + "y" * 256,
+    "ends with an intermediary",
+]
+
+
+def test_long_stopwords_sharing_their_first_characters(source_features):
+    blocks = [_block(i, t, "p", "html.body.p", "p") for i, t in enumerate(LONG_TEXTS)]
+    want = stopword_densities(blocks, LONG_STOP)
+    column = OWN_FEATURES.index("stopword_density")
+    assert page_features(blocks, LONG_STOP)[:, column].tolist() == want
+    source_features._COMPILED = True
+    try:
+        got = source_features.own_features(blocks, LONG_STOP)
+    finally:
+        source_features._COMPILED = False
+    assert got[:, column].tolist() == want
+    assert want[:4] == [2 / 5, 3 / 5, 2 / 3, 2 / 4]
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 25])
 @pytest.mark.parametrize("w", [2, 3, 10, 15])
 def test_window_means_by_brute_force(source_features, n, w):
