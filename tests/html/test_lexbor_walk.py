@@ -136,6 +136,25 @@ BUILT_PAGES = [
     "<div class='a' class='footer'><p>dup</p></div><div id='' class><p>empty</p></div>",
     "<div class='\u212aomment-\u0130tem caf\u00e9-menu'><p>non-ASCII</p></div>"
     "<div class='x-tooltip_popover tipster veryveryverylongwordpiece-ad'><p>t</p></div>",
+    # A page's repeated class and id values: their cues are worked out once (`_cached_cue_bits`).
+    # Values equal in their first 8 or 16 bytes, a class equal to an id, a change of case, the
+    # same non-ASCII value twice, and more distinct values than the cache's first table holds.
+    "".join(
+        f"<div class='{c}' id='{i}'><p class='{c}'>{k}</p></div>"
+        for k, (c, i) in enumerate(
+            [
+                ("site-footer", "site-footer"),
+                ("site-footer", "main"),
+                ("site-footeR", "Main"),
+                ("menu-item-1 nav", "menu-item-2 nav"),
+                ("abcdefghijklmnop-comment", "abcdefghijklmnop-content"),
+                ("\u212aomment caf\u00e9", "\u212aomment caf\u00e9"),
+                ("", "x"),
+            ]
+            * 3
+        )
+    )
+    + "".join(f"<div class='widget w{k}'><p id='related-{k}'>{k}</p></div>" for k in range(700)),
 ]
 
 
