@@ -3,7 +3,8 @@ the rule cleaners on the same pages.
 
     python jobs/grouped_cv.py [--by dataset|language|site] [--folds 5] [--nets]
                               [--zero-columns PART,...] [--without-test-part] [--powers P,...]
-                              [--han-kana-weight W]
+                              [--han-kana-weight W] [--fit-without-magic-html]
+                              [--net-shares S,...]
                               [--data-dir ../shared/data] [--json FILE]
 
 Why: a split by site still lets the model and its features be chosen on other pages of the same
@@ -11,13 +12,16 @@ source datasets, so it cannot show how the cleaner does on a kind of page it nev
 our site-held-out multilingual figure said 0.945, a private set of other sites said 0.822).
 Here every page is scored by a model fitted without its whole group:
 
-- ``dataset``: leave one source dataset out (wcxb, and each of the multilingual set's sources:
-  trafilatura, fundus, readability, newspaper4k, goose3, mercury, the Chinese CWCE set);
+- ``dataset``: leave one source dataset out (wcxb, magic-html, and each of the multilingual
+  set's sources: trafilatura, fundus, readability, newspaper4k, goose3, mercury, the Chinese CWCE
+  set);
 - ``language``: ``--folds`` folds of whole languages (English, the WCXB set, is one language);
 - ``site``: ``--folds`` folds of whole sites, the grouping training tunes with.
 
 What is refitted per fold: the shipped shape's trees (`train_cleaner.FINAL`) and, with ``--nets``
-(PyTorch, the ``train`` extra), its sequence nets, blended with the shipped share. The decision
+(PyTorch, the ``train`` extra), its sequence nets, blended with the shipped share (with
+``--net-shares``, also with each share given, scored as the shipped cleaner decides: the nets'
+share of the blend is chosen on these folds, `train_cleaner.NET_SHARE`). The decision
 rule (threshold or per-page expected F1, fallback, smoothing, repeat dropping) is the shipped
 model's, not re-tuned per fold: it was chosen on site-grouped folds of most of these pages, a
 small leak beside refitting the model. The rows "+ guards" decide on the probabilities as the
@@ -123,32 +127,46 @@ def out_of_group_keeps(
     nets: bool,
     seed: int,
     without_test_part: bool = False,
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    fit_magic_html: bool = True,
+    net_shares: Sequence[float] = (),
+) -> tuple[list[np.ndarray], list[np.ndarray], dict[float, list[np.ndarray]]]:
     """Each page's kept blocks from the shipped shape fitted without the page's group, decided
-    by the shipped model's rule, and the probabilities they were decided on. With
+    by the shipped model's rule, the probabilities they were decided on, and (with ``nets``) the
+    probabilities blended at each of ``net_shares`` instead of the shipped share. With
     ``without_test_part`` each fold leaves out the pages of the test part of training's own site
-    split (about 20% of the sites), as the shipped model did."""
+    split (about 20% of the sites), as the shipped model did. Without ``fit_magic_html`` no fold
+    is fitted on magic-html's pages, which are still scored (the shipped model before issue 35)."""
     name, first, second = tc.FINAL
     if second is not None:
         raise SystemExit(f"{name}: a stacked shape is not cross-validated here")
     blend = shipped.blend if nets else 0.0
     keeps: list[np.ndarray] = [np.zeros(0, dtype=bool)] * len(pages)
     decided_on: list[np.ndarray] = [np.zeros(0)] * len(pages)
+    shares = tuple(net_shares) if nets else ()
+    at_share: dict[float, list[np.ndarray]] = {x: [np.zeros(0)] * len(pages) for x in shares}
     for k, (fit_idx, score_idx) in enumerate(splits, 1):
         t = time.time()
-        fit = [pages[i] for i in fit_idx if not without_test_part or pages[i].part != "test"]
+        fit = [
+            pages[i]
+            for i in fit_idx
+            if (not without_test_part or pages[i].part != "test")
+            and (fit_magic_html or not pages[i].key.startswith("mh/"))
+        ]
         scored = [pages[i] for i in score_idx]
         probs = tc._scorer_probs(
             tc.fit_spec(first, *tc._training_rows(fit), seed), len(tc.FEATURE_NAMES), scored
         )
         if blend > 0:
             net = tc.mean_net_probs(tc.fit_pages_nets(fit, seed), [p.x for p in scored])
+            for x in shares:
+                for i, a, b in zip(score_idx, probs, net, strict=True):
+                    at_share[x][i] = smooth((1 - x) * a + x * b, shipped.smoothing)
             probs = [(1 - blend) * a + blend * b for a, b in zip(probs, net, strict=True)]
         for i, p, pr in zip(score_idx, scored, probs, strict=True):
             decided_on[i] = smooth(pr, shipped.smoothing)
             keeps[i] = shipped.decide(decided_on[i], p.blocks)
         print(f"fold {k}/{len(splits)}: {len(scored)} pages in {time.time() - t:.0f}s", flush=True)
-    return keeps, decided_on
+    return keeps, decided_on, at_share
 
 
 def guarded_keeps(
@@ -168,7 +186,10 @@ def guarded_keeps(
 
 
 def stricter_keeps(
-    pages: list[tc.PreparedPage], probs: list[np.ndarray], shipped: NeighboursModel, power: float
+    pages: list[tc.PreparedPage],
+    probs: list[np.ndarray],
+    shipped: NeighboursModel,
+    power: float = OUTSIDE_ENGLISH_POWER,
 ) -> list[np.ndarray]:
     """The shipped rule deciding on each non-English page's probabilities raised to ``power``
     (above 1: stricter, as if the model were less sure), then the page guards on the
@@ -207,6 +228,8 @@ def tables(
             by_language[language_group(p)].append(r)
             if p.key.startswith("ml/"):
                 by_language["multilingual (all)"].append(r)
+            elif p.key.startswith("mh/"):
+                by_language["magic-html (all)"].append(r)
         out[method] = {
             "held-out group": {
                 g: aggregate(rs) for g, rs in sorted(by_group.items()) if len(rs) >= 5
@@ -392,6 +415,20 @@ def main(argv: list[str] | None = None) -> int:
         help="refit and score the model on features that count each Han or kana character as W "
         "characters (a script-neutral length; 1: the shipped features)",
     )
+    ap.add_argument(
+        "--fit-without-magic-html",
+        action="store_true",
+        help="fit no fold on magic-html's pages (still scored): does training on them help the "
+        "held-out groups?",
+    )
+    ap.add_argument(
+        "--net-shares",
+        default="",
+        metavar="S[,S...]",
+        help="with --nets, also score the refitted trees and nets blended at each share S of the "
+        "nets, decided as the shipped cleaner decides (its rule outside English, the guards): "
+        "which share generalises to the held-out groups?",
+    )
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args(argv)
     if not 1.0 <= args.han_kana_weight <= 10.0:
@@ -404,6 +441,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--powers takes numbers separated by commas, got {args.powers!r}")
     if any(not 0 < x <= 10 for x in powers):
         ap.error(f"--powers must lie in (0, 10], got {args.powers!r}")
+    try:
+        net_shares = [float(x) for x in args.net_shares.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--net-shares takes numbers separated by commas, got {args.net_shares!r}")
+    if any(not 0 <= x <= 1 for x in net_shares):
+        ap.error(f"--net-shares must lie in [0, 1], got {args.net_shares!r}")
+    if net_shares and not args.nets:
+        ap.error("--net-shares needs --nets")
     if not (args.data_dir / "multilingual-dev" / "manifest.jsonl").is_file():
         ap.error(f"{args.data_dir} does not hold wcxb-dev and multilingual-dev")
     zeroed = zeroed_columns(args.zero_columns)
@@ -420,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
     learned = ("trees + nets" if args.nets else "trees") + ", group held out"
     if args.without_test_part:
         learned += ", test part not fitted"
+    if args.fit_without_magic_html:
+        learned += ", magic-html not fitted"
     if zeroed:
         learned += f", {len(zeroed)} columns zeroed"
         print("zeroed: " + ", ".join(tc.FEATURE_NAMES[i] for i in zeroed), flush=True)
@@ -427,8 +474,15 @@ def main(argv: list[str] | None = None) -> int:
         learned += f", han/kana x{args.han_kana_weight:g}"
     refit_pages = [with_han_kana_weight(p, args.han_kana_weight) for p in pages]
     refit_pages = [with_zeroed(p, zeroed) for p in refit_pages] if zeroed else refit_pages
-    refit, refit_probs = out_of_group_keeps(
-        refit_pages, splits, shipped, args.nets, args.seed, args.without_test_part
+    refit, refit_probs, at_share = out_of_group_keeps(
+        refit_pages,
+        splits,
+        shipped,
+        args.nets,
+        args.seed,
+        args.without_test_part,
+        not args.fit_without_magic_html,
+        net_shares,
     )
     shipped_probs = [shipped.probabilities(p.x, p.blocks) for p in pages]
     as_shipped = [shipped.decide(pr, p.blocks) for pr, p in zip(shipped_probs, pages, strict=True)]
@@ -449,6 +503,12 @@ def main(argv: list[str] | None = None) -> int:
                 pages, refit_probs, shipped, x
             )
             for x in powers
+        },
+        **{
+            f"{learned}, net share {x:g}, as the shipped cleaner": stricter_keeps(
+                pages, probs, shipped
+            )
+            for x, probs in at_share.items()
         },
         "shipped model (saw ~80% of sites)": as_shipped,
         f"shipped cleaner (p^{OUTSIDE_ENGLISH_POWER:g} outside English, guards)": shipped_guarded,
@@ -487,7 +547,9 @@ def main(argv: list[str] | None = None) -> int:
             "folds": len(splits),
             "zeroed_columns": [tc.FEATURE_NAMES[i] for i in zeroed],
             "without_test_part": args.without_test_part,
+            "fit_magic_html": not args.fit_without_magic_html,
             "powers": powers,
+            "net_shares": net_shares,
             "nested_power_choice": chosen,
             "han_kana_weight": args.han_kana_weight,
             "pages": len(pages),

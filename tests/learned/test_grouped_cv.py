@@ -121,6 +121,20 @@ def test_refuses_a_data_dir_without_the_sets(tmp_path: Path, capsys):
     assert "does not hold wcxb-dev and multilingual-dev" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--net-shares", "0.5,0.7"], "--net-shares needs --nets"),
+        (["--nets", "--net-shares", "0.5,1.5"], "--net-shares must lie in [0, 1]"),
+        (["--nets", "--net-shares", "half"], "--net-shares takes numbers"),
+    ],
+)
+def test_net_shares_are_checked_before_any_work(tmp_path: Path, capsys, args, message):
+    with pytest.raises(SystemExit):
+        gcv.main(["--data-dir", str(tmp_path), *args])
+    assert message in capsys.readouterr().err
+
+
 def test_whole_page_keeps_counts_pages_that_keep_nearly_everything():
     import numpy as np
 
