@@ -47,7 +47,9 @@ def split_ids() -> dict[str, dict[str, set[str]]]:
     for part in ("test", "select"):
         for full_id in split[f"{part}_ids"]:
             dataset, page_id = full_id.split("/", 1)
-            out[dataset].setdefault(part, set()).add(page_id)
+            # magic-html's ids too, since it came into training (issue 35); its pages are in no
+            # table here.
+            out.setdefault(dataset, {}).setdefault(part, set()).add(page_id)
     return out
 
 
