@@ -39,9 +39,11 @@ GUARDED = "link_guard"
 GUARD_DISAGREED = "link_guard_no_agreement"
 
 _RULES = (KimatuCleaner(), JusTextCleaner())
-# Fields read in C under map: every page outside English is looked at here.
-_N_CHARS = itemgetter(Block._fields.index("n_chars"))
-_N_LINK_CHARS = itemgetter(Block._fields.index("n_link_chars"))
+# A block's characters and link characters, read in C under map (`Block.link_density`, a
+# property, costs a Python call a block): every page outside English is looked at here and by
+# the list guards (`pipeline.learned.link_lists`).
+block_chars = itemgetter(Block._fields.index("n_chars"))
+block_link_chars = itemgetter(Block._fields.index("n_link_chars"))
 
 
 def doubtful(keep: np.ndarray, probs: np.ndarray, blocks: Sequence[Block]) -> bool:
@@ -49,11 +51,11 @@ def doubtful(keep: np.ndarray, probs: np.ndarray, blocks: Sequence[Block]) -> bo
     if len(blocks) < MIN_BLOCKS or not keep.any():
         return False
     kept = list(map(blocks.__getitem__, np.flatnonzero(keep).tolist()))
-    sizes = np.fromiter(map(_N_CHARS, kept), np.float64, len(kept))
+    sizes = np.fromiter(map(block_chars, kept), np.float64, len(kept))
     total = sizes.sum()
     if total <= 0:
         return False
-    links = sum(map(_N_LINK_CHARS, kept))
+    links = sum(map(block_link_chars, kept))
     if links < MIN_LINK_SHARE * total:
         return False
     return float(probs[keep] @ sizes) < MAX_MEAN_PROB * total

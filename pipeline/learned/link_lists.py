@@ -21,11 +21,10 @@ characters), so English (`TRUSTED_LANGUAGES`) is left alone, as the link guard l
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from operator import itemgetter
 
 import numpy as np
 
-from pipeline.learned.link_guard import TRUSTED_LANGUAGES
+from pipeline.learned.link_guard import TRUSTED_LANGUAGES, block_chars, block_link_chars
 from pipeline.types import Block
 
 MIN_LINK_DENSITY = 0.9
@@ -34,19 +33,14 @@ MIN_RUN = 2
 # The page note that says kept link-list items were dropped.
 LIST_DROPPED = "link_list_dropped"
 
-# Item getters under map read two fields of every block in C: `Block.link_density`, a property,
-# cost a Python call a block, and these guards run on every page outside English.
-_N_CHARS = itemgetter(Block._fields.index("n_chars"))
-_N_LINK_CHARS = itemgetter(Block._fields.index("n_link_chars"))
-
 
 def link_densities(blocks: Sequence[Block]) -> np.ndarray:
     """Every block's `Block.link_density`, and -1.0 for a block without text. The same
     quotients: counts of characters convert to float64 exactly, and one division of two such
     floats is Python's division of the two integers."""
     n = len(blocks)
-    chars = np.fromiter(map(_N_CHARS, blocks), np.float64, n)
-    links = np.fromiter(map(_N_LINK_CHARS, blocks), np.float64, n)
+    chars = np.fromiter(map(block_chars, blocks), np.float64, n)
+    links = np.fromiter(map(block_link_chars, blocks), np.float64, n)
     out = np.full(n, -1.0)
     np.divide(links, chars, out=out, where=chars > 0)
     return out
