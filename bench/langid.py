@@ -2,7 +2,8 @@
 
     python bench/langid.py [--shared ../shared] [--wcxb-step 1] [--reps 3] [--calibrate]
                            [--in-pipeline [--pipeline-reps 2]] [--sample-chars 200 450 600]
-                           [--smoothing 1e-5 1e-4 2e-4] [--out bench/results/langid.json]
+                           [--smoothing 1e-5 1e-4 2e-4] [--extra magic-html daniel]
+                           [--out bench/results/langid.json]
 
 The old path is pipeline.lang.langid's `detect_blocks` before it scored the profiles itself: the
 same page sample (300 characters; built as it was then, `old_sample_text`), the same rule for
@@ -22,6 +23,10 @@ caches, which ``detect_blocks`` timed alone in a loop does not show.
 ``--sample-chars N ...`` also prints the new detector's accuracy with samples of N characters
 (the evidence for `langid.SAMPLE_CHARS`), and ``--smoothing E ...`` its accuracy with the
 profile matrix built with other smoothing constants (`langprofiles.SMOOTHING`).
+
+``--extra NAME ...`` also compares the two detectors on other labelled sets under
+``<shared>/data`` (daniel: a third of its Chinese pages are Traditional Chinese, which langdetect's
+profiles score as Korean).
 
 ``--calibrate`` also cuts every prose block of the pages to 30-300 characters and prints, for
 several temperatures, how well the new probability matches the share of right guesses (Brier
@@ -336,6 +341,7 @@ def main() -> None:
     parser.add_argument("--pipeline-reps", type=int, default=2, help="rounds per page there")
     parser.add_argument("--sample-chars", type=int, nargs="*", default=[], help="sample sizes")
     parser.add_argument("--smoothing", type=float, nargs="*", default=[], help="smoothings")
+    parser.add_argument("--extra", nargs="*", default=[], help="more data sets to compare on")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "langid.json")
     args = parser.parse_args()
     load_at_start = os.getloadavg()
@@ -349,6 +355,8 @@ def main() -> None:
     langid.detect_blocks(multi[0][1])
     compare("multilingual-dev", multi, old, args.reps)
     compare(f"wcxb-dev (every {args.wcxb_step}th page)", wcxb, old, args.reps)
+    for name in args.extra:
+        compare(name, load(data / name, 1), old, args.reps)
     if args.in_pipeline:
         reps, step = args.pipeline_reps, args.wcxb_step
         in_pipeline("multilingual-dev", load_dataset(data / "multilingual-dev"), old, reps)

@@ -57,6 +57,11 @@ def multilingual_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def daniel_dir() -> Path:
+    return _shared_path("data", "daniel")
+
+
+@pytest.fixture(scope="session")
 def real_warcs_dir() -> Path:
     return _shared_path("warcs", "real")
 

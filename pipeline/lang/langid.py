@@ -9,10 +9,10 @@ threads may race to build them).
 
 `detect_blocks` detects on a bounded sample of the page (its longest, least linked blocks,
 `SAMPLE_CHARS` characters). Against langdetect's own detector (1 seeded trial) on the same
-samples (bench/langid.py): as accurate or more (multilingual-dev 289 vs 288 of 297 pages, wcxb-dev
-1340 vs 1338 of the 1350 with text) and 4-6x cheaper: inside `clean_html`, about 0.4 ms instead
-of 1.6-2.1 ms CPU per page (medians of two runs on a loaded 2-core machine), 1.5-4.5% of a
-page's cost instead of 11-19%.
+samples (bench/langid.py): as accurate or more (multilingual-dev 290 vs 288 of 297 pages, wcxb-dev
+1340 vs 1338 of the 1350 with text, daniel 1607 vs 1472 of 1611: see `_SCRIPT_GATES`) and 4-6x
+cheaper: inside `clean_html`, about 0.4 ms instead of 1.6-2.1 ms CPU per page (medians of two
+runs on a loaded 2-core machine), 1.5-4.5% of a page's cost instead of 11-19%.
 
 The probability is the naive-Bayes posterior tempered by `TEMPERATURE`, so that it behaves as a
 confidence: on single blocks of 30-300 characters of multilingual-dev and wcxb, guesses reported
@@ -109,6 +109,18 @@ _SCRIPT_LANGUAGES = {
     }.items()
 }
 _OWN_SCRIPTS = re.compile("|".join(p.pattern for p in _SCRIPT_LANGUAGES.values()))
+# Korean is written in Hangul and Japanese with kana, beside ideographs: a text with (almost) none
+# of its script's letters is not that language, whatever its ideographs' grams say. langdetect's
+# ko profile out-scores zh-tw on Traditional Chinese: without this, 137 of the 512 Chinese pages of
+# the four dev sets (136 of daniel's 399, its Big5 news sites) were detected as Korean, and got
+# Korean's stoplist. A script's share is of its letters plus the ideographs. Japanese prose is
+# about 60% kana and Korean mostly Hangul; the dev sets' Japanese samples had 17% or more (5th
+# percentile), their Korean ones 100%.
+_SCRIPT_GATES = {
+    "ko": (re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]"), 0.05),
+    "ja": (re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]"), 0.05),
+}
+_IDEOGRAPH = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LETTER = re.compile(r"[^\W\d_]")
 _N_CHARS = itemgetter(Block._fields.index("n_chars"))  # faster than attrgetter on a NamedTuple
 
@@ -155,7 +167,8 @@ def detect(text: str, *, max_chars: int = 10_000) -> LangGuess:
     ``LangGuess("und", 0.0)`` when the text has no gram of any profile (empty, digits,
     punctuation, a URL). Text mostly in a script that langdetect has no profile for but that one
     language dominates (Burmese, Georgian, Armenian, Khmer, Lao, Sinhala, Amharic, Tibetan) gets
-    that language, with its share of letters as the probability.
+    that language, with its share of letters as the probability. Korean needs Hangul and
+    Japanese kana (5% of those letters and the ideographs): without them the text is neither.
     """
     text = text[:max_chars]
     scripted = _by_script(text)
@@ -166,14 +179,31 @@ def detect(text: str, *, max_chars: int = 10_000) -> LangGuess:
         return UND
     # Softmax in plain floats: for 55 values, faster than numpy's per-call overhead.
     logits = scores.tolist()
-    top = max(logits)
     codes, profile_code = _codes()
+    best_profile = max(range(len(logits)), key=logits.__getitem__)
+    if codes[profile_code[best_profile]] in _SCRIPT_GATES:
+        _gate_scripts(text, logits, profile_code)
+    top = max(logits)
     probs = [0.0] * len(codes)
     for code, logit in zip(profile_code, logits, strict=True):
-        probs[code] += math.exp((logit - top) / TEMPERATURE)
+        if logit != -math.inf:
+            probs[code] += math.exp((logit - top) / TEMPERATURE)
     total = sum(probs)
     best = max(range(len(codes)), key=probs.__getitem__)
     return LangGuess(codes[best], probs[best] / total)
+
+
+def _gate_scripts(text: str, logits: list[float], profile_code: Sequence[int]) -> None:
+    """Rule out, in place, the profiles of the gated languages whose script the text lacks."""
+    codes = _codes()[0]
+    ideographs = len(_IDEOGRAPH.findall(text))
+    for code, (script, min_share) in _SCRIPT_GATES.items():
+        own = len(script.findall(text))
+        if own < min_share * (own + ideographs) or not own:
+            gated = codes.index(code)
+            for i, c in enumerate(profile_code):
+                if c == gated:
+                    logits[i] = -math.inf
 
 
 def sample_text(blocks: Sequence[Block], max_chars: int = SAMPLE_CHARS) -> str:
