@@ -10,7 +10,7 @@ threads may race to build them).
 `detect_blocks` detects on a bounded sample of the page (its longest, least linked blocks,
 `SAMPLE_CHARS` characters). Against langdetect's own detector (1 seeded trial) on the same
 samples (bench/langid.py): as accurate or more (multilingual-dev 290 vs 288 of 297 pages, wcxb-dev
-1340 vs 1338 of the 1350 with text, daniel 1607 vs 1472 of 1611: see `_SCRIPT_GATES`) and 4-6x
+1340 vs 1338 of the 1350 with text, daniel 1608 vs 1472 of 1611: see `_SCRIPT_GATES`) and 4-6x
 cheaper: inside `clean_html`, about 0.4 ms instead of 1.6-2.1 ms CPU per page (medians of two
 runs on a loaded 2-core machine), 1.5-4.5% of a page's cost instead of 11-19%.
 

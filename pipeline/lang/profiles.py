@@ -121,10 +121,16 @@ class NgramModel:
         if top >= 0x300:
             # Text written mostly in another script loses its ASCII letters: the profiles of
             # those languages have no Latin grams, so a few English words in a Chinese
-            # paragraph would otherwise outvote it.
+            # paragraph would otherwise outvote it. A CJK character (kana, Hangul, ideograph)
+            # counts for four letters, as it carries about a word: Chinese forum and news pages
+            # whose sample was 35-62% ideographs beside a copyright line, user names and
+            # "Your browser is not supported" were read as English or Vietnamese. (Six counted
+            # too: a Pinterest page in English with a Chinese interface became Chinese.)
             latin = (points >= 0x41) & (points <= 0x7A)  # the table left only letters in ASCII
             other = (points >= 0x300) & ((points < 0x1E00) | (points >= 0x1F00))
-            if 2 * np.count_nonzero(latin) < np.count_nonzero(other):
+            cjk = (points >= 0x3040) & (points < 0xD800)
+            n_other = np.count_nonzero(other) + 3 * np.count_nonzero(cjk)
+            if 2 * np.count_nonzero(latin) < n_other:
                 points[latin] = 0x20
         return points
 

@@ -247,6 +247,25 @@ def test_a_few_latin_words_do_not_outvote_another_script() -> None:
         assert detect(SAMPLES[code] + " Windows 10 USB Wi-Fi").code == code
 
 
+def test_latin_boilerplate_does_not_outvote_chinese() -> None:
+    # A Chinese forum page's sample with more Latin letters than ideographs (a browser notice, a
+    # user name, a copyright line) is Chinese: an ideograph carries about a word.
+    forum = (
+        "Your browser is not supported. Please update it.\n"
+        "有人说花钱就能解决问题，我花了一天半的时间买了四个平板，总算是解决了。\n"
+        "admin_user 3 likes 1 comment\n看看匿名发出来是什么样式，大家觉得这个功能怎么样？\n"
+        "Copyright 2024 Example Forum\n发表于 2024-4-5 只看该作者"
+    )
+    assert detect(forum).code == "zh"
+    # English with a Chinese interface string or two stays English.
+    english = (
+        "Mother's Day is coming up in May, and whether or not you will be celebrating in person, "
+        "these cards are a lovely way to say thank you.\n22 unique and funny cards that mom has "
+        "not seen before\n通过 Google 继续操作\n轻松搜索"
+    )
+    assert detect(english).code == "en"
+
+
 def test_urls_and_addresses_are_not_text() -> None:
     assert detect("https://www.example.com/about-us/contact mail@example.org") == UND
     assert detect(f"{GERMAN} https://www.example.com/the-english-words-here").code == "de"
@@ -431,8 +450,8 @@ def test_accuracy_on_daniel_chinese(daniel_dir: Path) -> None:
 
     pages = [p for p in load_dataset(daniel_dir) if p.language == "zh"]
     codes = [detect_blocks(_page_blocks(p)).code for p in pages]
-    # Measured 396/399 (3 pages whose longest blocks are in Latin script); before Korean needed
+    # Measured 397/399 (2 pages whose longest blocks are in Latin script); before Korean needed
     # Hangul, 136 of them (Big5 and Hong Kong news) were detected as Korean.
     assert len(pages) == 399
-    assert sum(c == "zh" for c in codes) >= 395
+    assert sum(c == "zh" for c in codes) >= 396
     assert "ko" not in codes
