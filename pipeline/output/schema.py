@@ -8,6 +8,8 @@ README, and nowhere else.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import pyarrow as pa
 
@@ -84,6 +86,42 @@ REJECTS_SCHEMA = pa.schema(
     ],
     metadata={**_META, b"warcclean.table": b"rejects"},
 )
+
+# Parquet column paths of free or unique text. Dictionary encoding hashes every value looking for
+# repeats these columns do not have, and their min/max statistics prune nothing; the other string
+# columns (paths, tags, labels, languages) repeat, and numbers compress as well plainly. On 2,680
+# WCXB documents: writing 0.29 -> 0.25 ms a document, files 3% smaller, the same rows read back.
+FREE_TEXT_COLUMNS = frozenset(
+    {"record_id", "url", "text", "markdown", "blocks.list.element.text", "detail"}
+)
+
+
+def _leaves(fields: Any, prefix: str = "") -> Iterator[tuple[str, pa.DataType]]:
+    """Each leaf column's Parquet path (lists as ``name.list.element``) and Arrow type."""
+    for field in fields:
+        path, kind = prefix + field.name, field.type
+        while pa.types.is_list(kind):
+            path, kind = path + ".list.element", kind.value_type
+        if pa.types.is_struct(kind):
+            yield from _leaves(kind, path + ".")
+        else:
+            yield path, kind
+
+
+def writer_options(schema: pa.Schema) -> dict[str, Any]:
+    """`pyarrow.parquet.ParquetWriter` keywords for ``schema``: zstd, dictionary encoding for the
+    string columns that repeat values, statistics for every column but free text."""
+    leaves = list(_leaves(schema))
+    return {
+        "compression": "zstd",
+        "use_dictionary": [
+            path
+            for path, kind in leaves
+            if pa.types.is_string(kind) and path not in FREE_TEXT_COLUMNS
+        ],
+        "write_statistics": [path for path, _ in leaves if path not in FREE_TEXT_COLUMNS],
+    }
+
 
 SAFE_LANGUAGE = re.compile(r"[a-z]{2,3}|und")
 

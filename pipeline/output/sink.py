@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.output.columns import DocColumns, RejectColumns
-from pipeline.output.schema import DOCS_SCHEMA, REJECTS_SCHEMA, partition_language
+from pipeline.output.schema import DOCS_SCHEMA, REJECTS_SCHEMA, partition_language, writer_options
 from pipeline.types import CleanResult, RawPage, Rejected
 
 
@@ -119,7 +119,7 @@ class _Partition:
         self.rows: Any = buffer()
         self.file = _AtomicFile(fs, final)
         try:
-            self.writer = pq.ParquetWriter(self.file.handle, schema, compression="zstd")
+            self.writer = pq.ParquetWriter(self.file.handle, schema, **writer_options(schema))
         except BaseException:
             self.file.abort()  # the temp file exists already: never leave it behind
             raise

@@ -14,7 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.output.schema import DOCS_SCHEMA, REJECTS_SCHEMA, SCHEMA_VERSION, partition_language
+from pipeline.output.schema import (
+    DOCS_SCHEMA,
+    FREE_TEXT_COLUMNS,
+    REJECTS_SCHEMA,
+    SCHEMA_VERSION,
+    partition_language,
+    writer_options,
+)
 from pipeline.output.sink import (
     OutputPaths,
     PartitionedParquetSink,
@@ -130,6 +137,35 @@ def test_layout_schema_and_version(tmp_path: Path) -> None:
     assert row["blocks"][1]["cf_class"] is None
     assert row["n_good"] == 1 and row["n_blocks"] == 2 and row["n_words"] == 4
     assert not list(tmp_path.rglob(".*.tmp"))
+
+
+def test_free_text_is_written_plain_and_without_statistics(tmp_path: Path) -> None:
+    write(tmp_path, "a", [make_doc(n, "en") for n in range(1, 5)], [make_reject(9)])
+    for path, schema in (
+        ("docs/language=en/a.parquet", DOCS_SCHEMA),
+        ("rejects/a.parquet", REJECTS_SCHEMA),
+    ):
+        file = pq.ParquetFile(tmp_path / path)
+        columns = file.metadata.row_group(0)
+        leaves = {
+            columns.column(i).path_in_schema: columns.column(i) for i in range(len(file.schema))
+        }
+        options = writer_options(schema)
+        # The options name the file's own columns, so a renamed or added column cannot slip by.
+        assert set(options["write_statistics"]) | (FREE_TEXT_COLUMNS & set(leaves)) == set(leaves)
+        assert set(options["use_dictionary"]) <= set(leaves)
+        for name, column in leaves.items():
+            dictionary = "RLE_DICTIONARY" in column.encodings
+            if name in FREE_TEXT_COLUMNS:
+                assert not dictionary and not column.is_stats_set, name
+            else:
+                assert column.is_stats_set, name
+                assert dictionary == (name in options["use_dictionary"]), name
+    assert "blocks.list.element.dom_path" in writer_options(DOCS_SCHEMA)["use_dictionary"]
+    assert "language" in writer_options(DOCS_SCHEMA)["use_dictionary"]
+    rows = pq.read_table(tmp_path / "docs/language=en/a.parquet").to_pylist()
+    assert [r["text"] for r in rows] == [f"Main text number {n}." for n in range(1, 5)]
+    assert rows[0]["blocks"][1]["dom_path"] == "html.body.nav.a"
 
 
 def test_rows_flush_in_batches(tmp_path: Path) -> None:
