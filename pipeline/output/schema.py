@@ -89,8 +89,9 @@ REJECTS_SCHEMA = pa.schema(
 
 # Parquet column paths of free or unique text. Dictionary encoding hashes every value looking for
 # repeats these columns do not have, and their min/max statistics prune nothing; the other string
-# columns (paths, tags, labels, languages) repeat, and numbers compress as well plainly. On 2,680
-# WCXB documents: writing 0.29 -> 0.25 ms a document, files 3% smaller, the same rows read back.
+# columns (paths, tags, labels, languages) repeat, and numbers compress as well plainly. On 2,700
+# WCXB documents: writing 0.28 -> 0.26 ms a document, files 3% smaller, the same table read back
+# (bench/parquet_write.py).
 FREE_TEXT_COLUMNS = frozenset(
     {"record_id", "url", "text", "markdown", "blocks.list.element.text", "detail"}
 )
