@@ -44,6 +44,12 @@ Declarations are checked against the bytes, because real pages lie about their c
 ``str``                             not set here: `pipeline.clean` uses it for text input
 ==================================  ==========================================================
 
+Any source may end in ``+repaired:<codec>`` (after ``+repaired:double-utf8`` or alone): the
+page declared a multi-byte charset (GBK, Big5, Shift_JIS, EUC), its bytes are valid UTF-8 that
+overruled the declaration, but their text is the declared charset's bytes once read as
+windows-1252 ("¡¡¡¡ŒÇÕßÔÚ"): no character beyond windows-1252, every byte decodes with the
+declared codec, and at least `MIN_LEGACY_CJK` CJK characters come back (`_undo_legacy_as_cp1252`).
+
 Any source may end in ``+repaired:double-utf8``: the bytes were valid UTF-8 of text that had
 already been mis-decoded once (UTF-8 read as windows-1252/latin-1 and saved as UTF-8 again:
 "cafÃ©", "donâ€™t"), and the second decoding was undone. This needs strong evidence: the whole
@@ -775,15 +781,77 @@ def decode_html(body: bytes, content_type: str | None = None, *, repair: bool = 
     """Decode an HTML payload as a browser would, overruling declarations the bytes contradict.
 
     ``content_type`` is the HTTP ``Content-Type`` header value, if any; ``repair`` undoes a
-    proven double UTF-8 encoding. Never raises; see the module docstring for the order of
-    evidence and the ``source`` vocabulary.
+    proven double UTF-8 encoding, and a declared multi-byte charset read as windows-1252. Never
+    raises; see the module docstring for the order of evidence and the ``source`` vocabulary.
     """
     decoded = _choose(body, content_type)
     if repair and decoded.encoding == "utf-8" and not body.isascii():
         repaired = _undo_double_utf8(decoded, body)
         if repaired is not None:
-            return Decoded(repaired, "utf-8", decoded.source + "+repaired:double-utf8")
+            decoded = Decoded(repaired, "utf-8", decoded.source + "+repaired:double-utf8")
+        if "-overridden:utf8-valid" in decoded.source:
+            legacy = _undo_legacy_as_cp1252(decoded, body, content_type)
+            if legacy is not None:
+                text, codec = legacy
+                return Decoded(text, "utf-8", f"{decoded.source}+repaired:{codec}")
     return decoded
+
+
+# A character windows-1252 cannot encode (CJK, Cyrillic, most symbols): text holding one is not
+# a legacy charset's bytes read as windows-1252.
+_BEYOND_CP1252 = re.compile(
+    "[^\x00-\xff\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
+    "\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022"
+    "\u2026\u2030\u2039\u203a\u20ac\u2122]"
+)
+_CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+MIN_LEGACY_CJK = 20
+"""CJK characters a repair of a multi-byte charset read as windows-1252 must bring back."""
+
+
+def _undo_legacy_as_cp1252(
+    decoded: Decoded, raw: bytes, content_type: str | None
+) -> tuple[str, str] | None:
+    """The text and codec, when ``decoded`` (valid UTF-8 overruling a declared multi-byte
+    charset) is that charset's bytes once read as windows-1252 and saved as UTF-8.
+
+    A page that declares GBK, Big5, Shift_JIS or EUC and whose UTF-8 text has no character
+    beyond windows-1252 ("¡¡¡¡ŒÇÕßÔÚ" for "　　记者在") is mapped back to bytes and decoded with
+    its declaration; kept only if every byte decodes and at least `MIN_LEGACY_CJK` CJK
+    characters come back. Two of daniel's 399 Chinese pages (GB2312) are stored this way.
+    """
+    label = charset_from_content_type(content_type)
+    declared = normalize_label(label) if label else None
+    if declared not in _MULTIBYTE_LEGACY:
+        declared = prescan(raw[:PRESCAN_BYTES])
+    if declared not in _MULTIBYTE_LEGACY:
+        return None
+    text = decoded.html
+    # Genuine UTF-8 Chinese under a stale declaration, the common case, stops at its first
+    # ideograph.
+    if _BEYOND_CP1252.search(text) is not None:
+        return None
+    try:
+        legacy, used = _decode_strict(text.encode("cp1252", _LATIN1_PASSTHROUGH), declared)
+    except UnicodeError:
+        return None
+    if len(_CJK_CHAR.findall(legacy, 0, 1 << 16)) < MIN_LEGACY_CJK:
+        return None
+    return legacy, used
+
+
+def _decode_strict(data: bytes, encoding: str) -> tuple[str, str]:
+    """Decode with ``encoding`` or a superset (`_SUPERSETS`); UnicodeDecodeError if neither
+    decodes every byte."""
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError:
+        for wider in _SUPERSETS.get(encoding, ()):
+            try:
+                return data.decode(wider), wider
+            except UnicodeDecodeError:
+                pass
+        raise
 
 
 def _choose(body: bytes, content_type: str | None) -> Decoded:

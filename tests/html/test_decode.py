@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from pipeline.html.decode import (
     LABELS,
+    MIN_LEGACY_CJK,
     MIN_UTF8_SEQUENCES_VS_CJK,
     charset_from_content_type,
     decode_html,
@@ -24,6 +25,7 @@ from pipeline.types import Decoded
 SOURCES = re.compile(
     r"(bom|http|meta|detected|fallback"
     r"|(http|meta)-overridden:(utf8-valid|utf8-invalid|not-utf16))(\+repaired:double-utf8)?"
+    r"(\+repaired:(gbk|gb18030|cp950|big5hkscs|euc-jp|cp932|cp949))?"
 )
 
 
@@ -478,6 +480,59 @@ def test_double_encoding_with_cp1252_holes_is_repaired() -> None:
 def test_genuine_text_is_not_repaired(text: str) -> None:
     result = decoded(text.encode("utf-8"))
     assert (result.html, result.source) == (text, "detected")
+
+
+ARTICLES = {
+    "gb2312": "记者在现场看到，傍晚十七时许火势已经得到控制，"
+    "仍有两辆消防车尚未撤离，周边交通已恢复正常。",
+    "big5": "記者在現場看到，傍晚十七時許火勢已經得到控制，"
+    "仍有兩輛消防車尚未撤離，周邊交通已恢復正常。",
+    "shift_jis": "記者は現場で、午後五時ごろには火勢が収まり、"
+    "消防車二台がまだ残っているのを確認した。",
+    "euc-kr": "기자가 현장에서 확인한 결과 오후 다섯 시쯤 불길이 잡혔고 "
+    "소방차 두 대가 남아 있었다.",
+}
+
+
+def _legacy_read_as_windows_1252(page: str, charset: str) -> str:
+    """A legacy-charset page as a WHATWG windows-1252 decoder reads its bytes."""
+    return "".join(
+        chr(b) if b in b"\x81\x8d\x8f\x90\x9d" else bytes([b]).decode("cp1252")
+        for b in page.encode(charset)
+    )
+
+
+@pytest.mark.parametrize("charset", sorted(ARTICLES))
+def test_legacy_charset_read_as_windows_1252_is_repaired(charset: str) -> None:
+    # The page's GB2312 (Big5, Shift_JIS, EUC-KR) bytes were read as windows-1252 and saved as
+    # UTF-8 under the old declaration: "¡¡ŒÇÕß" for "　记者".
+    page = f'<meta charset="{charset}"><p>\u3000\u3000{ARTICLES[charset]}</p>'
+    stored = _legacy_read_as_windows_1252(page, charset).encode("utf-8")
+    result = decoded(stored)
+    assert result.html == page
+    assert result.source.startswith("meta-overridden:utf8-valid+repaired:")
+    # Read as UTF-8 again and saved (double UTF-8 on top): both repairs, in order.
+    twice = _misread_as_windows_1252(stored.decode("utf-8")).encode("utf-8")
+    assert decoded(twice).html == page
+    assert "+repaired:double-utf8+repaired:" in decoded(twice).source
+    assert decoded(stored, repair=False).html == stored.decode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        # Genuine UTF-8 Chinese under a stale declaration.
+        '<meta charset="gb2312"><p>记者在现场看到，傍晚十七时许火势已经得到控制。</p>',
+        # UTF-8 accents that happen to pair into GBK characters, with a space after one.
+        '<meta charset="gbk"><p>Café été déjà vu, à la carte, résumé, naïve façade.</p>',
+        # Too few ideographs come back to be evidence.
+        '<meta charset="gbk"><p>' + _legacy_read_as_windows_1252("记者在现场", "gbk") + "</p>",
+    ],
+)
+def test_legacy_repair_needs_evidence(page: str) -> None:
+    assert len(ARTICLES["gb2312"]) > MIN_LEGACY_CJK
+    result = decoded(page.encode("utf-8"))
+    assert result.html == page and "repaired" not in result.source
 
 
 @pytest.mark.parametrize("accents", [0, 31, 32, 33, 500])
