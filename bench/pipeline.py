@@ -324,6 +324,12 @@ def stages(inputs: list[str], cleaner_name: str, batch_rows: int) -> dict:
     from pipeline.types import CleanResult, RawPage, Verdict
     from pipeline.warc.reader import iter_records
 
+    try:  # the sink's writer options; an install from before them wrote with zstd alone
+        from pipeline.output.schema import writer_options
+
+        options = writer_options(DOCS_SCHEMA)
+    except ImportError:
+        options = {"compression": "zstd"}
     cleaner = get_cleaner(cleaner_name, {})
     spent = dict.fromkeys(STAGES, 0.0)
     clock = time.process_time
@@ -382,7 +388,7 @@ def stages(inputs: list[str], cleaner_name: str, batch_rows: int) -> dict:
         spent["rows"] += clock() - t
         t = clock()
         sink = io.BytesIO()
-        with pq.ParquetWriter(sink, DOCS_SCHEMA, compression="zstd") as writer:
+        with pq.ParquetWriter(sink, DOCS_SCHEMA, **options) as writer:
             for batch in batches:
                 writer.write_batch(batch)
         spent["write"] += clock() - t
