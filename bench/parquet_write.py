@@ -8,7 +8,7 @@ raw bytes), buffers them ``--copies`` times in `pipeline.output.columns.DocColum
 ``--batch-rows`` documents as the sink does, then writes the same Arrow batches to memory with
 pyarrow's defaults (zstd, dictionary encoding and statistics on every column) and with
 `pipeline.output.schema.writer_options` (dictionary encoding only for the string columns that
-repeat values, no statistics on free text), ``--rounds`` times, alternating which goes first.
+repeat values), ``--rounds`` times, alternating which goes first.
 Prints CPU ms per document (median over rounds), the bytes written, and whether the two files
 read back to the same table; writes the numbers as JSON.
 """
