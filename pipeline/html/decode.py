@@ -684,16 +684,12 @@ def _marker_in_bytes(raw: bytes) -> int | None:
 
 
 def _decode(data: bytes, encoding: str) -> tuple[str, str]:
-    """Decode with ``encoding`` or, when it cannot decode every byte, a superset that can."""
+    """Decode with ``encoding`` or, when it cannot decode every byte, a superset that can;
+    else with ``encoding``, replacing what it cannot decode."""
     try:
-        return data.decode(encoding), encoding
+        return _decode_strict(data, encoding)
     except UnicodeDecodeError:
-        for wider in _SUPERSETS.get(encoding, ()):
-            try:
-                return data.decode(wider), wider
-            except UnicodeDecodeError:
-                pass
-    return data.decode(encoding, "replace"), encoding
+        return data.decode(encoding, "replace"), encoding
 
 
 def _judge(body: _Body, encoding: str) -> tuple[Decoded | None, str | None]:
