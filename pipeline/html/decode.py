@@ -71,6 +71,7 @@ import codecs
 import re
 from collections.abc import Iterable
 
+from pipeline.lang.words import HANGUL, IDEOGRAPHS, KANA
 from pipeline.types import Decoded
 
 # The UTF-8 check as a C loop (markup_scan.pyx), where the build compiled it: it says whether
@@ -800,7 +801,7 @@ _BEYOND_CP1252 = re.compile(
     "\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022"
     "\u2026\u2030\u2039\u203a\u20ac\u2122]"
 )
-_CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK_CHAR = re.compile(f"[{KANA}{IDEOGRAPHS}{HANGUL}]")
 MIN_LEGACY_CJK = 20
 """CJK characters a repair of a multi-byte charset read as windows-1252 must bring back."""
 

@@ -10,7 +10,7 @@ threads may race to build them).
 `detect_blocks` detects on a bounded sample of the page (its longest, least linked blocks,
 `SAMPLE_CHARS` characters). Against langdetect's own detector (1 seeded trial) on the same
 samples (bench/langid.py): as accurate or more (multilingual-dev 290 vs 288 of 297 pages, wcxb-dev
-1340 vs 1338 of the 1350 with text, daniel 1608 vs 1472 of 1611: see `_SCRIPT_GATES`) and 4-6x
+1340 vs 1338 of the 1350 with text, daniel 1610 vs 1474 of 1611: see `_SCRIPT_GATES`) and 4-6x
 cheaper: inside `clean_html`, about 0.4 ms instead of 1.6-2.1 ms CPU per page (medians of two
 runs on a loaded 2-core machine), 1.5-4.5% of a page's cost instead of 11-19%.
 
@@ -32,6 +32,7 @@ from functools import cache
 from operator import itemgetter
 
 from pipeline.lang import profiles as langprofiles
+from pipeline.lang.words import HANGUL, IDEOGRAPHS, KANA
 from pipeline.types import UND, Block, LangGuess
 
 # Characters of page text detected on. Chosen with langdetect's detector on multilingual-dev +
@@ -117,10 +118,10 @@ _OWN_SCRIPTS = re.compile("|".join(p.pattern for p in _SCRIPT_LANGUAGES.values()
 # about 60% kana and Korean mostly Hangul; the dev sets' Japanese samples had 17% or more (5th
 # percentile), their Korean ones 100%.
 _SCRIPT_GATES = {
-    "ko": (re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]"), 0.05),
-    "ja": (re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]"), 0.05),
+    "ko": (re.compile(f"[{HANGUL}]"), 0.05),
+    "ja": (re.compile(f"[{KANA}]"), 0.05),
 }
-_IDEOGRAPH = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_IDEOGRAPH = re.compile(f"[{IDEOGRAPHS}]")
 _LETTER = re.compile(r"[^\W\d_]")
 _N_CHARS = itemgetter(Block._fields.index("n_chars"))  # faster than attrgetter on a NamedTuple
 

@@ -33,16 +33,27 @@ from collections import Counter
 CJK_CHARS_PER_WORD = 2
 SEA_CHARS_PER_WORD = 4
 
-_CJK = (
-    "\u3005-\u3007"  # 々 〆 〇
+# Character-class ranges of the CJK scripts, for the scorers that tell them apart (language ID,
+# the decoder's repairs) as well as for word counting.
+KANA = (
     "\u3040-\u30ff"  # Hiragana, Katakana
     "\u31f0-\u31ff"  # Katakana phonetic extensions
+    "\uff66-\uff9f"  # half-width Katakana
+)
+IDEOGRAPHS = (
+    "\u3005-\u3007"  # 々 〆 〇
     "\u3400-\u4dbf"  # CJK Extension A
     "\u4e00-\u9fff"  # CJK Unified Ideographs
     "\uf900-\ufaff"  # CJK Compatibility Ideographs
-    "\uff66-\uff9f"  # half-width Katakana
     "\U00020000-\U0003134f"  # CJK Extensions B-G
 )
+# Hangul is written with spaces between words: not in the unspaced class below.
+HANGUL = (
+    "\u1100-\u11ff"  # Jamo
+    "\u3130-\u318f"  # compatibility Jamo
+    "\uac00-\ud7af"  # syllables
+)
+_CJK = KANA + IDEOGRAPHS
 _SEA = (
     "\u0e00-\u0e7f"  # Thai
     "\u0e80-\u0eff"  # Lao

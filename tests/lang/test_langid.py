@@ -450,8 +450,9 @@ def test_accuracy_on_daniel_chinese(daniel_dir: Path) -> None:
 
     pages = [p for p in load_dataset(daniel_dir) if p.language == "zh"]
     codes = [detect_blocks(_page_blocks(p)).code for p in pages]
-    # Measured 397/399 (2 pages whose longest blocks are in Latin script); before Korean needed
-    # Hangul, 136 of them (Big5 and Hong Kong news) were detected as Korean.
+    # Measured 399/399 (the last two are GB2312 stored as windows-1252 mojibake, which the
+    # decoder repairs); before Korean needed Hangul, 136 of them (Big5 and Hong Kong news) were
+    # detected as Korean.
     assert len(pages) == 399
-    assert sum(c == "zh" for c in codes) >= 396
+    assert sum(c == "zh" for c in codes) >= 398
     assert "ko" not in codes
