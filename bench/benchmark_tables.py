@@ -33,7 +33,7 @@ DATA = REPO.parent / "shared" / "data"
 WCXB = DATA / "wcxb-dev"
 ML = DATA / "multilingual-dev"
 MODEL = REPO / "pipeline" / "models" / "neighbours.json"
-LEARNED = frozenset({"neighbours", "ngram-lm", "density-lm", "density-mlp"})
+LEARNED = frozenset({"neighbours", "neighbours-fast", "ngram-lm", "density-lm", "density-mlp"})
 PAGE_TYPES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 # Languages with their own column in the per-language tables (the largest groups).
 ML_LANGUAGES = ("de", "zh", "es", "fr", "pl", "ja")

@@ -2,7 +2,7 @@
 
     python bench/pipeline.py [--pages 1358] [--copies 8] [--shards 8] [--pairs 2]
                              [--frontends resiliparse,trafilatura[,plain]]
-                             [--frontend-python PATH] [--base-python PATH]
+                             [--frontend-python PATH] [--base-python PATH] [--base-cleaner NAME]
                              [--workers 2] [--cleaner neighbours] [--out FILE]
 
 Packs WCXB dev pages into Common-Crawl-shaped WARCs (request, response, metadata per page; one
@@ -25,7 +25,9 @@ pages by default) in ``--shards`` files, then measures, in one run:
    one-worker run (target >= 1.9x; wall time moves with the load of a shared machine, so each
    round's two runs are compared with each other, not across rounds).
 4. With ``--base-python``, **the job of another install** (e.g. the commit before a change) the
-   same way, run from that install's checkout (bench/against_install.py's helpers).
+   same way, run from that install's checkout (bench/against_install.py's helpers); with
+   ``--base-cleaner NAME``, that job (of this install when no ``--base-python`` is given) runs
+   cleaner NAME: two cleaners side by side in one run (its stages too).
 5. **Stages**: the job's work on the same WARCs, one stage at a time, in a fresh process
    (`time.process_time` per stage): read (records out of the WARC), decode (charset and the size
    guard), parse+segment, langid (detection and stoplist), label (page cues and the cleaner),
@@ -489,7 +491,13 @@ def print_tables(result: dict, labels: dict[str, str], pages: int) -> None:
             ("ours / trafilatura, pages per CPU-s", f"{ratios['job/trafilatura']:.2f}x", "")
         )
     if "job/job_base" in ratios:
-        rows.append(("ours after / before, pages per CPU-s", f"{ratios['job/job_base']:.2f}x", ""))
+        rows.append(
+            (
+                "ours / base job (after / before), pages per CPU-s",
+                f"{ratios['job/job_base']:.2f}x",
+                "",
+            )
+        )
     if scaling["wall_ratio"] is not None:
         rows.append(
             (
@@ -562,6 +570,11 @@ def main() -> None:
         "--base-python",
         help="interpreter of another install whose job and stages run beside this one's",
     )
+    ap.add_argument(
+        "--base-cleaner",
+        help="cleaner of the base job and stages (default: --cleaner; without --base-python, "
+        "this install's)",
+    )
     # Internal: the stage measurement, run by this script in a fresh process per round.
     ap.add_argument("--stages-only", nargs="+", metavar="WARC", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -579,7 +592,8 @@ def main() -> None:
         sys.exit(f"{WCXB} is absent: the benchmark needs ../shared/data/wcxb-dev")
     for name in chosen:
         check_front_end(name, sys.executable if name == "plain" else args.frontend_python)
-    base = args.base_python
+    base = args.base_python or (sys.executable if args.base_cleaner else None)
+    base_cleaner = args.base_cleaner or args.cleaner
     if base:
         helpers = _against_install()
         # The run report draws charts when matplotlib is installed, about a second of CPU a
@@ -620,14 +634,16 @@ def main() -> None:
             if what == "job_scaled":
                 return run_job(shards, out, args.workers, args.cleaner)
             if what == "job_base":
-                return run_job(shards, out, 1, args.cleaner, python=base)
+                return run_job(shards, out, 1, base_cleaner, python=base)
             if what == "plain":
                 return plain_loop(shards, out)
             if what in FRONT_ENDS:
                 return front_end(what, args.frontend_python, shards, out)
-            python = base if what == "stages_base" else sys.executable
+            python, cleaner = (
+                (base, base_cleaner) if what == "stages_base" else (sys.executable, args.cleaner)
+            )
             try:
-                return stage_probe(python, shards, args.cleaner, args.batch_rows)
+                return stage_probe(python, shards, cleaner, args.batch_rows)
             except RunFailed as exc:
                 if "StaleBuildError" in str(exc):
                     raise
@@ -681,7 +697,10 @@ def main() -> None:
         print(f"WARNING: page counts differ from the job's {n}: {odd}", flush=True)
     labels = {"job": "ours (job, 1 worker)"}
     labels |= {"job_scaled": f"ours ({args.workers} workers)"} if scaling else {}
-    labels |= {"job_base": "ours before (base install)"} if base else {}
+    if base:
+        differ = base_cleaner != args.cleaner
+        labels["job_base"] = f"ours, {base_cleaner}" if differ else "ours before (base install)"
+
     labels |= {name: name if name != "plain" else "plain loop" for name in chosen}
     throughput = {
         name: {
@@ -725,7 +744,11 @@ def main() -> None:
         "frontends": chosen,
         "frontend_python": args.frontend_python,
         "frontend_versions": _versions(args.frontend_python, FRONT_END_DISTS),
-        "base": {"python": base, "checkout": str(_checkout(base))} if base else None,
+        "base": (
+            {"python": base, "checkout": str(_checkout(base)), "cleaner": base_cleaner}
+            if base
+            else None
+        ),
         "rounds": rounds,
         "medians": throughput,
         "ratios_median": ratios,

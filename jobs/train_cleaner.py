@@ -1,11 +1,13 @@
 """Train the learned block cleaners (`neighbours`, `ngram-lm`; with ``--only density`` the
-second stages of `density-lm` and `density-mlp`) and print their held-out scores.
+second stages of `density-lm` and `density-mlp`; with ``--only fast`` the trees of
+`neighbours-fast` on the cheap feature set) and print their held-out scores.
 
     python jobs/train_cleaner.py [--data-dir ../shared/data] [--out pipeline/models/neighbours.json]
                                  [--ngram-out pipeline/models/ngram-lm.npz] [--no-ngram] [--seed 13]
                                  [--select]
     python jobs/train_cleaner.py --only density [--density-lm-out ...] [--density-mlp-out ...]
                                  [--density-lm-paper-out ...] [--density-mlp-paper-out ...]
+    python jobs/train_cleaner.py --only fast [--fast-out pipeline/models/neighbours-fast.json]
 
 Data: WCXB dev (CC-BY-4.0), multilingual-dev (see its LICENSE.md) and magic-html (Apache-2.0,
 issue 35). Pages are split by SITE (WCXB ``domain``, multilingual and magic-html ``site``) into
@@ -127,9 +129,12 @@ class PreparedPage:
     site: str = ""
 
 
-def prepare(data_dir: Path, seed: int, magic_html: bool = True) -> list[PreparedPage]:
+def prepare(
+    data_dir: Path, seed: int, magic_html: bool = True, cheap: bool = False
+) -> list[PreparedPage]:
     """Every labelled page of the training sets, featurised and labelled; ``magic_html=False``
-    leaves out magic-html (the sets the model was trained on before issue 35)."""
+    leaves out magic-html (the sets the model was trained on before issue 35); ``cheap``: the
+    cheap feature set, segmented without token runs, as `neighbours-fast` does."""
     sites = _sites(data_dir)
     out: list[PreparedPage] = []
     sets = [("wcxb", "wcxb-dev"), *MANIFEST_SETS]
@@ -139,9 +144,9 @@ def prepare(data_dir: Path, seed: int, magic_html: bool = True) -> list[Prepared
         for page in load_dataset(data_dir / folder):
             key = f"{prefix}/{page.id}"
             tree = parse(_decode(page.read_html()))
-            blocks = segment(tree, record_runs=True)
+            blocks = segment(tree, record_runs=not cheap)
             stop = stoplists.stoplist(page.language)
-            x = page_features(blocks, stop, page_cues(tree, page.url))
+            x = page_features(blocks, stop, page_cues(tree, page.url), cheap=cheap)
             texts = [b.text for b in blocks]
             if page.main_content is not None:
                 y = np.array(align_labels(texts, page.main_content, page.language), dtype=np.int8)
@@ -1089,10 +1094,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--only",
-        choices=("density",),
+        choices=("density", "fast"),
         default=None,
-        help="density: train only the two-stage density cleaners (density-lm, density-mlp) and "
-        "leave the other model files as they are",
+        help="density: train only the two-stage density cleaners (density-lm, density-mlp); "
+        "fast: only neighbours-fast's trees on the cheap feature set; either leaves the other "
+        "model files as they are",
+    )
+    ap.add_argument(
+        "--fast-out", type=Path, default=REPO / "pipeline" / "models" / "neighbours-fast.json"
     )
     ap.add_argument(
         "--density-lm-out", type=Path, default=REPO / "pipeline" / "models" / "density-lm.npz"
@@ -1120,10 +1129,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     t0 = time.time()
-    pages = prepare(args.data_dir, args.seed)
+    pages = prepare(args.data_dir, args.seed, cheap=args.only == "fast")
     print(f"prepared {len(pages)} pages in {time.time() - t0:.0f}s", flush=True)
     if args.only == "density":
         return train_density(pages, args)
+    if args.only == "fast":
+        return train_fast(pages, args)
     return train_and_report(pages, args)
 
 
@@ -1180,6 +1191,52 @@ def train_and_report(pages: list[PreparedPage], args: argparse.Namespace) -> int
         test, [ngram.scores([b.text for b in p.blocks]) >= ngram.threshold for p in test]
     )
     print(table(test, rows, "held-out test: ngram-lm"))
+    return 0
+
+
+def train_fast(pages: list[PreparedPage], args: argparse.Namespace) -> int:
+    """`neighbours-fast`: the `FINAL` trees' shape alone on the cheap feature set (``pages`` from
+    `prepare` with ``cheap=True``), fitted on the training and selection sites; its decision rule
+    tuned on their site-grouped out-of-fold probabilities, as the default's is; the test sites
+    only scored."""
+    from pipeline.learned.model import model_from_json
+
+    parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
+    pool = parts["train"] + parts["select"]
+    _, first, _ = FINAL
+    t = time.time()
+    f1, threshold, fallback, smoothing = tune_probs(pool, out_of_fold_probs(first, pool, args.seed))
+    print(
+        f"fast trees: cross-validated F1 {f1:.4f} (train + select), threshold {threshold}; "
+        f"{time.time() - t:.0f}s",
+        flush=True,
+    )
+    spec = fit_spec(first, *_training_rows(pool), args.seed)
+    _, y = _training_rows(pool)
+    meta = {
+        "licences": list(LICENCES),
+        "split": {"seed": args.seed, "test_ids": sorted(p.key for p in parts["test"])},
+        "trained_on": "wcxb-dev + multilingual-dev + magic-html, train and select parts (test "
+        "held out)",
+        "training_rows": len(y),
+        "model": FINAL[0],
+        "first_pass": first[1],
+        "feature_set": "cheap: pipeline.learned.columns.CHEAP_COLUMNS",
+        "cv_f1": round(f1, 4),
+        "tuning": "threshold (grid or per-page expected F1) maximises mean page F1 of "
+        f"{STACK_FOLDS}-fold site-grouped out-of-fold probabilities over train + select",
+    }
+    doc = {**model_document(spec, threshold, fallback, meta, smoothing), "feature_set": "cheap"}
+    model = model_from_json(doc)  # checks that every split is on a cheap column
+    args.fast_out.parent.mkdir(parents=True, exist_ok=True)
+    args.fast_out.write_text(json.dumps(doc, separators=(",", ":")) + "\n")
+    print(f"wrote {args.fast_out} ({args.fast_out.stat().st_size / 1e6:.2f} MB)", flush=True)
+    test = parts["test"]
+    rows = score_pages(
+        test,
+        [model.decide(pr, p.blocks) for p, pr in zip(test, page_probs(model, test), strict=True)],
+    )
+    print(table(test, rows, "held-out test: neighbours-fast (trees, page rule only)"))
     return 0
 
 

@@ -59,6 +59,7 @@ _CLEANERS: dict[str, str] = {
     "justext": "pipeline.cleaners.justext:JusTextCleaner",
     "kimatu": "pipeline.cleaners.kimatu:KimatuCleaner",
     "neighbours": "pipeline.learned.neighbours:NeighboursCleaner",
+    "neighbours-fast": "pipeline.learned.neighbours:FastNeighboursCleaner",
     "ngram-lm": "pipeline.cleaners.ngram:NgramCleaner",
 }
 

@@ -152,6 +152,25 @@ OWN_INDEX = {name: i for i, name in enumerate(OWN_FEATURES)}
 FAR_COLUMNS = [OWN_INDEX[name] for name in FAR_FEATURES]
 WINDOW_COLUMNS = [OWN_INDEX[name] for name in WINDOW_FEATURES]
 
+# The fast model's feature set (`page_features(..., cheap=True)`): the columns that need no pass
+# over a block's characters or tokens. Left out, by name part: stopword densities, jusText's
+# context-free class and what derives from it (the good span, the page's good share), BTE's
+# stretch (it needs the walk's token runs), the character-class ratios and sentence ends. The
+# walk's own counts, the tags, paths, classes, positions and page context are kept; on the
+# held-out sites trees over them score within 0.005 of trees over every column
+# (`bench/fast_trees.py`), and computing them costs about half of `page_features`.
+_CHARACTER_CLASSES = OWN_FEATURES[
+    OWN_FEATURES.index("digit_ratio") : OWN_FEATURES.index("ends_sentence") + 1
+]
+CHEAP_EXCLUDED: tuple[str, ...] = (
+    *("stopword", "has_stoplist", "cf_", "bte_"),
+    *_CHARACTER_CLASSES,
+    *("in_good_span", "good_chars_before", "page_good_share"),
+)
+CHEAP_COLUMNS: tuple[int, ...] = tuple(
+    i for i, name in enumerate(FEATURE_NAMES) if not any(part in name for part in CHEAP_EXCLUDED)
+)
+
 
 # Pass-2 ("stacked") columns: the first model's content probability of the block, of its
 # neighbours, over windows, and over the blocks sharing its path, parent path and class string.

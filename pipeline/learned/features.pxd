@@ -35,6 +35,11 @@ cpdef int _cf_class(
 cpdef object _block_stats_loop(object fields, object stoplist)
 
 @cython.locals(
+    n=Py_ssize_t, i=Py_ssize_t, row=cython.int, view=cython.double[:, ::1], count=cython.longlong
+)
+cpdef object _count_stats(object fields)
+
+@cython.locals(
     n=Py_ssize_t, i=Py_ssize_t, k=Py_ssize_t, view=cython.double[::1], prefix=cython.longlong,
     low=cython.longlong, best=cython.longlong, end_low=cython.longlong, end=Py_ssize_t,
     start=Py_ssize_t, total=cython.longlong, within=cython.longlong, run=cython.longlong,

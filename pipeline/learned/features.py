@@ -527,6 +527,24 @@ def _block_stats(
     return out
 
 
+def _count_stats(fields: Sequence[Sequence]) -> np.ndarray:
+    """`_block_stats` for the cheap feature set: the walk's counts, every other row 0 (no
+    digits, letters or stopwords counted; every block of jusText's first class)."""
+    n = len(fields[1])
+    out = np.zeros((_N_STATS, n))
+    if not _COMPILED:
+        out[:_DIGITS] = fields[5:11]
+        return out
+    view = out
+    for row in range(_DIGITS):
+        column = fields[5 + row]
+        for i in range(n):
+            # Through a C integer, as in `_block_stats_loop`.
+            count = column[i]
+            view[row, i] = count
+    return out
+
+
 def _char_stats(texts: Sequence[str], lengths: np.ndarray) -> np.ndarray:
     """``(n, 7)``: the character columns of `_block_stats`, from one numpy pass over the page's
     code points (the uncompiled module's way)."""
@@ -679,9 +697,11 @@ def _fill_own(
     x: np.ndarray,
     cues: np.ndarray | None,
     fields: Sequence[Sequence] | None = None,
+    cheap: bool = False,
 ) -> None:
     """Write `own_features` into ``x`` (``n`` rows, at least ``len(OWN_FEATURES)`` columns);
-    ``fields``: the blocks' `block_fields`, None to transpose them here."""
+    ``fields``: the blocks' `block_fields`, None to transpose them here; ``cheap``: see
+    `page_features`."""
     cues = _NO_CUES if cues is None else np.asarray(cues, dtype=np.float64)
     if cues.shape != _NO_CUES.shape:
         raise ValueError(f"page cues have shape {cues.shape}, expected {_NO_CUES.shape}")
@@ -692,10 +712,14 @@ def _fill_own(
     texts: tuple[str, ...] = fields[1]
     paths: tuple[str, ...] = fields[3]
     styles: tuple[str, ...] = fields[4]
-    stats = _block_stats(blocks, fields, stoplist)
+    if cheap:
+        stats = _count_stats(fields)
+        bte = np.zeros(n)
+    else:
+        stats = _block_stats(blocks, fields, stoplist)
+        runs = fields[11] if len(fields) > 11 else (None,) * n
+        bte = _bte_fractions(runs, fields[7])
     heading, chars, _, links, _, markup = stats[:_DIGITS]
-    runs = fields[11] if len(fields) > 11 else (None,) * n
-    bte = _bte_fractions(runs, fields[7])
     longest = int(np.argmax(chars))
     path_ids, distinct_paths = group_ids(paths)
     style_ids, distinct_styles = group_ids(styles)
@@ -1240,11 +1264,17 @@ def page_features(
     stoplist: frozenset[str] | None,
     cues: np.ndarray | None = None,
     fields: Sequence[Sequence] | None = None,
+    cheap: bool = False,
 ) -> np.ndarray:
     """The full matrix, ``(len(blocks), N_FEATURES)``: own, neighbour and window features, with
     the page's ``cues`` (`pipeline.html.page_cues.page_cues`; None: a page that declares nothing and
     has no known URL) in every row. ``fields``: the blocks' `block_fields`, when the caller has
     them already (the learned cleaner's page rule reads the texts and sizes too).
+
+    ``cheap``: compute only `pipeline.learned.columns.CHEAP_COLUMNS`, from the walk's counts,
+    without the pass over every character and token (or the walk's token runs); those columns
+    equal the full matrix's, the others hold constants no model may read (the fast model's
+    loader checks). The stoplist is not read.
 
     The first block's "previous" and the last block's "next" are all zeros, which no real block
     produces (every real block has ``log_chars > 0`` or is empty), so the model can tell edges.
@@ -1253,7 +1283,7 @@ def page_features(
     x = np.empty((n, N_FEATURES))
     if n == 0:
         return x
-    _fill_own(blocks, stoplist, x, cues, fields)
+    _fill_own(blocks, None if cheap else stoplist, x, cues, fields, cheap)
     if _COMPILED:
         _fill_neighbours_loop(x, _NEIGHBOUR_INDEX, _FAR_INDEX, _WINDOW_INDEX, _WINDOW_SPANS)
         return x

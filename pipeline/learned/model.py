@@ -40,7 +40,7 @@ import numpy as np
 
 from pipeline.compiled import is_compiled_file
 from pipeline.learned import treewalk
-from pipeline.learned.columns import FEATURE_NAMES, STACK_FEATURES
+from pipeline.learned.columns import CHEAP_COLUMNS, FEATURE_NAMES, STACK_FEATURES
 from pipeline.learned.convnet import (
     ConvNet,
     NetError,
@@ -57,6 +57,8 @@ from pipeline.types import Block
 # Shipped models are data beside the package's modules (the n-gram cleaner's too).
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODEL_DIR / "neighbours.json"
+# The fast model: trees alone over the cheap feature set (`CHEAP_COLUMNS`), `neighbours-fast`.
+FAST_MODEL = MODEL_DIR / "neighbours-fast.json"
 FORMAT = "warcclean-neighbours/1"
 _TEXT = attrgetter("text")
 _N_CHARS = attrgetter("n_chars")
@@ -215,6 +217,8 @@ class NeighboursModel:
     # their probabilities are averaged, and the average has `blend` of a block's probability.
     nets: tuple[ConvNet, ...] = ()
     blend: float = 0.0
+    # Features from `page_features(..., cheap=True)`: the model reads `CHEAP_COLUMNS` only.
+    cheap_features: bool = False
     # The nets run as one (`pipeline.learned.convnet.NetStack`) where they can be: one
     # standardisation and one input product for all of them, fewer calls after.
     _stack: NetStack | None = field(init=False, repr=False, compare=False)
@@ -370,6 +374,18 @@ def model_from_json(data: dict[str, Any]) -> NeighboursModel:
             )
         stacked = _scorer(stack.get("model"), len(FEATURE_NAMES) + len(STACK_FEATURES))
     nets, blend = _sequence(data.get("sequence"))
+    feature_set = data.get("feature_set", "full")
+    if feature_set not in ("full", "cheap"):
+        raise ModelError(f"unknown feature_set {feature_set!r} (expected 'full' or 'cheap')")
+    cheap = feature_set == "cheap"
+    if cheap:
+        # The cheap set leaves the other columns constant: a model reading one would be wrong
+        # without any error, so only trees whose every split is on a cheap column load.
+        if stacked is not None or nets or not isinstance(scorer, TreeEnsemble):
+            raise ModelError("a model on the cheap feature set must be trees alone")
+        split = scorer.left != np.arange(scorer.left.size).reshape(scorer.left.shape)
+        if not np.isin(scorer.feature[split], CHEAP_COLUMNS).all():
+            raise ModelError("a model on the cheap feature set splits on a column outside it")
     decision = data.get("decision", "threshold")
     if decision == "expected-f1":
         threshold = None
@@ -390,6 +406,7 @@ def model_from_json(data: dict[str, Any]) -> NeighboursModel:
         drop_repeats=bool(data.get("drop_repeats", False)),
         nets=nets,
         blend=blend,
+        cheap_features=cheap,
     )
 
 

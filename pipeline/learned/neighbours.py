@@ -4,6 +4,7 @@ block features (`pipeline.learned.features`), run in numpy and compiled loops.""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -13,7 +14,7 @@ from pipeline.learned import consent_guard, lead_rescue, link_lists, markup_guar
 from pipeline.learned.decision import decide
 from pipeline.learned.features import block_fields, page_features
 from pipeline.learned.link_guard import TRUSTED_LANGUAGES, guard
-from pipeline.learned.model import DEFAULT_MODEL, NeighboursModel, load_model
+from pipeline.learned.model import DEFAULT_MODEL, FAST_MODEL, NeighboursModel, load_model
 from pipeline.types import Block, LabeledBlock, Verdict
 
 # Outside English the model is surer than it should be: refitted without a page's language or
@@ -109,6 +110,7 @@ class NeighboursCleaner:
     needs_language: ClassVar[bool] = True
     # The consent guard reads the parsed page (`pipeline.learned.consent_guard`).
     needs_tree: ClassVar[bool] = True
+    default_model: ClassVar[Path] = DEFAULT_MODEL
 
     def __init__(
         self,
@@ -138,7 +140,7 @@ class NeighboursCleaner:
         self.consent_guard = consent_guard
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
-        self.model = load_model(self._model_path or DEFAULT_MODEL)
+        self.model = load_model(self._model_path or self.default_model)
         if threshold is not None:
             threshold = float(threshold)
             if not 0.0 <= threshold <= 1.0:
@@ -167,7 +169,8 @@ class NeighboursCleaner:
         stoplist: frozenset[str] | None,
         cues: np.ndarray | None = None,
     ) -> np.ndarray:
-        return self.model.probabilities(page_features(blocks, stoplist, cues), blocks)
+        x = page_features(blocks, stoplist, cues, cheap=self.model.cheap_features)
+        return self.model.probabilities(x, blocks)
 
     def label(
         self,
@@ -204,7 +207,7 @@ class NeighboursCleaner:
         # Transposed once for the features and the page rule, which both read the texts and
         # sizes.
         fields = block_fields(blocks)
-        x = page_features(blocks, stoplist, cues, fields)
+        x = page_features(blocks, stoplist, cues, fields, self.model.cheap_features)
         probs = self.model.probabilities(x, blocks)
         notes: tuple[str, ...] = ()
         if self.threshold is None:
@@ -233,3 +236,23 @@ class NeighboursCleaner:
             for b, k, p in zip(blocks, keep.tolist(), probs.tolist(), strict=True)
         ]
         return labeled, notes
+
+
+class FastNeighboursCleaner(NeighboursCleaner):
+    """`neighbours` with the fast model (`pipeline.learned.model.FAST_MODEL`): trees alone over
+    the cheap feature set, which needs no pass over the blocks' characters or stopwords and no
+    token runs from the walk; the same page rule and guards. For crawls where cost decides:
+    BENCHMARKS.md, "A fast variant", gives its quality and speed beside the default's."""
+
+    name: ClassVar[str] = "neighbours-fast"
+    needs_runs: ClassVar[bool] = False
+    default_model: ClassVar[Path] = FAST_MODEL
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        if not self.model.cheap_features:
+            # Without the walk's token runs, a full-feature model would read BTE's column as 0.
+            raise ValueError(
+                "neighbours-fast needs a model on the cheap feature set (feature_set: cheap); "
+                "use the neighbours cleaner for this model"
+            )

@@ -88,7 +88,7 @@ SOUP = st.recursive(TEXT, lambda children: elements(children), max_leaves=40)
 @given(
     html=st.lists(SOUP, min_size=1, max_size=6).map("".join),
     cleaner=st.sampled_from(
-        ["justext", "bte", "density-mean", "kimatu", "density-lm", "density-mlp"]
+        ["justext", "bte", "density-mean", "kimatu", "density-lm", "density-mlp", "neighbours-fast"]
     ),
     as_bytes=st.booleans(),
 )

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import pipeline.learned.features as installed_features
 from pipeline import compiled
 from pipeline.cleaners.bte import BteCleaner
 from pipeline.cleaners.justext import classify_context_free, stopword_densities
@@ -19,6 +20,7 @@ from pipeline.html.page_cues import N_PAGE_CUES, PAGE_CUE_NAMES, page_cues
 from pipeline.html.segment import segment
 from pipeline.learned.columns import (
     ANCESTOR_NAMES,
+    CHEAP_COLUMNS,
     FEATURE_NAMES,
     N_FEATURES,
     OWN_FEATURES,
@@ -633,3 +635,59 @@ def test_loops_match_numpy_on_random_pages(source_features, source_stacked, rows
 def test_shared_parts_is_the_split_definition(source_features, a, b):
     want = source_features._common_prefix_parts(a, b)
     assert source_features._shared_parts(".".join(a), ".".join(b)) == want
+
+
+# The cheap feature set (`neighbours-fast`): its columns are the full matrix's, from the walk's
+# counts alone, and everything else is constant, so a model may only read `CHEAP_COLUMNS`.
+_CHEAP = list(CHEAP_COLUMNS)
+_NOT_CHEAP = [i for i in range(N_FEATURES) if i not in set(CHEAP_COLUMNS)]
+
+
+def _cheap_matches_full(module: ModuleType, blocks, stoplist) -> np.ndarray:
+    full = module.page_features(blocks, stoplist)
+    cheap = module.page_features(blocks, stoplist, cheap=True)
+    assert cheap.shape == full.shape
+    assert np.array_equal(cheap[:, _CHEAP], full[:, _CHEAP])
+    return cheap
+
+
+def test_cheap_set_leaves_out_every_per_character_column():
+    names = {FEATURE_NAMES[i] for i in _NOT_CHEAP}
+    for name in ("stopword_density", "cf_good", "bte_fraction", "digit_ratio", "in_good_span"):
+        assert name in names and f"prev_{name}" in names
+    for name in ("log_chars", "link_density", "text_density", "path_share", "anc_nav"):
+        assert name not in names and f"prev_{name}" not in names
+    assert "win10_log_chars" not in names and "win10_stopword_density" in names
+
+
+def test_cheap_features_equal_the_full_ones_on_the_page(blocks):
+    cheap = _cheap_matches_full(installed_features, blocks, STOP)
+    assert np.array_equal(cheap, page_features(blocks, None, cheap=True))
+    # Vowels written as digits (one to one, so equal texts stay equal): the full matrix's
+    # character and stopword columns change, the cheap matrix does not read them.
+    digits = str.maketrans("aeiouAEIOU", "0123401234")
+    changed = [b._replace(text=b.text.translate(digits)) for b in blocks]
+    assert not np.array_equal(
+        page_features(changed, STOP)[:, _NOT_CHEAP], page_features(blocks, STOP)[:, _NOT_CHEAP]
+    )
+    assert np.array_equal(page_features(changed, STOP, cheap=True), cheap)
+
+
+@pytest.mark.parametrize("stoplist", STOPLISTS, ids=["stop", "none", "empty", "odd"])
+@pytest.mark.parametrize("with_runs", [False, True])
+def test_cheap_features_both_ways_on_tricky_blocks(source_features, stoplist, with_runs):
+    blocks = _tricky_blocks(with_runs)
+    outputs = []
+    for loops in (False, True):
+        with _loops(loops, source_features):
+            outputs.append(_cheap_matches_full(source_features, blocks, stoplist))
+    assert np.array_equal(outputs[0], outputs[1])
+    assert np.array_equal(page_features(blocks, stoplist, cheap=True), outputs[0])
+
+
+def test_cheap_features_need_no_token_runs(blocks):
+    # `neighbours-fast` segments without BTE's runs; the cheap matrix is the same either way.
+    plain = segment(PAGE, record_runs=False)
+    assert [b.runs for b in plain] == [None] * len(plain)
+    with_runs = page_features(blocks, STOP, cheap=True)
+    assert np.array_equal(page_features(plain, STOP, cheap=True), with_runs)
