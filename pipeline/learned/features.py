@@ -1273,8 +1273,8 @@ def page_features(
 
     ``cheap``: compute only `pipeline.learned.columns.CHEAP_COLUMNS`, from the walk's counts,
     without the pass over every character and token (or the walk's token runs); those columns
-    equal the full matrix's, the others hold constants no model may read (the fast model's
-    loader checks). The stoplist is not read.
+    equal the full matrix's, the others hold placeholders with no counts behind them, which no
+    model may read (the fast model's loader checks). The stoplist is not read.
 
     The first block's "previous" and the last block's "next" are all zeros, which no real block
     produces (every real block has ``log_chars > 0`` or is empty), so the model can tell edges.
