@@ -8,8 +8,9 @@ with the cheapest cleaner does (``bench/pipeline.py --cleaner density-stddev``),
 not, and the difference is the default's labelling. This script measures the two halves of the
 question for a trees-only model:
 
-* **Quality.** Gradient-boosted trees of the shipped shape (60 of depth 4) are fitted on the
-  training and model-selection sites of `jobs/train_cleaner.py`'s site split, once on all
+* **Quality.** Gradient-boosted trees of the shipped shape (60 of depth 4, `FINAL`, fitted by
+  `fit_spec` as the shipped ones are) on the training and model-selection sites of
+  `jobs/train_cleaner.py`'s site split, once on all
   `FEATURE_NAMES` and once on the "cheap" columns: those that need no per-character or stopword
   pass (`EXPENSIVE` lists the name parts left out: stopword densities, jusText's classes, BTE's
   stretch, character-class ratios, sentence ends, text repeats and what derives from them). Both
@@ -56,7 +57,6 @@ DEFAULT_OUT = REPO / "bench" / "results" / "fast_trees.json"
 # The shipped cheap set's exclusions, and the text repeats too: the study left them out (a
 # grouping of every block's text); the shipped set keeps them, their grouping being cheap.
 EXPENSIVE = (*CHEAP_EXCLUDED, "text_repeats")
-TREES = {"max_iter": 60, "max_depth": 4, "learning_rate": 0.2}
 SETS = {"wcxb": "wcxb-dev", "ml": "multilingual-dev", "mh": "magic-html"}
 
 
@@ -65,28 +65,33 @@ def cheap_columns() -> list[int]:
 
 
 def quality(data_dir: Path, seed: int) -> dict[str, Any]:
-    """Held-out word F1 per source set of trees on all columns and on the cheap ones."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
-    from train_cleaner import prepare, score_pages
+    """Held-out word F1 per source set of trees on all columns and on the cheap ones, fitted as
+    `jobs/train_cleaner.py` fits the shipped shape."""
+    from train_cleaner import (
+        FINAL,
+        _scorer_probs,
+        _training_rows,
+        fit_spec,
+        only_columns,
+        prepare,
+        score_pages,
+    )
 
     pages = prepare(data_dir, seed)
     train = [p for p in pages if p.part != "test"]
     test = [p for p in pages if p.part == "test" and p.blocks]
-    out: dict[str, Any] = {"train_pages": len(train), "test_pages": len(test)}
+    family = FINAL[1]
+    out: dict[str, Any] = {"train_pages": len(train), "test_pages": len(test), "trees": family}
     for name, columns in (("all", list(range(len(FEATURE_NAMES)))), ("cheap", cheap_columns())):
-        x = np.vstack([p.x[:, columns] for p in train])
-        y = np.concatenate([p.y for p in train])
-        known = y >= 0
-        clf = HistGradientBoostingClassifier(random_state=seed, **TREES)
-        clf.fit(x[known], y[known])
+        spec = fit_spec(family, *_training_rows(only_columns(train, columns)), seed)
+        probs = _scorer_probs(spec, len(FEATURE_NAMES), test)
         scores: dict[str, dict[str, float]] = {}
         for rule, threshold in (("expected_f1", None), ("fixed_0.5", 0.5)):
             by_set: dict[str, list[float]] = {}
-            for p in test:
-                probs = clf.predict_proba(p.x[:, columns])[:, 1]
+            for p, pr in zip(test, probs, strict=True):
                 sizes = np.array([b.n_chars for b in p.blocks], dtype=np.float64)
                 texts = [b.text for b in p.blocks]
-                keep = decide(probs, threshold, 0.0, texts, True, sizes)
+                keep = decide(pr, threshold, 0.0, texts, True, sizes)
                 row = score_pages([p], [keep])[0]
                 if row.f1 is not None:
                     by_set.setdefault(p.key.split("/")[0], []).append(row.f1)
@@ -159,7 +164,6 @@ def main(argv: list[str] | None = None) -> int:
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "load_average": {"start": load_start, "end": os.getloadavg()},
         "expensive": EXPENSIVE,
-        "trees": TREES,
         "cost": timed,
         "quality": scored,
     }

@@ -42,8 +42,8 @@ import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,7 @@ from pipeline.evaluate.scoring import score_text  # noqa: E402
 from pipeline.html.page_cues import page_cues  # noqa: E402
 from pipeline.html.segment import parse, segment  # noqa: E402
 from pipeline.lang import stoplists  # noqa: E402
-from pipeline.learned.columns import FEATURE_NAMES, STACK_FEATURES  # noqa: E402
+from pipeline.learned.columns import CHEAP_COLUMNS, FEATURE_NAMES, STACK_FEATURES  # noqa: E402
 from pipeline.learned.features import page_features  # noqa: E402
 from pipeline.learned.stacked import stack_features  # noqa: E402
 from pipeline.types import Block, Verdict  # noqa: E402
@@ -202,6 +202,19 @@ def table(pages: list[PreparedPage], rows: list, title: str) -> str:
         wr = f"{np.mean(withs):.3f} ({len(withs)})" if withs else "-"
         lines.append(f"| {name} | {len(rs)} | {f1} | {wr} | {sum(r.empty for r in rs)} |")
     return "\n".join(lines)
+
+
+def only_columns(pages: list[PreparedPage], columns: Sequence[int]) -> list[PreparedPage]:
+    """The pages with every feature column but ``columns`` set to 0: a constant column is never
+    split on, so trees fitted on them read ``columns`` alone (the cheap set's placeholders vary
+    at a page's edges, which a tree could otherwise pick up)."""
+    drop = np.setdiff1d(np.arange(len(FEATURE_NAMES)), np.asarray(columns, dtype=np.intp))
+    out = []
+    for p in pages:
+        x = p.x.copy()
+        x[:, drop] = 0.0
+        out.append(replace(p, x=x))
+    return out
 
 
 def _training_rows(pages: list[PreparedPage]) -> tuple[np.ndarray, np.ndarray]:
@@ -1202,7 +1215,7 @@ def train_fast(pages: list[PreparedPage], args: argparse.Namespace) -> int:
     from pipeline.learned.model import model_from_json
 
     parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
-    pool = parts["train"] + parts["select"]
+    pool = only_columns(parts["train"] + parts["select"], CHEAP_COLUMNS)
     _, first, _ = FINAL
     t = time.time()
     f1, threshold, fallback, smoothing = tune_probs(pool, out_of_fold_probs(first, pool, args.seed))
@@ -1211,8 +1224,8 @@ def train_fast(pages: list[PreparedPage], args: argparse.Namespace) -> int:
         f"{time.time() - t:.0f}s",
         flush=True,
     )
-    spec = fit_spec(first, *_training_rows(pool), args.seed)
-    _, y = _training_rows(pool)
+    x, y = _training_rows(pool)
+    spec = fit_spec(first, x, y, args.seed)
     meta = {
         "licences": list(LICENCES),
         "split": {"seed": args.seed, "test_ids": sorted(p.key for p in parts["test"])},

@@ -145,3 +145,29 @@ def test_cheap_columns_equal_the_full_ones_on_real_pages(which, wcxb_dir, multil
         assert np.array_equal(fast[:, cheap], full[:, cheap]), path.name
         compared += 1
     assert compared >= 25
+
+
+def test_training_on_only_the_cheap_columns_gives_a_loadable_cheap_model():
+    # The label is the stopword density (left out of the cheap set) and, at a page's first block,
+    # its placeholder neighbours differ; trees fitted after `only_columns` still read only cheap
+    # columns, so the loader takes them, where trees on the raw matrix split on the left-out one.
+    sklearn = pytest.importorskip("sklearn.ensemble")
+    from tests.learned.test_neighbours import _train_module
+
+    train = _train_module()
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, len(FEATURE_NAMES)))
+    y = (x[:, STOPWORD_DENSITY] + 0.3 * x[:, 0] > 0).astype(np.int8)
+    page = train.PreparedPage("wcxb/0", None, "train", [], None, x, y)
+
+    def fit(rows: np.ndarray) -> dict:
+        clf = sklearn.HistGradientBoostingClassifier(max_iter=10, max_depth=3, random_state=0)
+        clf.fit(rows, y)
+        return cheap_stump(model=train.export_trees(clf))
+
+    with pytest.raises(ModelError, match="outside it"):
+        model_from_json(fit(x))
+    (masked,) = train.only_columns([page], CHEAP_COLUMNS)
+    assert not masked.x[:, STOPWORD_DENSITY].any() and page.x[:, STOPWORD_DENSITY].any()
+    assert np.array_equal(masked.x[:, list(CHEAP_COLUMNS)], x[:, list(CHEAP_COLUMNS)])
+    assert model_from_json(fit(masked.x)).cheap_features
