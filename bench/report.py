@@ -67,25 +67,25 @@ def build_inputs(directory: Path, pages: int, shards: int) -> list[str]:
 
 
 def one_run(out: Path, inputs: list[str], workers: int, cleaner: str, html: bool) -> dict:
-    """One job run, as jobs/clean_warcs.py's main does it (called in a fresh process)."""
+    """One job run, as the job's command does it (called in a fresh process)."""
+    from pipeline.job import reports, schedule
     from pipeline.jobconfig import JobConfig
 
-    job = _load("clean_warcs", REPO / "jobs" / "clean_warcs.py")
     cfg = JobConfig(output=str(out), cleaner=cleaner)
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     t0 = time.perf_counter()
-    warming = job.warm_up_report() if html else None
-    with job.make_client(None, workers, 1, "auto") as client:
-        result = job.run_job(client, inputs, cfg)
-    report = job.run_report(result, cfg, started_at)
-    json_path = job.write_run_report(report, cfg, None)
+    warming = reports.warm_up_report() if html else None
+    with schedule.make_client(None, workers, 1, "auto") as client:
+        result = schedule.run_job(client, inputs, cfg)
+    report = reports.run_report(result, cfg, started_at)
+    json_path = reports.write_run_report(report, cfg, None)
     t1 = time.perf_counter()
     run = {"html": html, "job_seconds": round(t1 - t0, 3), "records": result.totals.records}
     if html:
         if warming is not None:
             warming.join()
         joined = time.perf_counter()
-        path = job.write_html_report(report, cfg, json_path)
+        path = reports.write_html_report(report, cfg, json_path)
         t2 = time.perf_counter()
         run.update(
             report_seconds=round(t2 - t1, 3),

@@ -7,7 +7,7 @@ library caller could not decide the same way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pipeline.threads import single_threaded_blas
 
@@ -20,13 +20,39 @@ from pipeline.html.class_cues import ancestor_cue_names  # noqa: E402
 from pipeline.types import CleanResult  # noqa: E402
 
 
-@click.group()
+class _Commands(click.Group):
+    """The group, with commands that import Dask loaded only when they are asked for: every
+    other command (and ``--help``) starts without Dask's half second of imports."""
+
+    LAZY: ClassVar[dict[str, tuple[str, str]]] = {"run": ("pipeline.job.command", "main")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.LAZY:
+            import importlib
+
+            module, attr = self.LAZY[name]
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="warcclean")
 def main() -> None:
     """warcclean: clean web pages and WARC crawls into a labelled text corpus."""
 
 
+def program() -> None:
+    """The ``warcclean`` program: `main`, in a process that is the job's own when it runs one."""
+    from pipeline.job import OWN_PROCESS
+
+    main(obj=OWN_PROCESS)
+
+
 # The commands below are defined by their owners' modules:
+#   run    -> pipeline.job.command (the Dask job; also jobs/clean_warcs.py)
 #   clean  -> this file (debug one page)
 #   eval   -> pipeline.evaluate
 #   report, show -> pipeline.report (the run report and the page viewer)

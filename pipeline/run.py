@@ -98,7 +98,7 @@ def reject_page(page: RawPage, reason: str, detail: str) -> Rejected:
 def warm_up(cfg: JobConfig) -> None:
     """Load what every page of a job needs, once per process: the cleaner (a learned one reads its
     model), the language profiles, and the parser and compiled kernels (by cleaning one small
-    page). Workers run it when they start (`pipeline.workers.WarmUp`); without it the first task
+    page). Workers run it when they start (`pipeline.job.workers.WarmUp`); without it the first task
     of each process pays the same cost on its first page."""
     from pipeline.lang import profiles
 

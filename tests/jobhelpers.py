@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import signal
 import socket
@@ -12,7 +11,6 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pyarrow.dataset as ds
@@ -22,15 +20,6 @@ from tests.warc_builders import build_warc, html_response, plain_record, request
 
 REPO = Path(__file__).resolve().parents[1]
 JOB_SCRIPT = REPO / "jobs" / "clean_warcs.py"
-
-
-def load_job() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("clean_warcs", JOB_SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["clean_warcs"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def make_inputs(directory: Path, n: int = 4) -> list[str]:

@@ -22,14 +22,14 @@ import pytest
 from click.testing import CliRunner
 from distributed import Client, LocalCluster
 
+from pipeline.job import command, schedule
 from pipeline.jobconfig import JobConfig
 from pipeline.warc.inputs import input_stem
-from tests.jobhelpers import JOB_SCRIPT, REPO, dask_cluster, load_job, rows
+from tests.jobhelpers import JOB_SCRIPT, REPO, dask_cluster, rows
 from tests.warc_builders import build_warc, html_response, plain_record, request_record
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
-job = load_job()
 N_INPUTS = 10
 PAGES_PER_INPUT = 30
 
@@ -72,7 +72,7 @@ def reference_rows(inputs: list[str], out: Path) -> list[str]:
         ) as cluster,
         Client(cluster) as client,
     ):
-        result = job.run_job(client, inputs, JobConfig(output=str(out)))
+        result = schedule.run_job(client, inputs, JobConfig(output=str(out)))
     assert not result.failed
     ref = rows(out)
     assert len(ref) == N_INPUTS * PAGES_PER_INPUT
@@ -222,7 +222,7 @@ def test_output_disk_error_fails_one_input_loudly_and_the_run_goes_on(
     monkeypatch.setattr(fsspec_local.LocalFileSystem, "_open", failing_open)
     out = tmp_path / "out"
     result = CliRunner().invoke(
-        job.main,
+        command.main,
         [
             *inputs,
             "--output",

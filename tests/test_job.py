@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner, Result
 from distributed import Client, LocalCluster
 
+from pipeline.job import command, reports, schedule
 from pipeline.jobconfig import JobConfig
 from pipeline.warc.inputs import input_stem
-from tests.jobhelpers import JOB_SCRIPT, REPO, load_job, make_inputs, rows
+from tests.jobhelpers import JOB_SCRIPT, REPO, make_inputs, rows
 
-job = load_job()
 DASK = str(Path(sys.executable).with_name("dask"))
 
 
@@ -33,7 +33,7 @@ def inproc_client():
 
 
 def run(client: Client, inputs: list[str], out: Path, **kw):
-    return job.run_job(client, inputs, JobConfig(output=str(out), **kw))
+    return schedule.run_job(client, inputs, JobConfig(output=str(out), **kw))
 
 
 def test_inproc_and_local_cluster_write_identical_rows(tmp_path: Path, inproc_client) -> None:
@@ -90,13 +90,15 @@ def test_a_failing_input_does_not_stop_the_others(tmp_path: Path, inproc_client)
     # an output I/O error for one input: its rejects file cannot replace a directory
     (out / "rejects" / f"{input_stem(inputs[1])}.parquet").mkdir(parents=True)
     missing = str(tmp_path / "in" / "gone.warc.gz")
-    result = job.run_job(inproc_client, [*inputs, missing], JobConfig(output=str(out)), retries=0)
+    result = schedule.run_job(
+        inproc_client, [*inputs, missing], JobConfig(output=str(out)), retries=0
+    )
     assert sorted(result.failed) == sorted([inputs[1], missing])
     assert "WarcTaskError" in result.failed[missing] and "gone.warc.gz" in result.failed[missing]
     done = sorted(input_stem(p) for p in (inputs[0], inputs[2]))
     assert sorted(r.stem for r in result.reports) == done
     assert sorted(p.stem for p in (out / "_done").iterdir()) == done
-    report = job.run_report(result, JobConfig(output=str(out)), "2024-01-01T00:00:00Z")
+    report = reports.run_report(result, JobConfig(output=str(out)), "2024-01-01T00:00:00Z")
     assert report["inputs"] == {"processed": 2, "failed": 2, "skipped_done": 0}
     assert {f["input"] for f in report["failed"]} == {inputs[1], missing}
 
@@ -123,7 +125,7 @@ class _CancelsFirst:
 def test_a_task_the_cluster_cancels_is_submitted_again(tmp_path: Path, inproc_client) -> None:
     inputs = make_inputs(tmp_path / "in", n=3)
     client = _CancelsFirst(inproc_client)
-    result = job.run_job(client, inputs, JobConfig(output=str(tmp_path / "out")))
+    result = schedule.run_job(client, inputs, JobConfig(output=str(tmp_path / "out")))
     assert len(client.cancelled) == 1
     assert not result.failed and len(result.reports) == 3
     reference = run(inproc_client, inputs, tmp_path / "ref")
@@ -134,7 +136,7 @@ def test_a_task_the_cluster_cancels_is_submitted_again(tmp_path: Path, inproc_cl
 def test_a_task_cancelled_past_its_retries_fails_saying_so(tmp_path: Path, inproc_client) -> None:
     inputs = make_inputs(tmp_path / "in", n=2)
     client = _CancelsFirst(inproc_client)
-    result = job.run_job(client, inputs, JobConfig(output=str(tmp_path / "out")), retries=0)
+    result = schedule.run_job(client, inputs, JobConfig(output=str(tmp_path / "out")), retries=0)
     assert len(result.failed) == 1 and len(result.reports) == 1
     (error,) = result.failed.values()
     assert error == "cancelled by the cluster 1 time(s)"
@@ -188,13 +190,13 @@ def test_python_script_runs_and_writes_a_run_report(tmp_path: Path) -> None:
 def test_local_cluster_workers_run_without_the_profiler_and_with_quiet_housekeeping(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for key in job.LOCAL_CLUSTER_CONFIG:
-        monkeypatch.delenv(job._env_name(key), raising=False)
-    keys = list(job.LOCAL_CLUSTER_CONFIG)
-    with job.make_client(None, 1, 1, "2GiB") as client:
+    for key in schedule.LOCAL_CLUSTER_CONFIG:
+        monkeypatch.delenv(schedule._env_name(key), raising=False)
+    keys = list(schedule.LOCAL_CLUSTER_CONFIG)
+    with schedule.make_client(None, 1, 1, "2GiB") as client:
         seen = client.run(lambda: [__import__("dask").config.get(k) for k in keys])
-    assert list(seen.values()) == [list(job.LOCAL_CLUSTER_CONFIG.values())]
-    assert job.LOCAL_CLUSTER_CONFIG["distributed.worker.profile.enabled"] is False
+    assert list(seen.values()) == [list(schedule.LOCAL_CLUSTER_CONFIG.values())]
+    assert schedule.LOCAL_CLUSTER_CONFIG["distributed.worker.profile.enabled"] is False
 
 
 def test_the_environment_overrides_the_local_cluster_housekeeping(
@@ -202,7 +204,7 @@ def test_the_environment_overrides_the_local_cluster_housekeeping(
 ) -> None:
     monkeypatch.setenv("DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL", "20ms")
     monkeypatch.setenv("DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL", "500ms")
-    config = job.local_cluster_config()
+    config = schedule.local_cluster_config()
     assert "distributed.admin.tick.interval" not in config
     assert "distributed.admin.system-monitor.interval" not in config
     assert config["distributed.worker.memory.monitor-interval"] == "1s"
@@ -214,7 +216,7 @@ def test_worker_processes_load_no_cleaner_and_no_client_modules() -> None:
     probe = (
         "import runpy, sys\n"
         f"runpy.run_path({str(JOB_SCRIPT)!r}, run_name='__mp_main__')\n"
-        "import pipeline.supervise, pipeline.workers\n"
+        "import pipeline.supervise, pipeline.job.workers\n"
         "heavy = ('pipeline.run', 'pipeline.clean', 'pipeline.report.run_report', 'rich.console',"
         " 'matplotlib', 'pyarrow.parquet')\n"
         "print([m for m in heavy if m in sys.modules])\n"
@@ -345,11 +347,11 @@ def no_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the cluster was started")
 
-    monkeypatch.setattr(job, "make_client", refuse)
+    monkeypatch.setattr(command, "make_client", refuse)
 
 
 def _invoke(args: list[str]) -> Result:
-    return CliRunner().invoke(job.main, args)
+    return CliRunner().invoke(command.main, args)
 
 
 def _assert_usage_error(result: Result, *needles: str) -> None:
@@ -400,7 +402,7 @@ def test_good_option_values_reach_the_cluster(
         seen.update(workers=workers, threads=threads, memory=memory)
         raise RuntimeError("stop here")
 
-    monkeypatch.setattr(job, "make_client", capture)
+    monkeypatch.setattr(command, "make_client", capture)
     inputs = make_inputs(tmp_path / "in", n=1)
     args = [*inputs, "-o", str(tmp_path / "out"), "--workers", "3", "--memory-limit", "2GiB"]
     result = _invoke(args)
@@ -517,12 +519,12 @@ def test_empty_and_non_warc_inputs_fail_and_are_retried(tmp_path: Path, inproc_c
     bad = _bad_inputs(tmp_path / "in")
     out = tmp_path / "out"
     cfg = JobConfig(output=str(out))
-    first = job.run_job(inproc_client, [*good, *bad], cfg, retries=0)
+    first = schedule.run_job(inproc_client, [*good, *bad], cfg, retries=0)
     assert sorted(first.failed) == sorted(bad)
     assert "input is empty" in first.failed[bad[0]]
     assert "no WARC/ARC record could be read" in first.failed[bad[1]]
     assert [p.stem for p in (out / "_done").iterdir()] == [input_stem(good[0])]
-    again = job.run_job(inproc_client, [*good, *bad], cfg, retries=0)
+    again = schedule.run_job(inproc_client, [*good, *bad], cfg, retries=0)
     assert again.skipped == good and sorted(again.failed) == sorted(bad)
 
 
@@ -544,7 +546,7 @@ def test_a_run_report_that_cannot_be_written_is_a_message(
     def disk_full(*args: object, **kwargs: object) -> str:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(job, "write_run_report", disk_full)
+    monkeypatch.setattr(command, "write_run_report", disk_full)
     inputs = make_inputs(tmp_path / "in", n=1)
     common = ["-o", str(tmp_path / "out"), "--scheduler", "inproc", "--no-progress"]
     result = _invoke([*inputs, *common])

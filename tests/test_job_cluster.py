@@ -8,12 +8,11 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
+from pipeline.job import schedule
 from pipeline.jobconfig import JobConfig
-from tests.jobhelpers import DASK, JOB_SCRIPT, REPO, dask_cluster, load_job, make_inputs, rows
+from tests.jobhelpers import DASK, JOB_SCRIPT, REPO, dask_cluster, make_inputs, rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
-
-job = load_job()
 
 
 def test_scheduler_and_two_workers_give_the_same_rows(tmp_path: Path) -> None:
@@ -24,7 +23,7 @@ def test_scheduler_and_two_workers_give_the_same_rows(tmp_path: Path) -> None:
         ) as cluster,
         Client(cluster) as client,
     ):
-        reference = job.run_job(client, inputs, JobConfig(output=str(tmp_path / "ref")))
+        reference = schedule.run_job(client, inputs, JobConfig(output=str(tmp_path / "ref")))
     assert not reference.failed
 
     with dask_cluster(tmp_path / "logs") as address:
@@ -75,8 +74,8 @@ def test_a_worker_that_cannot_warm_up_still_starts_and_says_why(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     from pipeline import supervise
+    from pipeline.job.workers import WarmUp
     from pipeline.jobconfig import freeze
-    from pipeline.workers import WarmUp
 
     cfg = JobConfig(output="unused", cleaner="neighbours", params=freeze({"model": "/no/model"}))
     worker = type("FakeWorker", (), {"address": "tcp://127.0.0.1:1"})()

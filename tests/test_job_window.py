@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
+from pipeline.job import schedule
 from pipeline.jobconfig import JobConfig
 from pipeline.warc.inputs import input_stem
-from tests.jobhelpers import load_job, rows
+from tests.jobhelpers import rows
 from tests.warc_builders import build_warc, html_response, request_record
-
-job = load_job()
 
 PAGE = (
     "<html><body><h1>Harbour notes {n}</h1><p>The ferry number {n} leaves the harbour twice a "
@@ -74,7 +73,9 @@ class Flight:
 
 
 def run(client: Client, inputs: list[str], out: Path, flight: Flight, **kw):
-    return job.run_job(client, inputs, JobConfig(output=str(out)), on_report=flight.on_report, **kw)
+    return schedule.run_job(
+        client, inputs, JobConfig(output=str(out)), on_report=flight.on_report, **kw
+    )
 
 
 @pytest.mark.parametrize("window", [1, 2, 3])

@@ -34,7 +34,8 @@ LEVELS: tuple[frozenset[str], ...] = (
     frozenset({"pipeline.evaluate", "pipeline.jobconfig", "pipeline.report"}),
     frozenset({"pipeline.run"}),
     frozenset({"pipeline.supervise"}),
-    frozenset({"pipeline.cli", "pipeline.sandbox.__main__", "pipeline.workers"}),
+    frozenset({"pipeline.job"}),
+    frozenset({"pipeline.cli", "pipeline.sandbox.__main__"}),
 )
 MAX_TOP_LEVEL_MODULES = 12
 _PYX_IMPORT = re.compile(

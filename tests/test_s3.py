@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.job import reports, schedule
 from pipeline.jobconfig import JobConfig, freeze
-from tests.jobhelpers import load_job, make_inputs, rows
+from pipeline.warc import inputs
+from tests.jobhelpers import make_inputs, rows
 from tests.warc_builders import first_record_at
 
 moto_server = pytest.importorskip("moto.server")
 s3fs = pytest.importorskip("s3fs")
 pytestmark = pytest.mark.timeout(180)
-
-job = load_job()
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_s3_in_and_out_match_local(tmp_path: Path, s3, endpoint: str) -> None:
         {"key": "testing", "secret": "testing", "client_kwargs": {"endpoint_url": endpoint}}
     )
     cfg = JobConfig(output="s3://corpus/out", storage_options=storage, batch_rows=2)
-    s3_inputs = job.list_inputs(["s3://warcs/crawl/"], storage_options=cfg.storage_dict)
+    s3_inputs = inputs.list_inputs(["s3://warcs/crawl/"], storage_options=cfg.storage_dict)
     assert len(s3_inputs) == 3
     with (
         LocalCluster(
@@ -66,8 +66,8 @@ def test_s3_in_and_out_match_local(tmp_path: Path, s3, endpoint: str) -> None:
         ) as cluster,
         Client(cluster) as client,
     ):
-        result = job.run_job(client, s3_inputs, cfg)
-        local = job.run_job(client, local_inputs, JobConfig(output=str(tmp_path / "out")))
+        result = schedule.run_job(client, s3_inputs, cfg)
+        local = schedule.run_job(client, local_inputs, JobConfig(output=str(tmp_path / "out")))
         assert not result.failed and not local.failed
         keys = s3.find("corpus/out")
         assert sum(k.endswith(".parquet") and "/docs/" in k for k in keys) >= 3
@@ -90,8 +90,8 @@ def test_s3_in_and_out_match_local(tmp_path: Path, s3, endpoint: str) -> None:
         assert (rid, uri) == (row["record_id"], row["url"])
         assert result.reports[0].files[0].startswith("s3://corpus/out/")
         # a second run finds every marker on S3 and does nothing
-        again = job.run_job(client, s3_inputs, cfg)
+        again = schedule.run_job(client, s3_inputs, cfg)
         assert again.reports == [] and len(again.skipped) == 3
-    run_report = job.run_report(result, cfg, "2024-01-01T00:00:00Z")
-    where = job.write_run_report(run_report, cfg, None)
+    run_report = reports.run_report(result, cfg, "2024-01-01T00:00:00Z")
+    where = reports.write_run_report(run_report, cfg, None)
     assert s3.exists(where.removeprefix("s3://"))

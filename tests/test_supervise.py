@@ -300,7 +300,7 @@ def test_a_failing_input_reports_its_cause(tmp_path: Path) -> None:
 
 
 def test_a_worker_starts_its_children_warm(tmp_path: Path) -> None:
-    from pipeline.workers import WarmUp
+    from pipeline.job.workers import WarmUp
 
     supervise.shutdown()
     worker = type("FakeWorker", (), {"address": "tcp://127.0.0.1:1", "nthreads": 2})()
@@ -320,9 +320,8 @@ def test_in_the_job_a_hanging_page_leaves_its_worker_and_the_next_input_alone(
 ) -> None:
     from distributed import Client, LocalCluster
 
-    from tests.jobhelpers import load_job
+    from pipeline.job import schedule
 
-    job = load_job()
     deep = ("<html><body>" + "<div>" * 100_000 + "text" + "</div>" * 100_000).encode()
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -340,7 +339,7 @@ def test_in_the_job_a_hanging_page_leaves_its_worker_and_the_next_input_alone(
     ):
         pids = client.run(os.getpid)
         started = time.perf_counter()
-        result = job.run_job(client, [str(bad), str(good)], cfg, retries=0)
+        result = schedule.run_job(client, [str(bad), str(good)], cfg, retries=0)
         assert time.perf_counter() - started < 30
         assert client.run(os.getpid) == pids  # the same worker process, never restarted
     assert not result.failed, result.failed

@@ -306,7 +306,8 @@ def _warm(child: _Child, cfg: JobConfig, cfg_json: dict[str, Any]) -> None:
 
 
 def start_children(cfg: JobConfig, n: int) -> None:
-    """Start and warm ``n`` children for ``cfg`` ahead of the first tasks (`pipeline.workers`)."""
+    """Start and warm ``n`` children for ``cfg`` ahead of the first tasks
+    (`pipeline.job.workers`)."""
     cfg_json = cfg_to_json(cfg)
     with _LOCK:
         # A plugin set up again (a second job on the same cluster) tops the pool up, no more.

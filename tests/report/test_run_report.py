@@ -16,16 +16,16 @@ from click.testing import CliRunner
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.cli import main as warcclean
+from pipeline.job import command
 from pipeline.jobconfig import JobConfig
 from pipeline.report import charts
 from pipeline.report.collect import LENGTH_EDGES, ReportError, collect
 from pipeline.report.run_report import build_report, render_report
 from pipeline.run import process_warc
 from pipeline.warc.inputs import input_stem
-from tests.jobhelpers import load_job, make_inputs
+from tests.jobhelpers import make_inputs
 from tests.warc_builders import build_warc, html_response, request_record
 
-job = load_job()
 HOSTILE_URL = 'https://evil.example/"><script>document.title="pwned"</script>'
 
 
@@ -94,13 +94,13 @@ def output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = root / "out"
     runner = CliRunner()
     common = ["--output", str(out), "--scheduler", "inproc", "--no-progress", "--retries", "0"]
-    first = runner.invoke(job.main, [*inputs[:2], *common])
+    first = runner.invoke(command.main, [*inputs[:2], *common])
     assert first.exit_code == 0, first.output
     # The second run resumes (two inputs are done) and one input fails: its rejects file
     # cannot replace a directory; the directory is gone afterwards, as a user would fix it.
     blocker = out / "rejects" / f"{input_stem(inputs[2])}.parquet"
     blocker.mkdir(parents=True)
-    second = runner.invoke(job.main, [*inputs, *common])
+    second = runner.invoke(command.main, [*inputs, *common])
     assert second.exit_code == 1, second.output
     blocker.rmdir()
     return out
@@ -375,7 +375,7 @@ def test_real_warcs_report_has_charts_and_no_external_reference(
     )
     out = tmp_path / "out"
     result = CliRunner().invoke(
-        job.main, [*inputs, "--output", str(out), "--scheduler", "inproc", "--no-progress"]
+        command.main, [*inputs, "--output", str(out), "--scheduler", "inproc", "--no-progress"]
     )
     assert result.exit_code in (0, 1), result.output
     (html,) = (out / "_runs").glob("*.html")
@@ -461,7 +461,7 @@ def test_the_job_says_the_html_report_failed_and_leaves_no_partial_file(
     inputs = make_inputs(tmp_path / "in", n=1)
     out = tmp_path / "out"
     args = [*inputs, "-o", str(out), "--scheduler", "inproc", "--no-progress"]
-    result = CliRunner().invoke(job.main, args)
+    result = CliRunner().invoke(command.main, args)
     assert result.exit_code == 0, result.output
     assert "HTML report not written" in result.output and "No space left" in result.output
     assert [p.suffix for p in (out / "_runs").iterdir()] == [".json"]

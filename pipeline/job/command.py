@@ -1,0 +1,337 @@
+"""The job's command line: ``warcclean run`` and ``jobs/clean_warcs.py`` (``dask submit``).
+
+Everything a user gives is checked before the cluster starts, as a usage error (exit 2): the
+option values, the inputs (listed once each, symlinks resolved: `pipeline.warc.inputs`) and the
+output, which must be writable and new, empty or an earlier warcclean output
+(`pipeline.output.layout`).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from datetime import datetime, timezone
+
+import click
+
+from pipeline.cleaners.registry import DEFAULT_CLEANER, make_cleaner
+from pipeline.config import Limits
+from pipeline.job import OWN_PROCESS
+from pipeline.job.reports import (
+    html_report_path,
+    run_report,
+    summary_table,
+    warm_up_report,
+    write_html_report,
+    write_run_report,
+)
+from pipeline.job.schedule import (
+    INPROC,
+    MAX_PAGE_SECONDS,
+    MAX_RETRIES,
+    make_client,
+    pending_inputs,
+    run_job,
+)
+from pipeline.jobconfig import (
+    DEFAULT_BATCH_ROWS,
+    DEFAULT_FORMATS,
+    FORMATS,
+    JobConfig,
+    freeze,
+    parse_memory,
+    parse_memory_limit,
+    parse_pairs,
+)
+from pipeline.output.stats import Stats, WarcReport
+from pipeline.warc.inputs import list_inputs
+
+
+def _memory_limit(ctx: click.Context, param: click.Parameter, value: str) -> str | int | None:
+    try:
+        return parse_memory_limit(value, "--memory-limit")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def _not_nan(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    # FloatRange lets NaN through: it compares false with both bounds.
+    if math.isnan(value):
+        raise click.BadParameter("expects a number of seconds, got nan", ctx=ctx, param=param)
+    return value
+
+
+def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
+    try:
+        return parse_memory(value, "--isolate-memory")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+@click.command("run", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--output", "-o", required=True, help="Output root: a directory or fsspec URL.")
+@click.option("--cleaner", default=DEFAULT_CLEANER, show_default=True, help="Cleaner name.")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="Cleaner parameter.")
+@click.option("--scheduler", default=None, help=f"Scheduler address, or '{INPROC}'.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Workers of the local cluster (no --scheduler) [default: CPUs].",
+)
+@click.option("--threads-per-worker", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--memory-limit",
+    default="auto",
+    show_default=True,
+    callback=_memory_limit,
+    help="Per worker of the local cluster: a size (4GiB), 'auto' or 'none'.",
+)
+@click.option(
+    "--max-body-bytes",
+    type=click.IntRange(min=1),
+    default=Limits().max_body_bytes,
+    show_default=True,
+    help="Body bytes kept per record; longer bodies are cleaned from this prefix, flagged.",
+)
+@click.option(
+    "--max-nodes",
+    type=click.IntRange(min=1),
+    default=Limits().max_nodes,
+    show_default=True,
+    help="Pages with more elements are rejected 'too_complex'.",
+)
+@click.option(
+    "--max-blocks",
+    type=click.IntRange(min=1),
+    default=Limits().max_blocks,
+    show_default=True,
+    help="Pages with more text blocks are rejected 'too_complex'.",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True, max=MAX_PAGE_SECONDS),
+    default=Limits().max_seconds,
+    show_default=True,
+    callback=_not_nan,
+    help="Cleaning time per page; slower pages are rejected 'timeout'.",
+)
+@click.option(
+    "--isolate-depth",
+    type=click.IntRange(min=0),
+    default=Limits().isolate_depth,
+    show_default=True,
+    help="Pages nested deeper are cleaned in a child process killed at --max-seconds.",
+)
+@click.option(
+    "--isolate-memory",
+    "isolate_memory",
+    default=str(Limits().isolate_memory_bytes),
+    show_default=True,
+    callback=_isolate_memory,
+    metavar="BYTES",
+    help="Address space of that child (e.g. 4GB; 'none': no cap); more is 'too_complex'.",
+)
+@click.option(
+    "--batch-rows", type=click.IntRange(min=1), default=DEFAULT_BATCH_ROWS, show_default=True
+)
+@click.option(
+    "--storage-option",
+    "storage",
+    multiple=True,
+    metavar="K=V",
+    help="fsspec option for remote paths, e.g. endpoint_url=http://...",
+)
+@click.option("--report", "report_path", default=None, help="Run report path.")
+@click.option("--base-url", default=None, help="Prefix for relative paths in paths files.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0, max=MAX_RETRIES),
+    default=2,
+    show_default=True,
+    help="Dask retries of a failed input.",
+)
+@click.option(
+    "--formats",
+    type=click.Choice(FORMATS),
+    default=DEFAULT_FORMATS,
+    show_default=True,
+    help="What each document holds: its clean text, its Markdown, or both "
+    "(text: no Markdown rendering, markdown column null; markdown: text column '').",
+)
+@click.option(
+    "--include-comments",
+    is_flag=True,
+    help="Keep reader comments in the text and Markdown (their blocks are labelled 'comment' "
+    "either way; by default they are left out).",
+)
+@click.option(
+    "--no-html-report",
+    is_flag=True,
+    help="Write no HTML report (it counts the whole output; `warcclean report OUT` builds it).",
+)
+def main(
+    inputs: tuple[str, ...],
+    output: str,
+    cleaner: str,
+    params: tuple[str, ...],
+    scheduler: str | None,
+    workers: int | None,
+    threads_per_worker: int,
+    memory_limit: str | int | None,
+    max_body_bytes: int,
+    max_nodes: int,
+    max_blocks: int,
+    max_seconds: float,
+    isolate_depth: int,
+    isolate_memory: int | None,
+    batch_rows: int,
+    storage: tuple[str, ...],
+    report_path: str | None,
+    base_url: str | None,
+    no_progress: bool,
+    retries: int,
+    no_html_report: bool,
+    formats: str,
+    include_comments: bool,
+) -> None:
+    """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from pipeline.output.layout import OutputError, check_output, check_report_path
+    from pipeline.report.charts import INSTALL_HINT as CHARTS_HINT
+    from pipeline.report.charts import available as charts_available
+
+    try:
+        cfg = JobConfig(
+            output=output,
+            cleaner=cleaner,
+            params=freeze(parse_pairs(params)),
+            limits=Limits(
+                max_body_bytes=max_body_bytes,
+                max_nodes=max_nodes,
+                max_blocks=max_blocks,
+                max_seconds=max_seconds,
+                isolate_depth=isolate_depth,
+                isolate_memory_bytes=isolate_memory,
+            ),
+            batch_rows=batch_rows,
+            storage_options=freeze(parse_pairs(storage, "--storage-option")),
+            formats=formats,
+            include_comments=include_comments,
+        )
+        paths = list_inputs(list(inputs), base_url=base_url, storage_options=cfg.storage_dict)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    try:
+        # Built here once so that an unknown cleaner or parameter stops the job with a usage
+        # error, instead of failing every task on the workers.
+        make_cleaner(cfg.cleaner, **cfg.params_dict)
+    except (ValueError, TypeError) as exc:
+        raise click.UsageError(f"--cleaner {cleaner} with --param {params or '()'}: {exc}") from exc
+    if not paths:
+        raise click.UsageError(f"no WARC files found in {' '.join(inputs)}")
+    try:
+        # Before the cluster starts: an output the workers cannot write fails every input,
+        # each after its retries, and leaves the run report nowhere to go.
+        own = [report_path, html_report_path(report_path)] if report_path else []
+        check_output(cfg.output, cfg.storage_dict, own_files=own)
+        if report_path:
+            check_report_path(report_path, cfg.storage_dict)
+    except OutputError as exc:
+        raise click.UsageError(str(exc)) from exc
+    out = Console()
+    err = Console(stderr=True)
+    started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # matplotlib loads while the workers run, so the report costs only its drawing at the end.
+    warming = None if no_html_report else warm_up_report()
+    with make_client(scheduler, workers, threads_per_worker, memory_limit) as client:
+        err.print(f"[bold]{len(paths)}[/] inputs, dashboard: {client.dashboard_link}")
+        progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[records]:,} records {task.fields[rate]:.0f}/s"),
+            TextColumn("{task.fields[mbs]:.1f} MB/s"),
+            TimeElapsedColumn(),
+            console=err,
+            disable=no_progress,
+            # rich redraws 10 times a second by default: 13 ms of CPU per second of the job on
+            # a terminal, against 3 ms at this rate; the bar moves once per input anyway.
+            refresh_per_second=2,
+        )
+        seen = Stats()
+        t0 = time.perf_counter()
+        nbytes = 0
+
+        with progress:
+            task = progress.add_task("inputs", total=len(paths), records=0, rate=0.0, mbs=0.0)
+
+            def on_report(report: WarcReport | None, path: str) -> None:
+                nonlocal seen, nbytes
+                if report is not None:
+                    seen = seen + report.stats
+                    nbytes += report.input_bytes
+                else:
+                    err.print(f"[red]failed[/] {escape(path)}", soft_wrap=True)
+                dt = time.perf_counter() - t0
+                progress.update(
+                    task,
+                    advance=1,
+                    records=seen.records,
+                    rate=seen.records / dt,
+                    mbs=nbytes / dt / 1e6,
+                )
+
+            todo_done = pending_inputs(paths, cfg)[1]
+            progress.update(task, advance=len(todo_done))
+            result = run_job(client, paths, cfg, retries=retries, on_report=on_report)
+    out.print(summary_table(result))
+    for path, error in sorted(result.failed.items()):
+        out.print(f"[red]FAILED[/] {escape(path)}: {escape(error)}", soft_wrap=True)
+    report = run_report(result, cfg, started_at)
+    try:
+        where = write_run_report(report, cfg, report_path)
+    except Exception as exc:  # the output changed under the run (disk full, permissions)
+        err.print(
+            f"[red]run report not written[/]: {escape(f'{type(exc).__name__}: {exc}')}",
+            soft_wrap=True,
+        )
+        sys.exit(1)
+    out.print(f"run report: {escape(where)}", soft_wrap=True)
+    if not no_html_report:
+        if warming is not None:
+            warming.join()
+        if click.get_current_context().find_root().obj == OWN_PROCESS:
+            # The job's own process (not a program that called `main`), its cluster closed, so
+            # nothing else imports now: the report reads Parquet without pandas.
+            from pipeline.output.arrow import skip_pandas_probe
+
+            skip_pandas_probe()
+        try:
+            html = write_html_report(report, cfg, where)
+        except Exception as exc:  # the data and the JSON report are written: the run succeeded
+            err.print(
+                f"[yellow]HTML report not written[/]: {escape(f'{type(exc).__name__}: {exc}')}"
+            )
+        else:
+            out.print(f"HTML report: {escape(html)}", soft_wrap=True)
+            if not charts_available():
+                out.print(f"(tables only: {escape(CHARTS_HINT)} adds the charts)", soft_wrap=True)
+    sys.exit(1 if result.failed else 0)
+
+
+def run_as_program() -> None:
+    """Run the job as this process's program: the entry point of ``jobs/clean_warcs.py``."""
+    main(obj=OWN_PROCESS)
