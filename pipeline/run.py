@@ -8,6 +8,7 @@ reason; failing to read the input or write the output fails the whole input, lou
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from datetime import datetime, timezone
@@ -31,7 +32,7 @@ from pipeline.output.sink import (
 from pipeline.output.stats import Stats, WarcReport
 from pipeline.types import RawPage, Rejected
 from pipeline.warc.inputs import input_stem
-from pipeline.warc.reader import iter_records
+from pipeline.warc.reader import CUT_BY_FILE, NotAnArchive, iter_records
 
 # The reader's reason for a record type that never holds a page (pipeline.warc.reader).
 SKIP_PREFIX = "record_type:"
@@ -82,7 +83,14 @@ def clean_page(page: RawPage, cfg: JobConfig) -> Any:
 
 
 def reject_page(page: RawPage, reason: str, detail: str) -> Rejected:
-    """The rejection of ``page`` for ``reason``, placed where the page's record is."""
+    """The rejection of ``page`` for ``reason``, placed where the page's record is.
+
+    A page whose record was cut short (by the end of the file, the body cap, or a broken
+    content coding) says so in the detail: its rejection may be the cut's doing (an empty page
+    cut after its headers is ``no_text``)."""
+    cut = [note for note in page.notes if note in _TRUNCATION_NOTES]
+    if cut:
+        detail = f"{detail}; {', '.join(_TRUNCATION_NOTES[note] for note in cut)}"
     return Rejected(
         warc_path=page.warc_path,
         record_id=page.record_id,
@@ -93,6 +101,14 @@ def reject_page(page: RawPage, reason: str, detail: str) -> Rejected:
         detail=detail,
         warc_length=page.warc_length,
     )
+
+
+# The reader's notes for a page cut short (`pipeline.warc.reader`), as a rejection says them.
+_TRUNCATION_NOTES = {
+    "truncated_by_file": CUT_BY_FILE,
+    "truncated_by_cap": "the body was cut at --max-body-bytes",
+    "truncated_body_encoding": "the body's content coding breaks off",
+}
 
 
 def warm_up(cfg: JobConfig) -> None:
@@ -178,7 +194,12 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
             ) as sink,
         ):
             input_bytes = _size(stream)
-            for item in iter_records(stream, warc_path, max_body_bytes=cfg.limits.max_body_bytes):
+            try:
+                items = iter_records(stream, warc_path, max_body_bytes=cfg.limits.max_body_bytes)
+                first = next(items, None)
+            except NotAnArchive as exc:
+                raise UnreadableInput(str(exc)) from None
+            for item in itertools.chain(() if first is None else (first,), items):
                 if watch is not None:
                     watch.record(item)
                 if isinstance(item, RawPage):

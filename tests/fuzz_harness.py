@@ -17,8 +17,9 @@ Invariants, per mutant:
   header lines, the sign of a record swallowed by the one before it (unless the mutation spliced
   header bytes into a block, where they are the block's real content);
 - intact records survive: every record the mutation did not touch is read, where its place in the
-  file says (WARC: by record id, ARC: by offset, whose id the reader derives), and a page comes
-  back with the same body as from the undamaged file.
+  file says (WARC: by record id, ARC: by offset, whose id the reader derives; in a file gzipped
+  whole, by its offset in the gunzipped stream), and a page comes back with the same body as from
+  the undamaged file.
 """
 
 from __future__ import annotations
@@ -101,29 +102,56 @@ def _reference(seed: str, layout: str) -> dict[str, Any]:
     return _REFERENCE[key]
 
 
+def first_line(data: bytes) -> bytes:
+    """A file's first line that is not blank (gunzipped, as far as it inflates)."""
+    from tests.warc_builders import gunzip_members
+
+    text = data
+    if data[:2] == b"\x1f\x8b":
+        try:
+            text = gunzip_members(data)
+        except Exception:
+            text = b""
+    return text.lstrip(b"\r\n\t ").split(b"\n", 1)[0]
+
+
+def start_changed(m: Mutant) -> bool:
+    """Whether the mutation changed the file's first line: then it may be no archive at all,
+    and failing it as one (`NotAnArchive`) is the reader's answer (issue 50)."""
+    seeds = [s for s in SEEDS if s.name == m.seed]
+    if not seeds:  # a real file's mutant: its undamaged first line is not known here
+        return True
+    return first_line(lay_out(seeds[0].records, m.layout)[0]) != first_line(m.data)
+
+
 def check_reader(m: Mutant) -> tuple[list[str], int]:
     """Violations of the reader on ``m`` and the number of records it read."""
     from pipeline.types import RawPage, Rejected
-    from pipeline.warc.reader import ReaderIssue
+    from pipeline.warc.reader import NotAnArchive, ReaderIssue
 
     try:
         items = _read_all(m.data)
     except Runaway as exc:
         return [f"hang: {exc}"], 0
+    except NotAnArchive as exc:
+        if start_changed(m):
+            return [], 0
+        return [f"crash: a file that starts as its seed read as no archive: {exc}"[:500]], 0
     except Exception as exc:
         return [f"crash: reader raised {type(exc).__name__}: {exc}"[:500]], 0
     bad: list[str] = []
     space = "stored"
     places: Counter[tuple[str, int]] = Counter()
     by_id: dict[str, list[Any]] = {}
-    stored_offsets: set[int] = set()
+    # Where records start, by offset space (ARC records are found by offset).
+    starts: dict[str, set[int]] = {}
     records = 0
     for item in items:
         if isinstance(item, ReaderIssue):
             if item.kind == "single_gzip_member":
                 space = f"gunzip@{item.offset}"
-            elif item.kind == "resync":  # resyncs are at stored positions
-                space = "stored"
+            elif item.kind == "resync" and "gunzipped stream" not in item.detail:
+                space = "stored"  # (a resync inside a gunzipped member stays in its stream)
             continue
         if not isinstance(item, RawPage | Rejected):
             bad.append(f"not an item: {type(item).__name__}")
@@ -131,8 +159,7 @@ def check_reader(m: Mutant) -> tuple[list[str], int]:
         records += 1
         if item.warc_offset is not None:
             places[(space, item.warc_offset)] += 1
-            if space == "stored":
-                stored_offsets.add(item.warc_offset)
+            starts.setdefault(space, set()).add(item.warc_offset)
         by_id.setdefault(item.record_id, []).append(item)
         if (
             isinstance(item, RawPage)
@@ -143,12 +170,17 @@ def check_reader(m: Mutant) -> tuple[list[str], int]:
     bad += [f"duplicate: {n} records at {where}" for where, n in places.items() if n > 1]
     reference = _reference(m.seed, m.layout)
     for rec in m.intact:
-        bad += _intact_in_reader(rec, by_id, stored_offsets, reference)
+        found_at = starts.get(rec.space, set())
+        if rec.space == "gunzip@0":
+            # A file gzipped whole: its first record may be read before the reader knows that,
+            # at stored offset 0, which is where its gunzipped stream starts too.
+            found_at = found_at | (starts.get("stored", set()) & {0})
+        bad += _intact_in_reader(rec, by_id, found_at, reference)
     return bad, records
 
 
 def _intact_in_reader(
-    rec: Intact, by_id: dict[str, list[Any]], stored_offsets: set[int], reference: dict[str, Any]
+    rec: Intact, by_id: dict[str, list[Any]], offsets: set[int], reference: dict[str, Any]
 ) -> list[str]:
     from pipeline.types import RawPage
 
@@ -156,7 +188,7 @@ def _intact_in_reader(
         # ARC: found where it starts. A header line glued to the end of a cut record may be
         # read from a few bytes earlier: "...textehttp://..." has no visible start for the URL.
         near = range(rec.offset - ARC_START_SLACK, rec.offset + 1)
-        found_arc = any(at in stored_offsets for at in near)
+        found_arc = any(at in offsets for at in near)
         return [] if found_arc else [f"lost: intact record at {rec.offset}"]
     found = by_id.get(rec.record_id)
     if not found:
@@ -175,15 +207,19 @@ def check_job(m: Mutant, workdir: Path) -> tuple[list[str], int]:
     from pipeline.jobconfig import JobConfig
     from pipeline.run import WarcTaskError, process_warc
     from pipeline.types import RawPage, Rejected
+    from pipeline.warc.reader import NotAnArchive
 
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
     path = workdir / WARC_PATH
     path.write_bytes(m.data)
     out = workdir / "out"
+    not_archive = False
     try:
         records = [i for i in _read_all(m.data) if isinstance(i, RawPage | Rejected)]
         read: int | None = len(records)
+    except NotAnArchive:
+        records, read, not_archive = [], 0, True
     except Exception:
         records, read = [], None  # the reader check reports it
     # How often the reader yields each (record id, offset). Offsets read inside a gunzipped
@@ -197,8 +233,15 @@ def check_job(m: Mutant, workdir: Path) -> tuple[list[str], int]:
         report = process_warc(str(path), JobConfig(output=str(out)))
     except Exception as exc:
         if read == 0 and isinstance(exc, WarcTaskError):
-            return [], 0  # nothing readable: failing the input loudly is the job's answer
+            # nothing readable: failing the input loudly, with no marker, is the job's answer
+            if list(out.glob("_done/*.json")):
+                return ["lost: a failed input has a completion marker"], 0
+            if not_archive and "WARC or ARC file" not in str(exc):
+                return [f"crash: no archive, but the job says {exc}"[:500]], 0
+            return [], 0
         return [f"crash: process_warc raised {type(exc).__name__}: {exc}"[:500]], 0
+    if not_archive:
+        return ["lost: a file the reader reads as no archive was done by the job"], 0
     stats = report.stats
     bad: list[str] = []
     if not stats.balanced:

@@ -19,8 +19,9 @@ Two kinds of damage, combined at random:
 Layouts: one gzip member per record (as Common Crawl writes them), plain, and the whole file
 gzipped as one member; WARC/1.0 and ARC v1. Records whose bytes the mutation did not touch are
 "intact" when their position is still known: all of them in per-record gzip members and plain
-files; in a whole-file gzip only those before the first damage (nothing after it in one deflate
-stream can be found again), and only for damage to records or a truncation.
+files; in a whole-file gzip all of them too (at their positions in the gunzipped stream, which is
+searched as a plain file is), but only for damage to records or a truncation (a changed
+compressed byte can inflate to anything).
 """
 
 from __future__ import annotations
@@ -203,6 +204,8 @@ class Intact:
     offset: int
     record_id: str | None
     record_type: str
+    # Where ``offset`` counts: the stored file, or (a file gzipped whole) its gunzipped stream.
+    space: str = "stored"
 
 
 @dataclass(frozen=True)
@@ -451,7 +454,6 @@ def build_mutant(rng: random.Random, seed: Seed, layout: str, n_record: int, n_f
     kept = [i for i, r in enumerate(records) if r is not None]
     data, spans = lay_out([records[i] for i in kept], layout)  # type: ignore[misc]
     starts: list[int | None] = [s for s, _ in spans]
-    record_damaged = set(damaged)
     only_truncated = True
     for _ in range(n_file):
         data, starts, hit, label, piece = damage_file(rng, data, spans_of(starts, spans), DONORS)
@@ -470,8 +472,8 @@ def build_mutant(rng: random.Random, seed: Seed, layout: str, n_record: int, n_f
         for pos, i in enumerate(kept):
             if i not in damaged and starts[pos] is not None:
                 intact.append(Intact(starts[pos], seed.ids[i], seed.types[i]))  # type: ignore[arg-type]
-    elif seed.fmt == "warc" and only_truncated:
-        intact = _intact_before_damage(seed, records, kept, record_damaged, data)
+    elif only_truncated:
+        intact = _intact_in_whole(seed, records, kept, damaged, data)
     return Mutant(
         data=data,
         label="; ".join(labels),
@@ -484,14 +486,15 @@ def build_mutant(rng: random.Random, seed: Seed, layout: str, n_record: int, n_f
     )
 
 
-def _intact_before_damage(
+def _intact_in_whole(
     seed: Seed, records: list[bytes | None], kept: list[int], damaged: set[int], data: bytes
 ) -> list[Intact]:
-    """In a whole-file gzip: the records that inflate whole before the first damaged one.
+    """In a whole-file gzip: the undamaged records that inflate whole, before and after the
+    damaged ones (the gunzipped stream is searched as a plain file is), at their positions in
+    the gunzipped stream.
 
     Only for damage to records and truncation: a changed compressed byte can inflate to wrong
-    bytes well before the stream fails. WARC only, as the records are matched by id (offsets
-    there are positions in the inflated stream).
+    bytes well before the stream fails.
     """
     inflater = zlib.decompressobj(31)
     try:
@@ -501,9 +504,10 @@ def _intact_before_damage(
     out, at = [], 0
     for i in kept:
         end = at + len(records[i])  # type: ignore[arg-type]
-        if i in damaged or end > len(text):
+        if end > len(text):
             break
-        out.append(Intact(at, seed.ids[i], seed.types[i]))
+        if i not in damaged:
+            out.append(Intact(at, seed.ids[i], seed.types[i], space="gunzip@0"))
         at = end
     return out
 
@@ -533,11 +537,9 @@ def length_mutants() -> list[Mutant]:
                             for i in range(len(records))
                             if i != k
                         )
-                    elif seed.fmt == "warc":
-                        kept = list(range(len(records)))
-                        intact = tuple(_intact_before_damage(seed, records, kept, {k}, data))  # type: ignore[arg-type]
                     else:
-                        intact = ()
+                        kept = list(range(len(records)))
+                        intact = tuple(_intact_in_whole(seed, records, kept, {k}, data))  # type: ignore[arg-type]
                     out.append(
                         Mutant(
                             data,

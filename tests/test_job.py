@@ -522,7 +522,7 @@ def test_empty_and_non_warc_inputs_fail_and_are_retried(tmp_path: Path, inproc_c
     first = schedule.run_job(inproc_client, [*good, *bad], cfg, retries=0)
     assert sorted(first.failed) == sorted(bad)
     assert "input is empty" in first.failed[bad[0]]
-    assert "no WARC/ARC record could be read" in first.failed[bad[1]]
+    assert "not a WARC or ARC file: it starts with '<!DOCTYPE html>" in first.failed[bad[1]]
     assert [p.stem for p in (out / "_done").iterdir()] == [input_stem(good[0])]
     again = schedule.run_job(inproc_client, [*good, *bad], cfg, retries=0)
     assert again.skipped == good and sorted(again.failed) == sorted(bad)

@@ -18,6 +18,7 @@ from pipeline.jobconfig import JobConfig
 from pipeline.run import WarcTaskError, process_warc
 from pipeline.warc.inputs import input_stem
 from tests.warc_builders import (
+    build_arc,
     build_warc,
     html_response,
     plain_record,
@@ -311,20 +312,40 @@ def test_an_empty_input_fails_and_gets_no_marker(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "data"),
+    ("name", "data", "start"),
     [
-        ("page.warc.gz", gzip.compress(b"<!DOCTYPE html>\n" + ARTICLE_EN.encode())),
-        ("paper.warc", b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"),
+        ("page.warc.gz", gzip.compress(b"<!DOCTYPE html>\n" + ARTICLE_EN.encode()), "<!DOCTYPE"),
+        ("paper.warc", b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\n", "%PDF-1.4"),
+        # issue 50: warcio read these as ARC records ("not", a `not_html` reject and a marker)
+        ("bogus.warc.gz", b"not a warc at all\n", "not a warc at all"),
+        ("page.warc", ARTICLE_EN.encode(), "<html>"),
+        ("text.arc", b"http://e.com/ 1.2.3.4 no-date text/html 5\nhello\n", "http://e.com/"),
     ],
 )
 def test_an_input_that_is_no_warc_fails_with_the_reason(
-    tmp_path: Path, name: str, data: bytes
+    tmp_path: Path, name: str, data: bytes, start: str
 ) -> None:
     path = tmp_path / name
     path.write_bytes(data)
     _assert_failed_without_files(
-        path, tmp_path / "out", rf"{name}.*no WARC/ARC record could be read \(unreadable"
+        path,
+        tmp_path / "out",
+        rf"{re.escape(name)}.*UnreadableInput: not a WARC or ARC file: it starts with "
+        rf"['\"]{re.escape(start)}",
     )
+
+
+def test_a_damaged_first_length_is_still_an_archive(tmp_path: Path) -> None:
+    # The start is checked field by field, but not the length's value: an ARC file whose first
+    # header has a length that is no byte count is read on, as a WARC file would be.
+    page = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n" + ARTICLE_EN.encode()
+    arc = build_arc([("http://e.com/a", "text/html", page)], gzip=False)
+    damaged = arc.replace(b"text/plain 75\n", b"text/plain abc\n", 1)
+    assert damaged != arc
+    path = tmp_path / "damaged.arc"
+    path.write_bytes(damaged)
+    report = process_warc(str(path), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.records == 2 and report.stats.docs == 1
 
 
 def test_a_warc_of_one_warcinfo_record_is_done(tmp_path: Path) -> None:
@@ -394,3 +415,34 @@ def test_formats_must_be_one_the_job_knows() -> None:
         False,
         True,
     )
+
+
+def test_a_bad_length_in_a_warc_gzipped_whole_costs_one_record(tmp_path: Path) -> None:
+    # Issue 48: a good record, a Content-Length of -5, then 101 good records, gzipped as one
+    # stream: 102 of 102 good records are written (1 was), all counted.
+    records = [html_response(f"https://e.example/{i}", ARTICLE_EN) for i in range(103)]
+    plain = [build_warc([r], gzip=False) for r in records]
+    plain[1] = re.sub(rb"Content-Length: \d+\r\n", b"Content-Length: -5\r\n", plain[1], count=1)
+    warc = tmp_path / "whole.warc.gz"
+    warc.write_bytes(gzip.compress(b"".join(plain), mtime=0))
+    report = process_warc(str(warc), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.records == 103 and report.stats.docs == 102
+    assert report.stats.rejects == {"invalid_length": 1}
+    urls = {r["url"] for r in docs_table(tmp_path / "out").to_pylist()}
+    assert urls == {f"https://e.example/{i}" for i in range(103) if i != 1}
+    assert "truncated_file" not in report.stats.issues
+
+
+def test_a_record_cut_by_the_end_of_the_file_says_so_in_its_row(tmp_path: Path) -> None:
+    # Issue 48: a gzip record cut just after its HTTP headers had an empty body, became
+    # `no_text`, and nothing in its row told of the cut.
+    first = build_warc([html_response("https://e.example/a", ARTICLE_EN)])
+    second = build_warc([html_response("https://e.example/b", ARTICLE_EN)], gzip=False)
+    cut = second[: second.index(b"\r\n\r\n<html>") + 4]  # after the HTTP headers
+    warc = tmp_path / "cut.warc.gz"
+    warc.write_bytes(first + gzip.compress(cut, mtime=0)[:-8])  # no gzip trailer either
+    report = process_warc(str(warc), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.records == 2 and report.stats.docs == 1
+    (row,) = pq.read_table(tmp_path / "out" / "rejects" / f"{report.stem}.parquet").to_pylist()
+    assert row["url"] == "https://e.example/b"
+    assert "cut short by the end of the file" in row["detail"], row

@@ -47,6 +47,7 @@ member.
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 import zlib
 from collections.abc import Generator, Iterator
@@ -75,6 +76,10 @@ ACCEPTED_STATUS = frozenset({200})
 
 # warcio record types with HTTP headers that can never make a page (see `_Loader`).
 _UNPARSED_HTTP = frozenset({"request", "revisit"})
+
+# Said by the row of a record that the end of the file cut short (a page's note is
+# ``truncated_by_file``).
+CUT_BY_FILE = "the record is cut short by the end of the file"
 
 _SCAN_CHUNK = 1 << 16
 # How far back a gunzipped stream (a file gzipped whole) can still seek: past the body cap, so
@@ -125,7 +130,9 @@ class ReaderIssue:
     """A reader-level event that is not a record.
 
     ``kind`` is one of: ``unreadable`` (bytes at ``offset`` could not be parsed as a record),
-    ``resync`` (reading resumed at ``offset``, ``skipped`` bytes after the failure),
+    ``resync`` (reading resumed at ``offset``, ``skipped`` bytes after the failure; a stored
+    position, or inside a gzip member that holds several records a position in its gunzipped
+    stream, when the detail says "in the gunzipped stream"),
     ``truncated_file`` (no further record after a failure: the rest of the file is lost),
     ``single_gzip_member`` (a gzip member holds many records, as in a file gzipped whole: from
     ``offset`` on, offsets refer to the gunzipped stream, until a ``resync`` where the member
@@ -155,6 +162,10 @@ def iter_records(
         raise ValueError(f"max_body_bytes must be >= 0 or None, got {max_body_bytes}")
     seekable = _is_seekable(stream)
     pos = stream.tell() if seekable else 0
+    if seekable:
+        not_archive = _not_an_archive(stream, pos)
+        if not_archive is not None:
+            raise NotAnArchive(not_archive)
     is_gzip = seekable and _peek(stream, pos, 2) == b"\x1f\x8b"
     gunzip_from: int | None = None  # set once the file turns out to be one big gzip member
     reader = _SegmentReader(warc_path, max_body_bytes)
@@ -241,20 +252,53 @@ def iter_records(
             yield _single_member_issue(warc_path, 0)
             gunzip_from = pos = 0
             reader.offset_note = "offset_space:gunzip@0"
-        elif gunzip_from is not None and outcome.kind == "error":
-            # Bytes that are no record inside a member gzipped whole: its gunzipped bytes are a
-            # plain file, searched as one for the next record start (a record cut in its
-            # version line runs into the next one's: "WARC/WARC/1.0").
+        elif gunzip_from is not None:
+            # Bytes that are no record inside a member gzipped whole, or a record whose end is
+            # unknown (a length that is no byte count): its gunzipped bytes are a plain file,
+            # searched as one for the next record start (a record cut in its version line runs
+            # into the next one's: "WARC/WARC/1.0").
             try:
                 inside = _find_next_record(source, at + 1)
             except OSError:  # the gunzipped stream no longer holds that place
                 inside = None
+            else:
+                if (
+                    inside is None
+                    and isinstance(source, _Gunzipped)
+                    and source.done
+                    and not source.cut_short
+                ):
+                    # Searched to the member's clean end: the record whose end was unknown was
+                    # its last ("skip": nothing is lost), or bytes that are no record end it.
+                    # What follows the member (if anything) is read member by member again.
+                    pos, gunzip_from, reader.offset_note = source.member_end or 0, None, None
+                    more = source.member_end is not None and _peek(stream, pos, 1)
+                    if outcome.kind == "error" and not more:
+                        yield ReaderIssue(
+                            warc_path,
+                            "truncated_file",
+                            at,
+                            f"no further record found in the gunzipped stream after "
+                            f"{outcome.after(at)}",
+                        )
+                    if more:
+                        yield ReaderIssue(
+                            warc_path,
+                            "resync",
+                            pos,
+                            "the gzip member holding several records ends here: from here "
+                            "offsets are stored positions again",
+                        )
+                        continue
+                    return
         if inside is not None:
             yield ReaderIssue(
                 warc_path,
                 "resync",
                 inside,
-                f"resumed at the next record start after {outcome.after(at)}",
+                # (this offset, like the failure's, is a position in the gunzipped stream)
+                f"resumed in the gunzipped stream at the next record start after "
+                f"{outcome.after(at)}",
                 skipped=inside - at,
             )
             inner = inside
@@ -368,6 +412,10 @@ class _SegmentReader:
                 record = next(records)
             except StopIteration:
                 if inflating.open_member:
+                    if held is None and pos > self.floor and _peek_keep(source, pos, 1):
+                        # A member after the last record's, cut by the file's end before it
+                        # inflated to a record: no row, so an issue says so.
+                        return _Outcome("error", pos, "the file ends inside this gzip member")
                     # The last member never ended: cut short, or it swallowed what follows it
                     # (a member that starts mid-member decodes on through its neighbours).
                     return _Outcome("skip", self.floor, "its gzip member does not end")
@@ -384,6 +432,16 @@ class _SegmentReader:
                     yield from self._release(source, held, pos)
                     if self.resume is not None:
                         return _Outcome("skip", held[1], "cut short", resume=self.resume)
+                if isinstance(exc, HeaderTooLarge | HeaderCut):
+                    # warcio parses headers inside its iterator, before a record exists: the
+                    # record is counted here, then the next one is looked for after it.
+                    reason = (
+                        "header_too_large"
+                        if isinstance(exc, HeaderTooLarge)
+                        else ("truncated_record")
+                    )
+                    yield self._headerless(pos, reason, _describe(exc), it.loader.last_headers)
+                    return _Outcome("skip", pos, reason)
                 return _Outcome("error", pos, _describe(exc), fresh=True)
             if held is not None:
                 yield held[0]
@@ -416,7 +474,7 @@ class _SegmentReader:
                 # record's header, and warcio reads the two as one record: read the member
                 # through a gunzipper, where the header is searched as in a plain file.
                 return _Outcome("single_member", record_start)
-            bad_length = _invalid_length(record)
+            bad_length = None if it.loader.header_cut else _invalid_length(record)
             if bad_length is not None:
                 # Its end is unknown: count the record, then look for the next one after it.
                 yield self._unread(record, record_start, "invalid_length", bad_length)
@@ -465,6 +523,16 @@ class _SegmentReader:
                     # where the record inside it can be found, as in a plain file.
                     return _Outcome("single_member", record_start)
                 yield item
+                if (
+                    detect_single_member
+                    and record_start == 0
+                    and not isinstance(item, RawPage)
+                    and (declared is None or _cut_by_file(record))
+                ):
+                    # The file's first record, read to the end of its member (no length, or
+                    # one past the file) with no page body to search: in a file gzipped whole
+                    # that member holds every record after it, searched from the main loop.
+                    return _Outcome("skip", record_start, "its length does not end it")
                 if mismatch:
                     # The rest of its gzip member is not a record, and warcio's offsets are off
                     # from here on: go on at the next member.
@@ -486,6 +554,25 @@ class _SegmentReader:
                     yield _cut_short(item, self.resume, record_start)
                     return _Outcome("skip", record_start, "cut short", resume=self.resume)
                 held = (item, record_start)
+
+    def _headerless(self, start: int, reason: str, detail: str, parsed: Any) -> Rejected:
+        """The rejection of a record at ``start`` whose headers could not be parsed; named by
+        its WARC header when that was (``parsed``: the loader's format and headers)."""
+        record_id = record_type = url = None
+        if parsed is not None:
+            fmt, headers = parsed
+            if fmt == "warc":
+                record_id = (headers.get_header("WARC-Record-ID") or "").strip()[:200] or None
+                record_type = (headers.get_header("WARC-Type") or "").strip().lower()[:40]
+                url = (headers.get_header("WARC-Target-URI") or "").strip() or None
+            else:
+                record_type, url = "response", (headers.get_header("uri") or "").strip() or None
+        if record_id is None:
+            digest = hashlib.sha1(f"{self.warc_path}\0{start}".encode()).hexdigest()
+            record_id = f"<urn:warcclean:{digest}>"
+        return Rejected(
+            self.warc_path, record_id, record_type or "unknown", start, url, reason, detail
+        )
 
     def _unread(self, record: Any, start: int, reason: str, detail: str) -> Rejected:
         """The rejection of a record whose block was not read (its length is unknown)."""
@@ -520,11 +607,22 @@ class _SegmentReader:
         record_id = _record_id(record, self.warc_path, record_start)
 
         def reject(reason: str, detail: str) -> Rejected:
-            offset, length = self._placement(it, record_start)
+            offset, length = self._placement(it, record_start)  # (drains the record)
+            if (
+                isinstance(it, ArchiveIterator)  # (`members` reads only whole members)
+                and _cut_by_file(record)
+                and not reason.startswith("record_type:")
+            ):
+                # (what the rejection saw may be an artefact of the cut: a status line or type
+                # cut mid-way; a record that is no page is a skip, not a row)
+                detail = f"{detail}; {CUT_BY_FILE}" if detail else CUT_BY_FILE
             return Rejected(
                 self.warc_path, record_id, rec_type, offset, url or None, reason, detail, length
             )
 
+        if it.loader.header_cut:
+            # Cut before its block: whatever its type, the row says so (not a silent skip).
+            return reject("truncated_record", "the file ends inside its WARC header")
         if rec_type not in PAGE_TYPES:
             return reject(f"record_type:{rec_type}", "")
         if it.loader.http_cut_short:
@@ -591,6 +689,94 @@ class InflateError(ValueError):
 
 class HeaderTooLarge(ValueError):
     """A header line or header block over its cap (`MAX_HEADER_LINE`, `MAX_HEADER_BLOCK`)."""
+
+
+class NotAnArchive(ValueError):
+    """A stream that does not start with a WARC record or an ARC file's header: not an archive
+    (a text file, an HTML page, a gzip of something else), read no further."""
+
+
+# What an archive starts with, after blank lines: a WARC version line, or an ARC header line:
+# a URL, an IP address, a 14-digit date, then the content type and the length (and ARC v2's
+# further fields) on one line. A looser match would take a text file's first words ("not a warc
+# at all") for a record, as warcio does. The length's value is not checked here: a WARC record's
+# is not either, and a length that is no byte count is that record's rejection
+# (``invalid_length``), after which the file is read on.
+_ARCHIVE_START = re.compile(
+    rb"WARC/\d+\.\d+\r?\n"
+    rb"|(?:filedesc:|[A-Za-z][A-Za-z0-9+.\-]*:)\S+ "
+    rb"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*|-) \d{14} \S*(?: \S*)+\r?\n"
+)
+# How much of a file's start is looked at (inflated, when it is gzip) for its first line.
+_HEAD_BYTES = 1 << 16
+
+
+def _not_an_archive(stream: Any, pos: int) -> str | None:
+    """Why the stream at ``pos`` is no WARC/ARC file, or None when it starts as one (or holds
+    nothing but blank lines and empty gzip members, which the reader reports as empty).
+    Leaves the stream at ``pos``."""
+    try:
+        head = _peek(stream, pos, _HEAD_BYTES)
+    except OSError:
+        return None  # a read error is the reader's to report, where it happens
+    gzipped = head[:2] == b"\x1f\x8b"
+    text, failure = _inflate_head(head) if gzipped else (head, None)
+    start = text.lstrip(b"\r\n\t ")
+    if not start and failure is None:
+        return None
+    if _ARCHIVE_START.match(start) or (
+        b"\n" not in start and _ARCHIVE_START.match(start + b"\n")  # cut after its first line
+    ):
+        return None
+    # An archive whose first record is damaged (cut in its version line, a first gzip member
+    # that does not inflate) still has a real record start near its start: the reader reports
+    # the damage and reads on from there. A text file or a page has none.
+    try:
+        if _find_next_record(io.BytesIO(text), 0, stop=len(text)) is not None:
+            return None
+        if gzipped and _find_next_record(stream, pos + 1, stop=pos + _HEAD_BYTES) is not None:
+            return None
+    except OSError:
+        return None
+    finally:
+        stream.seek(pos)
+    if failure is not None:
+        return failure
+    first = start.split(b"\n", 1)[0][:60]
+    return (
+        "not a WARC or ARC file: it starts with "
+        f"{first.decode('latin-1')!r}, not a WARC version line or an ARC header line"
+    )
+
+
+def _inflate_head(data: bytes) -> tuple[bytes, str | None]:
+    """The first inflated bytes (up to `_HEAD_BYTES`) of the gzip members at the start of
+    ``data``, and why nothing inflated, if nothing did. Fed in small steps: damage further on
+    (which the reader reports where it is) must not hide a good start."""
+    out = b""
+    while data[:2] == b"\x1f\x8b" and len(out) < _HEAD_BYTES:
+        inflater = zlib.decompressobj(31)
+        at = 0
+        while not inflater.eof and at < len(data) and len(out) < _HEAD_BYTES:
+            piece = data[at : at + 512]
+            at += len(piece)
+            try:
+                out += inflater.decompress(piece)
+            except zlib.error as exc:
+                if out.strip():
+                    return out, None
+                return out, (
+                    "not a readable WARC or ARC file: a gzip stream that does not inflate at "
+                    f"its start ({_describe(exc)})"
+                )
+        if not inflater.eof:
+            break
+        data = inflater.unused_data + data[at:]
+    return out, None
+
+
+class HeaderCut(ValueError):
+    """A record's WARC/ARC header that the end of the file cut before warcio could parse it."""
 
 
 def _invalid_length(record: Any) -> str | None:
@@ -870,9 +1056,14 @@ class _CappedLines:
     def __init__(self, stream: Any) -> None:
         self.stream = stream
         self.left = MAX_HEADER_BLOCK
+        # Whether a line was asked for at the end of the stream: a header that the file's end
+        # cut before its blank line.
+        self.at_eof = False
 
     def readline(self, length: int | None = None) -> bytes:
         line: bytes = self.stream.readline(length)
+        if not line:
+            self.at_eof = True
         self.left -= len(line)
         if self.left < 0:
             raise HeaderTooLarge(f"a header block is longer than {MAX_HEADER_BLOCK} bytes")
@@ -909,8 +1100,38 @@ class _Loader(ArcWarcRecordLoader):  # type: ignore[misc]
             self.http_cut_short = True
             return None
 
+    # Whether the last record's WARC/ARC header was cut by the end of the file.
+    header_cut = False
+    # (format, headers) of the last record whose WARC/ARC header was parsed, for a rejection
+    # when its HTTP header then fails.
+    last_headers: Any = None
+
     def _detect_type_load_headers(self, stream: Any, *args: Any, **kwargs: Any) -> Any:
-        return super()._detect_type_load_headers(_CappedLines(stream), *args, **kwargs)
+        lines = _CappedLines(stream)
+        try:
+            result = super()._detect_type_load_headers(lines, *args, **kwargs)
+        except (HeaderTooLarge, EOFError):
+            raise
+        except Exception as exc:
+            if lines.at_eof:  # (a header line cut mid-way can fail warcio's parse)
+                raise HeaderCut(f"the file ends inside its header ({_describe(exc)})") from None
+            raise
+        self.header_cut = lines.at_eof
+        self.last_headers = result
+        return result
+
+    def parse_record_stream(self, *args: Any, **kwargs: Any) -> Any:
+        self.header_cut = False
+        self.last_headers = None
+        try:
+            return super().parse_record_stream(*args, **kwargs)
+        except (HeaderTooLarge, HeaderCut, EOFError):
+            raise
+        except Exception as exc:
+            # A header cut where it lacks what the loader needs (a target URI): as above.
+            if self.header_cut:
+                raise HeaderCut(f"the file ends inside its header ({_describe(exc)})") from None
+            raise
 
 
 def _unread_tail(source: Any, pos: int) -> str:

@@ -114,13 +114,13 @@ def test_one_damaged_record_among_intact_ones_in_each_layout(
     worker: Worker, tmp_path: Path
 ) -> None:
     # One record-level damage each, so the records after it are known intact (in per-record
-    # gzip members and plain files).
+    # gzip members and plain files, and in a file gzipped whole as one stream).
     rng = random.Random(CAMPAIGN_SEED + 1)
     mutants = [
         build_mutant(rng, seed, layout, n_record=1, n_file=0)
         for _ in range(40)
         for seed in SEEDS
-        for layout in ("members", "plain")
+        for layout in LAYOUTS
     ]
     assert all(m.intact for m in mutants)
     result = run_campaign(mutants, job_every=10, worker=worker)

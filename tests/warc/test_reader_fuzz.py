@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.types import RawPage, Rejected
-from pipeline.warc.reader import ReaderIssue, iter_records
+from pipeline.warc.reader import NotAnArchive, ReaderIssue, iter_records
+from tests.fuzz_harness import first_line
 from tests.warc_builders import build_arc, build_warc, html_response, http_block, request_record
 
 HTML = b"<html><head><title>t</title></head><body><p>A small page, some words.</p></body></html>"
@@ -50,8 +51,14 @@ def _small_files() -> dict[str, bytes]:
 FILES = _small_files()
 
 
-def _read(data: bytes) -> list:
-    items = list(iter_records(io.BytesIO(data), "fuzz", max_body_bytes=CAP))
+def _read(data: bytes, original: bytes | None = None) -> list:
+    try:
+        items = list(iter_records(io.BytesIO(data), "fuzz", max_body_bytes=CAP))
+    except NotAnArchive:
+        # Only a file whose first line is no longer the original's may be no archive at all
+        # (cut inside it, or bytes of it changed): it then holds no record to read.
+        assert original is not None and first_line(data) != first_line(original)
+        return []
     for item in items:
         assert isinstance(item, RawPage | Rejected | ReaderIssue)
         if isinstance(item, RawPage):
@@ -72,7 +79,7 @@ def _in_stored_space(item: RawPage | Rejected) -> bool:
 def _check_truncations(data: bytes) -> None:
     full = _records(_read(data))
     for cut in range(len(data) + 1):
-        part = _records(_read(data[:cut]))
+        part = _records(_read(data[:cut], data))
         assert len(part) <= len(full)
         for item in part:
             if _in_stored_space(item) and item.warc_offset is not None:
@@ -105,7 +112,7 @@ def test_random_byte_mutations_never_raise(kind: str, mutations: list[tuple[floa
     for where, value in mutations:
         data[int(where * len(data))] = value
     n_written = len(_records(_read(FILES[kind])))
-    items = _read(bytes(data))
+    items = _read(bytes(data), FILES[kind])
     recs = _records(items)
     assert len(recs) <= n_written + len(mutations)
     for item in recs:
@@ -116,5 +123,7 @@ def test_random_byte_mutations_never_raise(kind: str, mutations: list[tuple[floa
 @settings(max_examples=_budget(60), deadline=None)
 @given(st.binary(max_size=600))
 def test_arbitrary_bytes_never_raise(data: bytes) -> None:
-    _read(data)
+    # (bytes that are no archive fail as one, by name: `NotAnArchive`, allowed by the empty
+    # original; after a version line they never do)
+    _read(data, b"")
     _read(b"WARC/1.0\r\n" + data)

@@ -50,8 +50,19 @@ def _record(i: int, *, length: str | None = None, extra_http: bytes = b"", uri: 
     return head.encode("latin-1") + http + b"\r\n\r\n"
 
 
-def _join(records: list[bytes], gz: bool) -> bytes:
+def _join(records: list[bytes], gz: bool | str) -> bytes:
+    """The records as one file: gzipped record by record (True), plain (False), or gzipped
+    whole as one stream ("whole")."""
+    if gz == "whole":
+        return gzip.compress(b"".join(records), mtime=0)
     return b"".join(gzip.compress(r, mtime=0) for r in records) if gz else b"".join(records)
+
+
+# The three containers of a WARC or ARC file: gzip members of one record each (as crawlers
+# write them), plain, and one gzip stream over the whole file.
+CONTAINERS = pytest.mark.parametrize(
+    "gz", [True, False, "whole"], ids=["gzip-members", "plain", "gzip-whole"]
+)
 
 
 def _read(data: bytes, budget: int = 50) -> list:
@@ -80,24 +91,25 @@ def _assert_intact_read_once(items: list, bad: int) -> None:
     assert offsets == sorted(offsets) and len(set(offsets)) == len(offsets)
 
 
-@pytest.mark.parametrize("gz", [True, False], ids=["gzip-members", "plain"])
+@CONTAINERS
 @pytest.mark.parametrize("bad", range(N_RECORDS))
 @pytest.mark.parametrize("length", BAD_LENGTHS)
 def test_invalid_content_length_is_one_rejection_and_reading_goes_on(
-    length: str, bad: int, gz: bool
+    length: str, bad: int, gz: bool | str
 ) -> None:
     records = [_record(i, length=length if i == bad else None) for i in range(N_RECORDS)]
     items = _read(_join(records, gz))
     _assert_intact_read_once(items, bad)
     (rejected,) = [i for i in items if isinstance(i, Rejected)]
     assert (rejected.record_id, rejected.reason) == (f"<urn:uuid:r{bad}>", "invalid_length")
-    # the resync reports positions after the bad record, never before it
+    # the resync reports positions after the bad record, never before it (a file gzipped
+    # whole says so first, from its start)
     for issue in items:
-        if isinstance(issue, ReaderIssue):
+        if isinstance(issue, ReaderIssue) and issue.kind != "single_gzip_member":
             assert issue.offset is not None and issue.offset >= rejected.warc_offset
 
 
-def _arc(lengths: dict[int, str], gz: bool) -> bytes:
+def _arc(lengths: dict[int, str], gz: bool | str) -> bytes:
     desc_body = b"1 0 test\nURL IP-address Archive-date Content-type Archive-length\n"
     members = [b"filedesc://t.arc 0.0.0.0 20240102030405 text/plain %d\n%s\n"]
     members[0] = members[0] % (len(desc_body), desc_body)
@@ -107,14 +119,14 @@ def _arc(lengths: dict[int, str], gz: bool) -> bytes:
         members.append(
             b"http://e.com/%d 1.2.3.4 20240102030405 text/html %s\n%s\n" % (i, length, block)
         )
-    return b"".join(gzip.compress(m, mtime=0) for m in members) if gz else b"".join(members)
+    return _join(members, gz)
 
 
-@pytest.mark.parametrize("gz", [True, False], ids=["arc.gz", "arc"])
+@pytest.mark.parametrize("gz", [True, False, "whole"], ids=["arc.gz", "arc", "arc-gzipped-whole"])
 @pytest.mark.parametrize("bad", range(N_RECORDS))
-@pytest.mark.parametrize("length", ["0", "-5", "abc"])
+@pytest.mark.parametrize("length", ["0", "-5", "abc", "1e3"])
 def test_arc_record_with_a_bad_length_does_not_stop_the_file(
-    length: str, bad: int, gz: bool
+    length: str, bad: int, gz: bool | str
 ) -> None:
     items = _read(_arc({bad: length}, gz))
     intact = [i for i in range(N_RECORDS) if i != bad]
@@ -269,7 +281,7 @@ def test_plain_record_longer_than_the_file_keeps_its_page_when_nothing_follows()
     assert len(_ids(items, RawPage)) == N_RECORDS
 
 
-@pytest.mark.parametrize("gz", [True, False], ids=["gzip-members", "plain"])
+@CONTAINERS
 @pytest.mark.parametrize(
     "extra",
     [
@@ -278,15 +290,21 @@ def test_plain_record_longer_than_the_file_keeps_its_page_when_nothing_follows()
     ],
     ids=["one-long-line", "many-lines"],
 )
-def test_header_over_its_cap_is_an_issue_and_the_next_records_are_read(
-    extra: bytes, gz: bool
+def test_header_over_its_cap_is_one_rejection_and_the_next_records_are_read(
+    extra: bytes, gz: bool | str
 ) -> None:
+    # Issue 48: the record is a row (counted in `records`), at its offset, named by its WARC
+    # header, and no "unreadable" issue stands in for it.
     bad = 1
     records = [_record(i, extra_http=extra if i == bad else b"") for i in range(N_RECORDS)]
     items = _read(_join(records, gz))
     _assert_intact_read_once(items, bad)
-    unreadable = [i for i in items if isinstance(i, ReaderIssue) and i.kind == "unreadable"]
-    assert len(unreadable) == 1 and "HeaderTooLarge" in unreadable[0].detail
+    (rejected,) = [i for i in items if isinstance(i, Rejected)]
+    assert rejected.reason == "header_too_large" and "HeaderTooLarge" in rejected.detail
+    assert rejected.record_id == f"<urn:uuid:r{bad}>" and rejected.url == f"http://e.com/{bad}"
+    # (in a file gzipped whole, offsets are positions in its gunzipped stream)
+    assert rejected.warc_offset == len(_join(records[:bad], gz != "whole" and gz))
+    assert not [i for i in items if isinstance(i, ReaderIssue) and i.kind == "unreadable"]
 
 
 def test_header_line_is_never_read_whole() -> None:
@@ -321,9 +339,11 @@ def test_uri_scheme_is_case_insensitive(scheme: str) -> None:
         st.text(st.characters(max_codepoint=255), max_size=8),
     ),
     bad=st.integers(0, N_RECORDS - 1),
-    gz=st.booleans(),
+    gz=st.sampled_from([True, False, "whole"]),
 )
-def test_any_length_value_leaves_the_other_records_intact(length: str, bad: int, gz: bool) -> None:
+def test_any_length_value_leaves_the_other_records_intact(
+    length: str, bad: int, gz: bool | str
+) -> None:
     length = length.replace("\r", "").replace("\n", "")
     records = [_record(i, length=length if i == bad else None) for i in range(N_RECORDS)]
     items = _read(_join(records, gz))
@@ -342,16 +362,17 @@ def test_any_length_value_leaves_the_other_records_intact(length: str, bad: int,
     bad=st.integers(0, N_RECORDS - 1),
     cut=st.floats(0.05, 0.95),
     drop=st.integers(1, 400),
-    gz=st.booleans(),
+    gz=st.sampled_from([True, False, "whole"]),
 )
 def test_bytes_cut_out_of_one_record_lose_only_that_record(
-    bad: int, cut: float, drop: int, gz: bool
+    bad: int, cut: float, drop: int, gz: bool | str
 ) -> None:
     records = [_record(i) for i in range(N_RECORDS)]
-    members = [gzip.compress(r, mtime=0) for r in records] if gz else records
+    # (in a file gzipped whole, the bytes are cut out of the record before it is compressed)
+    members = [gzip.compress(r, mtime=0) for r in records] if gz is True else records
     at = int(len(members[bad]) * cut)
     members[bad] = members[bad][:at] + members[bad][at + drop :]
-    items = _read(b"".join(members))
+    items = _read(_join(members, "whole") if gz == "whole" else b"".join(members))
     intact = [f"<urn:uuid:r{i}>" for i in range(N_RECORDS) if i != bad]
     # the cut may damage the bad record's own id: only the intact ids are looked up
     assert [p for p in _ids(items, RawPage) if p in intact] == intact
@@ -486,3 +507,37 @@ def test_arc_record_running_past_the_file_stops_at_a_damaged_header_line(
     (first,) = [i for i in items if isinstance(i, Rejected) and i.url == "http://e.com/1"]
     assert first.reason == "truncated_record"
     assert _arc_urls(items)[:1] == ["http://e.com/0"]
+
+
+def _arc_file(n: int, bad: int, length: str) -> bytes:
+    desc_body = b"1 0 test\nURL IP-address Archive-date Content-type Archive-length\n"
+    records = [
+        b"filedesc://t.arc 0.0.0.0 20240102030405 text/plain %d\n%s\n" % (len(desc_body), desc_body)
+    ]
+    for i in range(n):
+        block = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n" + _page(i)
+        declared = length.encode() if i == bad else str(len(block)).encode()
+        records.append(
+            b"http://e.com/%d 1.2.3.4 20240102030405 text/html %s\n%s\n" % (i, declared, block)
+        )
+    return b"".join(records)
+
+
+@pytest.mark.parametrize("fmt", ["warc", "arc"])
+@pytest.mark.parametrize("length", ["-5", "abc", "1e3"])
+def test_a_bad_length_in_a_file_gzipped_whole_loses_no_later_record(fmt: str, length: str) -> None:
+    # Issue 48: a good record, one whose length is no byte count, then 101 good ones, all in one
+    # gzip stream. Only the first was read (the rest neither rows nor counted, and a false
+    # "truncated_file"): the gunzipped stream is now searched for the next record as a plain
+    # file is.
+    n, bad = 103, 1
+    if fmt == "warc":
+        plain = b"".join(_record(i, length=length if i == bad else None) for i in range(n))
+    else:
+        plain = _arc_file(n, bad, length)
+    items = _read(gzip.compress(plain, mtime=0), budget=4 * n)
+    good = [i.url for i in items if isinstance(i, RawPage)]
+    assert good == [f"http://e.com/{i}" for i in range(n) if i != bad]  # 102 of 102
+    (rejected,) = [i for i in items if isinstance(i, Rejected) and i.url == f"http://e.com/{bad}"]
+    assert rejected.reason == "invalid_length"
+    assert not [i for i in items if isinstance(i, ReaderIssue) and i.kind == "truncated_file"]

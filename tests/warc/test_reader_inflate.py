@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import pipeline.warc.reader as reader
 from pipeline.types import RawPage, Rejected
-from pipeline.warc.reader import ReaderIssue, iter_records
+from pipeline.warc.reader import NotAnArchive, ReaderIssue, iter_records
 from tests.warc.test_reader_fuzz import FILES, _budget
 from tests.warc_builders import build_warc, html_response, raw_warc_record, request_record
 
@@ -28,7 +28,10 @@ HTML = b"<html><body><p>" + b"Words that repeat, and compress well. " * 400 + b"
 
 
 def _items(data: bytes, **kw: object) -> list:
-    return list(iter_records(io.BytesIO(data), "x", **kw))
+    try:
+        return list(iter_records(io.BytesIO(data), "x", **kw))
+    except NotAnArchive as exc:  # (the same answer both ways is what counts)
+        return [f"not an archive: {exc}"]
 
 
 def _both(data: bytes, **kw: object) -> tuple[list, list]:
