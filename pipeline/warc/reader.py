@@ -704,8 +704,8 @@ class NotAnArchive(ValueError):
 # (``invalid_length``), after which the file is read on.
 _ARCHIVE_START = re.compile(
     rb"WARC/\d+\.\d+\r?\n"
-    rb"|(?:filedesc:|[A-Za-z][A-Za-z0-9+.\-]*:)\S+ "
-    rb"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*|-) \d{14} \S*(?: \S*)+\r?\n"
+    rb"|[A-Za-z][A-Za-z0-9+.\-]*:[^ \n]+ "
+    rb"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*|-) \d{14}(?: [^ \n]*){2,}\n"
 )
 # How much of a file's start is looked at (inflated, when it is gzip) for its first line.
 _HEAD_BYTES = 1 << 16
@@ -729,10 +729,11 @@ def _not_an_archive(stream: Any, pos: int) -> str | None:
     ):
         return None
     # An archive whose first record is damaged (cut in its version line, a first gzip member
-    # that does not inflate) still has a real record start near its start: the reader reports
-    # the damage and reads on from there. A text file or a page has none.
+    # that does not inflate) still has a real record start after its first byte, near its
+    # start: the reader reports the damage and reads on from there. A text file or a page has
+    # none.
     try:
-        if _find_next_record(io.BytesIO(text), 0, stop=len(text)) is not None:
+        if _find_next_record(io.BytesIO(start), 1, stop=len(start)) is not None:
             return None
         if gzipped and _find_next_record(stream, pos + 1, stop=pos + _HEAD_BYTES) is not None:
             return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,14 @@ from hypothesis import strategies as st
 from pipeline.types import RawPage, Rejected
 from pipeline.warc.reader import NotAnArchive, ReaderIssue, iter_records
 from tests.fuzz_harness import first_line
-from tests.warc_builders import build_arc, build_warc, html_response, http_block, request_record
+from tests.warc_builders import (
+    build_arc,
+    build_warc,
+    gzip_whole,
+    html_response,
+    http_block,
+    request_record,
+)
 
 HTML = b"<html><head><title>t</title></head><body><p>A small page, some words.</p></body></html>"
 CAP = 64
@@ -127,3 +135,59 @@ def test_arbitrary_bytes_never_raise(data: bytes) -> None:
     # original; after a version line they never do)
     _read(data, b"")
     _read(b"WARC/1.0\r\n" + data)
+
+
+# --- what is an archive at all (issue 50) -------------------------------------------------------
+
+# One record each, so that no second record start vouches for a damaged first line: a WARC
+# response, and an ARC file of its filedesc header alone.
+_ONE_RECORD = {
+    "warc": build_warc([html_response("http://e.com/a", HTML)], gzip=False),
+    "arc": build_arc([], gzip=False),
+}
+_IP = re.compile(rb"\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*|-")
+
+
+def _starts_an_archive(line: bytes) -> bool:
+    """The rule, field by field: a WARC version line, or an ARC header line (a URL with a
+    scheme, an IP address, a 14-digit date, then a type and a length, perhaps more)."""
+    line = line.rstrip(b"\r")
+    if re.fullmatch(rb"WARC/[0-9]+\.[0-9]+", line):
+        return True
+    fields = line.split(b" ")
+    return (
+        len(fields) >= 5
+        and re.fullmatch(rb"[A-Za-z][A-Za-z0-9+.\-]*:.+", fields[0]) is not None
+        and _IP.fullmatch(fields[1]) is not None
+        and re.fullmatch(rb"[0-9]{14}", fields[2]) is not None
+    )
+
+
+@settings(max_examples=_budget(300), deadline=None)
+@given(
+    kind=st.sampled_from(sorted(_ONE_RECORD)),
+    gz=st.booleans(),
+    edits=st.lists(
+        st.tuples(st.floats(0, 1, exclude_max=True), st.sampled_from(b"W/1. 0:\rx9-A\n\t")),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_a_file_whose_first_line_is_damaged_is_an_archive_by_the_rule(
+    kind: str, gz: bool, edits: list[tuple[float, int]]
+) -> None:
+    data = bytearray(_ONE_RECORD[kind])
+    end = data.index(b"\n")
+    for where, value in edits:
+        data[int(where * end)] = value  # inside the first line (before its line end)
+    line = first_line(bytes(data))
+    stored = gzip_whole(bytes(data)) if gz else bytes(data)
+    try:
+        list(iter_records(io.BytesIO(stored), "x"))
+    except NotAnArchive as exc:
+        assert not _starts_an_archive(line), (line, exc)
+        assert "not a WARC or ARC file" in str(exc)
+    else:
+        # (a line end edited in can end the first line early: a record start may then follow)
+        later = bytes(data).lstrip(b"\r\n\t ").split(b"\n")[1:]
+        assert _starts_an_archive(line) or any(_starts_an_archive(x) for x in later), line
