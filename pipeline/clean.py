@@ -19,10 +19,35 @@ from pipeline.lang import langid, stoplists
 from pipeline.learned.comments import label_comments
 from pipeline.render.blocks import render
 from pipeline.render.table_units import keep_whole
-from pipeline.types import Block, CleanResult, Decoded, LabeledBlock, LangGuess, Verdict
+from pipeline.types import (
+    TRUNCATED_OUTPUT,
+    Block,
+    CleanResult,
+    Decoded,
+    LabeledBlock,
+    LangGuess,
+    Verdict,
+)
 
 # Limits is frozen, so one default instance serves every call (its validation costs per build).
 _DEFAULT_LIMITS = Limits()
+
+# A page's text and its Markdown are each at most this many characters per byte of its markup
+# (and at most `Limits.max_body_bytes`, at least `OUTPUT_MIN`): a page's words come from its
+# bytes, and even Markdown's escapes, quote markers and list indents stay well within four
+# characters a byte on real pages; a pathological one (a ragged table, a deep nest of quotes
+# around many lines) is cut there, noted ``truncated_output``, and flagged ``truncated``.
+OUTPUT_PER_BYTE = 4
+OUTPUT_MIN = 4096
+
+
+def output_cap(markup_size: int, limits: Limits) -> int:
+    """How many characters a page of ``markup_size`` bytes may give as text, and as Markdown."""
+    cap = max(OUTPUT_PER_BYTE * markup_size, OUTPUT_MIN)
+    if limits.max_body_bytes is not None:
+        cap = min(cap, max(limits.max_body_bytes, OUTPUT_MIN))
+    return cap
+
 
 # Told the name of each stage a page enters (see `report_stages`); None costs one check each.
 _stage_hook: Callable[[str], None] | None = None
@@ -215,7 +240,13 @@ def clean_decoded(
     labeled, comment_notes = label_comments(keep_whole(labeled), tree, url)
     notes += comment_notes
     kept = (Verdict.GOOD, Verdict.COMMENT) if include_comments else (Verdict.GOOD,)
-    rendered = render([lb.block for lb in labeled if lb.verdict in kept], markdown=markdown)
+    rendered = render(
+        [lb.block for lb in labeled if lb.verdict in kept],
+        markdown=markdown,
+        max_chars=output_cap(len(decoded.html if utf8 is None else utf8), limits),
+    )
+    if rendered.truncated:
+        notes = (*notes, TRUNCATED_OUTPUT)
     return CleanResult(
         text=rendered.text,
         blocks=tuple(labeled),

@@ -202,6 +202,10 @@ class Decoded:
         return f"Decoded(html={self.html!r}, encoding={self.encoding!r}, source={self.source!r})"
 
 
+# A note of a `CleanResult` whose text or Markdown was cut at its cap (`pipeline.clean`).
+TRUNCATED_OUTPUT = "truncated_output"
+
+
 @dataclass(frozen=True, slots=True)
 class CleanResult:
     """What a cleaner made of one page."""

@@ -16,7 +16,15 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.output.schema import BLOCK_TYPE, DOCS_SCHEMA, REJECTS_SCHEMA, partition_language
-from pipeline.types import Block, CleanResult, LabeledBlock, RawPage, Rejected, Verdict
+from pipeline.types import (
+    TRUNCATED_OUTPUT,
+    Block,
+    CleanResult,
+    LabeledBlock,
+    RawPage,
+    Rejected,
+    Verdict,
+)
 
 # Python memory a buffered value holds beyond its strings' characters, measured with tracemalloc
 # on WCXB pages: a block's slots in the column lists and its small ints about 200 bytes, a
@@ -104,7 +112,8 @@ class DocColumns:
                 n_good,
                 len(result.text),
                 n_words,
-                page.truncated,
+                # the page was cut short, or its text or Markdown was (`clean.output_cap`)
+                page.truncated or TRUNCATED_OUTPUT in result.notes,
                 [*page.notes, *result.notes],
                 markdown,
                 list(result.structure),

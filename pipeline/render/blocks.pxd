@@ -6,12 +6,14 @@
 cdef class _Markdown:
     cdef public list out, stack
     cdef public set marked
-    cdef public Py_ssize_t stack_quote, prev_quote
-    cdef public bint prev_list
+    cdef public Py_ssize_t stack_quote, prev_quote, budget, size
+    cdef public bint prev_list, full
 
+    cpdef _add(self, str piece)
     cpdef emit_plain(self, str body)
     cpdef emit(self, object shape, list lines)
 
 cpdef str _escape(str s)
-cpdef object _paragraph(object s, str text, list spans)
+cpdef str _escape_inline(str s, str special=*)
+cpdef object _paragraph(object s, str text, list spans, str special=*)
 cpdef _note_spans(list spans, set flags)

@@ -9,10 +9,18 @@ kept blocks, in document order, into
   cells, inline code and LaTeX math as the page has them;
 * Markdown: ATX headings, nested ``-`` / ``1.`` lists with indented continuations, GFM tables,
   fenced code with the exact whitespace of the ``<pre>`` and its language hint, ``>`` quotes on
-  every line, inline code spans and ``$``/``$$`` math. Text is escaped only where a line would
-  otherwise be read as structure (a heading, list, quote, fence, table, thematic break, setext
-  underline, HTML block or link definition): words stay intact, so the Markdown holds the same
-  words as the text.
+  every line, inline code spans and ``$``/``$$`` math. The page's text is text, never markup: a
+  line that would be read as structure (a heading, list, quote, fence, table, thematic break,
+  setext underline, HTML block or link definition) is escaped at its start, and anywhere in a
+  line every ``<``, ``>`` and ``&``, every ``*`` and backtick, an ``_`` at a word's edge, a ``](``
+  and a backslash before punctuation get a backslash, which CommonMark reads back as the
+  character itself (`_escape_inline`). So no raw HTML, autolink, entity, emphasis, code span,
+  link or image comes from the page's characters, and the Markdown holds the same words as the
+  text. No link destination is written: the renderer makes no links at all.
+
+Output is bounded by input: quotes and lists nest at most `MAX_NESTING` deep in the Markdown, a
+ragged table is not padded to a width most of its rows lack (`_table_width`), and ``max_chars``
+caps both the text and the Markdown, cut where the cap falls and flagged ``truncated``.
 
 A page whose blocks all lack a shape (most pages) costs two joins and a look at each block's
 first character; only blocks that could read as structure go through the escaping regexes.
@@ -42,6 +50,8 @@ class Rendered(NamedTuple):
     markdown: str  # "" when markdown=False
     # Sorted subset of ("code", "math", "table") present in what was rendered.
     structure: tuple[str, ...]
+    # Whether the text or the Markdown was cut at ``max_chars``.
+    truncated: bool = False
 
 
 # --- data tables versus layout tables ---
@@ -75,6 +85,11 @@ class Rendered(NamedTuple):
 
 _MIN_ROWS = 2
 _MAX_CELL_CHARS = 400
+# A data table's rows are padded to its widest row only while the padding adds at most this
+# many empty cells per cell with text (a row missing its last cells, a short header): a ragged
+# table (a first row of 12,000 cells over 6,000 rows of 2) would otherwise be padded row by row
+# to a size no page holds (216 MB of Markdown from 114 KB of gzip). See `_table_width`.
+_MAX_PADDING = 3
 
 
 def data_tables(blocks: Sequence[Block]) -> frozenset[int]:
@@ -126,6 +141,65 @@ def data_tables(blocks: Sequence[Block]) -> frozenset[int]:
 
 
 # --- escaping ---
+
+# Characters that CommonMark reads as syntax anywhere in a line: raw HTML and autolinks (<),
+# entities (&), emphasis (*, and _ at a word's edge: inside a word it is no emphasis), code spans
+# (`), links and images (the "](" between a link's text and its destination), and a backslash
+# before punctuation or a line's end (an escape, a hard line break). Each gets a backslash, which
+# CommonMark reads back as the character itself; > too, so that every <, > and & of the text is
+# escaped. Half of all pages hold one of them (mostly "&"), but only a few blocks each: a page's
+# text is looked at once for which occur (`_specials`, a search of each character), and only
+# those are replaced, by string methods (sre would go through every character of every block).
+INLINE_SPECIALS = "\\<>&*`]_"
+_PLAIN_SPECIALS = "<>&*`"
+_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~]|$)", re.M)
+
+
+def _specials(text: str) -> str:
+    """Which of `INLINE_SPECIALS` occur in ``text``."""
+    return "".join([c for c in INLINE_SPECIALS if c in text])
+
+
+def _escape_inline(s: str, special: str = INLINE_SPECIALS) -> str:
+    """``s`` with every character that CommonMark would read as inline markup escaped; only
+    the characters in ``special`` are looked for (`_specials` of the page)."""
+    if not special:
+        return s
+    if "\\" in special and "\\" in s:
+        s = _BACKSLASH.sub(r"\\\\", s)  # first: the backslashes put in below are not text
+    for c in special:
+        if c in _PLAIN_SPECIALS and c in s:
+            s = s.replace(c, "\\" + c)
+    if "]" in special and "](" in s:
+        s = s.replace("](", "\\](")
+    if "_" in special and "_" in s:
+        s = _escape_underscores(s)
+    return s
+
+
+def _escape_underscores(s: str) -> str:
+    """``s`` with each "_" escaped unless a letter or digit stands on both sides of it (inside a
+    word an underscore is no emphasis: snake_case stays as it is)."""
+    parts = s.split("_")
+    out = [parts[0]]
+    for i in range(1, len(parts)):
+        before = parts[i - 1][-1:]
+        after = parts[i][:1]
+        out.append("_" if before.isalnum() and after.isalnum() else "\\_")
+        out.append(parts[i])
+    return "".join(out)
+
+
+# In math, which a CommonMark reader without a math extension parses as text: a "<" that could
+# open a tag or an autolink, and a "](" that could end a link's text, get a space after them,
+# which TeX ignores in math (a backslash would be a TeX command, and an empty group "{}" may
+# start an e-mail autolink).
+_MATH_MARKUP = re.compile(r"<(?=\S)|\](?=\()")
+
+
+def _math_text(latex: str) -> str:
+    return _MATH_MARKUP.sub(r"\g<0> ", latex) if "<" in latex or "](" in latex else latex
+
 
 # Every pattern starts with a literal newline (the text gets one prepended), which lets the regex
 # engine jump from newline to newline instead of trying a match at every character: a page of
@@ -207,8 +281,15 @@ def _code_span(c: str) -> str:
     return fence + c + fence
 
 
-def _inline_md(text: str, spans: list[tuple[int, int, str]], escape: bool) -> str:
+def _inline_md(
+    text: str, spans: list[tuple[int, int, str]], escape: bool, special: str = INLINE_SPECIALS
+) -> str:
+    """``text`` as Markdown: its spans as code or math, the rest escaped as text
+    (`_escape_inline` of the ``special`` characters; with ``escape``, lines that would read as
+    structure too)."""
     if not spans:
+        if special:
+            text = _escape_inline(text, special)
         return _escape(text) if escape else text
     parts = []
     pos = 0
@@ -218,6 +299,8 @@ def _inline_md(text: str, spans: list[tuple[int, int, str]], escape: bool) -> st
     for s, e, kind in (*spans, (len(text), len(text), "")):
         if s > pos:
             seg = text[pos:s]
+            if special:
+                seg = _escape_inline(seg, special)
             if escape:
                 seg = _escape_seg(seg, line_start)
             parts.append(seg)
@@ -229,7 +312,7 @@ def _inline_md(text: str, spans: list[tuple[int, int, str]], escape: bool) -> st
         if kind == "code":
             c = _code_span(inner)
         else:
-            m = " ".join(inner.split())
+            m = _math_text(" ".join(inner.split()))
             if m:  # blanks at the span's ends go outside the delimiters
                 d = "$" if kind == "math" else "$$"
                 lead = " " if inner[:1].isspace() and not line_start else ""
@@ -249,10 +332,21 @@ def _inline_md(text: str, spans: list[tuple[int, int, str]], escape: bool) -> st
 _FLAT = str.maketrans({"\n": " ", "\t": " ", "\r": " "})
 
 
-class _Markdown:
-    """Accumulates Markdown units, tracking the open list levels so items nest and continue."""
+# How deep quotes and lists nest in the Markdown: each level puts its marker or indent before
+# every line inside it, so a page of 1,000 nested <blockquote> and 100,000 <br> would make 200 MB
+# of "> ". Deeper levels are written at this depth (rare on real pages: forums quote a few
+# levels, outlines nest lists a few more).
+MAX_NESTING = 8
 
-    def __init__(self) -> None:
+
+class _Markdown:
+    """Accumulates Markdown units, tracking the open list levels so items nest and continue;
+    stops at ``budget`` characters (-1: no limit), cutting the unit that reaches it."""
+
+    def __init__(self, budget: int = -1) -> None:
+        self.budget = budget
+        self.size = 0
+        self.full = False  # the budget was reached: later units are dropped
         self.out: list[str] = []
         # Open list levels, outermost first: (level in Shape.lists, kind, item serial, width).
         self.stack: list[tuple[int, str, int, int]] = []
@@ -261,24 +355,40 @@ class _Markdown:
         self.prev_list = False
         self.prev_quote = 0
 
+    def _add(self, piece: str) -> None:
+        """Append ``piece``, cut where the budget ends."""
+        if self.budget >= 0 and self.size + len(piece) > self.budget:
+            piece = piece[: self.budget - self.size]
+            self.full = True
+        self.out.append(piece)
+        self.size += len(piece)
+
     def emit_plain(self, body: str) -> None:
         """Write one unit outside lists and quotes, given as its text (its lines joined): what
         `emit` does for such a unit, without splitting the text into lines to join them again."""
+        if self.full:
+            return
         self.stack.clear()
-        out = self.out
-        out.append("\n\n" + body if out else body)
+        piece = "\n\n" + body if self.out else body
+        if self.budget >= 0 and self.size + len(piece) > self.budget:
+            self._add(piece)
+        else:
+            self.out.append(piece)
+            self.size += len(piece)
         self.prev_list = False
         self.prev_quote = 0
 
     def emit(self, shape: Shape | None, lines: list[str]) -> None:
         """Write one unit (paragraph, heading, fenced code, table) placed where ``shape`` says."""
+        if self.full:
+            return
         if shape is None or (not shape.lists and shape.quote <= 0):
             # Outside lists and quotes (most units): no prefixes, a blank line before, and any
             # open list ends. The general path below gives the same, at several times the cost.
             self.emit_plain(lines[0] if len(lines) == 1 else "\n".join(lines))
             return
-        q = max(shape.quote, 0)
-        lists = shape.lists
+        q = min(max(shape.quote, 0), MAX_NESTING)
+        lists = shape.lists[:MAX_NESTING]
         qp = "> " * q
         new_item = False
         in_list = False
@@ -325,6 +435,18 @@ class _Markdown:
                 sep = "\n" + ("> " * min(q, self.prev_quote)).rstrip() + "\n"
         else:
             sep = ""
+        if self.budget >= 0 and len(lines) > 1:
+            # A unit's lines each get the prefix: only as many as the budget can take are built.
+            room = self.budget - self.size - len(sep) - len(first)
+            width = len(cont) + 1
+            n = 0
+            for line in lines:
+                room -= len(line) + width
+                if room < 0:
+                    break
+                n += 1
+            if n < len(lines):
+                lines = lines[: n + 1]
         if len(lines) == 1:  # most list items and quoted paragraphs: one line
             line = lines[0]
             body = first + line if line else first.rstrip()
@@ -340,7 +462,7 @@ class _Markdown:
             )
         else:  # most units: nothing to put before their lines
             body = lines[0] if len(lines) == 1 else "\n".join(lines)
-        self.out.append(sep + body)
+        self._add(sep + body)
         self.prev_list = in_list
         self.prev_quote = q
 
@@ -354,29 +476,31 @@ def _indent(stack: list[tuple[int, str, int, int]]) -> int:
     return width
 
 
-def _paragraph_lines(b: Block, spans: list[tuple[int, int, str]]) -> list[str]:
-    text = _paragraph(b.shape, b.text, spans)
+def _paragraph_lines(b: Block, spans: list[tuple[int, int, str]], special: str) -> list[str]:
+    text = _paragraph(b.shape, b.text, spans, special)
     return text if isinstance(text, list) else text.split("\n")
 
 
-def _paragraph(s: Shape | None, text: str, spans: list[tuple[int, int, str]]) -> str | list[str]:
+def _paragraph(
+    s: Shape | None, text: str, spans: list[tuple[int, int, str]], special: str = INLINE_SPECIALS
+) -> str | list[str]:
     """A paragraph's Markdown: its lines, or (most paragraphs) those lines still joined, which
     `_Markdown.emit_plain` takes as they are when the paragraph is outside lists and quotes."""
     if s is not None and s.heading > 0:
-        content = " ".join(_inline_md(text, spans, True).split())
+        content = " ".join(_inline_md(text, spans, True, special).split())
         return "#" * min(s.heading, 6) + (" " + content if content else "")
     if len(spans) == 1 and spans[0][2] == "display_math":
         a, e, _ = spans[0]
         if not text[:a].strip() and not text[e:].strip():
             # A LaTeX line that plain Markdown would read as structure ("- x^2") gets an empty
             # group in front, which TeX ignores.
-            latex = [line.strip() for line in text[a:e].split("\n")]
+            latex = [_math_text(line.strip()) for line in text[a:e].split("\n")]
             return ["$$", *["{}" + x if _escape(x) != x else x for x in latex if x], "$$"]
-    return _inline_md(text, spans, True)
+    return _inline_md(text, spans, True, special)
 
 
 def _table_unit(
-    run: Sequence[Block], markdown: bool, flags: set[str]
+    run: Sequence[Block], markdown: bool, flags: set[str], special: str
 ) -> tuple[list[Block], str, list[str]]:
     """A data table: (caption blocks, text paragraph, Markdown lines)."""
     captions: list[Block] = []
@@ -391,7 +515,8 @@ def _table_unit(
     # first row of data (GFM needs a header, and moving a later <th> row up would reorder words).
     text_rows = []
     md_rows = []
-    ncols = max((max(cells) + 1 for cells in rows.values()), default=0)
+    widths = [max(cells) + 1 for cells in rows.values()]
+    ncols = _table_width(widths)
     for cells in rows.values():
         width = max(cells) + 1
         text_rows.append(
@@ -404,10 +529,15 @@ def _table_unit(
             md_cells = []
             for c in range(ncols):
                 parts = []
-                for b in cells.get(c, ()):
-                    spans = _valid_spans(b.text, b.shape.spans)
-                    _note_spans(spans, flags)
-                    parts.append(_inline_md(b.text, spans, False))
+                # A row wider than the table's width has its extra cells in its last one.
+                cols = (
+                    (c,) if c < ncols - 1 or width <= ncols else sorted(k for k in cells if k >= c)
+                )
+                for k in cols:
+                    for b in cells.get(k, ()):
+                        spans = _valid_spans(b.text, b.shape.spans)
+                        _note_spans(spans, flags)
+                        parts.append(_inline_md(b.text, spans, False, special))
                 md_cells.append(" ".join(" ".join(parts).split()).replace("|", "\\|"))
             md_rows.append("| " + " | ".join(md_cells) + " |")
         else:
@@ -417,6 +547,16 @@ def _table_unit(
     if md_rows:
         md_rows.insert(1, "| " + " | ".join(["---"] * ncols) + " |")
     return captions, "\n".join(text_rows), md_rows
+
+
+def _table_width(widths: list[int]) -> int:
+    """The number of columns a data table is written with, given its rows' widths: the widest
+    row's, unless padding every row to it would add more than `_MAX_PADDING` empty cells per
+    cell the rows have; then the lower median of the widths, the width most rows stay within."""
+    widest = max(widths, default=0)
+    if len(widths) * widest - sum(widths) <= _MAX_PADDING * sum(widths):
+        return widest
+    return sorted(widths)[(len(widths) - 1) // 2]
 
 
 def _note_spans(spans: list[tuple[int, int, str]], flags: set[str]) -> None:
@@ -436,8 +576,11 @@ def _is_line_numbers(raw: str) -> bool:
     return all(b == a + 1 for a, b in itertools.pairwise(values))
 
 
-def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
-    """The kept blocks (in document order) as plain text and as Markdown."""
+def render(
+    blocks: Sequence[Block], *, markdown: bool = True, max_chars: int | None = None
+) -> Rendered:
+    """The kept blocks (in document order) as plain text and as Markdown, each cut at
+    ``max_chars`` characters (then ``truncated``)."""
     for b in blocks:
         if b.shape is not None:
             break
@@ -445,18 +588,26 @@ def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
         texts = [b.text for b in blocks]
         text = "\n\n".join(texts)
         if not markdown:
-            return Rendered(text, "", ())
-        # Only blocks with a line break or a risky first character can need escaping; testing
-        # each block beats scanning the whole page with a regex (sre goes character by character).
+            return _capped(text, "", (), max_chars)
+        special = _specials(text)
+        # Only blocks with a line break or a risky first character can need escaping at their
+        # line starts; testing each block beats scanning the whole page with a regex (sre goes
+        # character by character).
         risky = _RISKY_FIRST
-        md = "\n\n".join([_escape(t) if t[:1] in risky or "\n" in t else t for t in texts])
-        return Rendered(text, md, ())
+        md = "\n\n".join(
+            [
+                _escape(t) if t[:1] in risky or "\n" in t else t
+                for t in ([_escape_inline(t, special) for t in texts] if special else texts)
+            ]
+        )
+        return _capped(text, md, (), max_chars)
 
     tables = data_tables(blocks)
+    special = _specials("\n".join([b.text for b in blocks])) if markdown else ""
     flags: set[str] = set()
     text_parts: list[str] = []
     add_text = text_parts.append
-    md = _Markdown()
+    md = _Markdown(-1 if max_chars is None else max_chars)
     n = len(blocks)
     i = 0
     while i < n:
@@ -466,20 +617,20 @@ def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
             text = b.text
             add_text(text)
             if markdown and text and not text.isspace():
-                md.emit_plain(_escape(text))
+                md.emit_plain(_escape(_escape_inline(text, special) if special else text))
             i += 1
             continue
         if s.table and s.table in tables:
             j = i + 1
             while j < n and (sj := blocks[j].shape) is not None and sj.table == s.table:
                 j += 1
-            captions, table_text, table_md = _table_unit(blocks[i:j], markdown, flags)
+            captions, table_text, table_md = _table_unit(blocks[i:j], markdown, flags, special)
             for c in captions:
                 spans = _valid_spans(c.text, c.shape.spans)
                 _note_spans(spans, flags)
                 text_parts.append(c.text)
                 if markdown and not c.text.isspace() and c.text:
-                    md.emit(c.shape, _paragraph_lines(c, spans))
+                    md.emit(c.shape, _paragraph_lines(c, spans, special))
             flags.add("table")
             text_parts.append(table_text)
             if markdown:
@@ -513,7 +664,7 @@ def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
         # A blank block has no words to show; in Markdown it would be an empty list item (whose
         # bare "-" reads as a setext underline) or an empty heading, so it is left out there.
         if markdown and text and not text.isspace():
-            unit = _paragraph(s, text, spans)
+            unit = _paragraph(s, text, spans, special)
             if isinstance(unit, list):
                 md.emit(s, unit)
             elif not s.lists and s.quote <= 0:
@@ -521,8 +672,17 @@ def render(blocks: Sequence[Block], *, markdown: bool = True) -> Rendered:
             else:
                 md.emit(s, unit.split("\n"))
         i += 1
-    return Rendered(
+    rendered = _capped(
         "\n\n".join(text_parts),
         "".join(md.out) if markdown else "",
         tuple(k for k in ("code", "math", "table") if k in flags),
+        max_chars,
     )
+    return rendered._replace(truncated=True) if md.full else rendered
+
+
+def _capped(text: str, md: str, structure: tuple[str, ...], max_chars: int | None) -> Rendered:
+    """`Rendered`, its text and Markdown cut at ``max_chars``."""
+    if max_chars is None or (len(text) <= max_chars and len(md) <= max_chars):
+        return Rendered(text, md, structure)
+    return Rendered(text[:max_chars], md[:max_chars], structure, True)
