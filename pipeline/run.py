@@ -29,10 +29,11 @@ from pipeline.output.sink import (
     remove_marker,
     write_marker,
 )
+from pipeline.output.spool import Spool
 from pipeline.output.stats import Stats, WarcReport
 from pipeline.types import RawPage, Rejected
-from pipeline.warc.inputs import input_stem
-from pipeline.warc.reader import CUT_BY_FILE, NotAnArchive, iter_records
+from pipeline.warc.inputs import display_path, input_stem
+from pipeline.warc.reader import CUT_BY_FILE, NotAnArchive, iter_records, resume_point
 
 # The reader's reason for a record type that never holds a page (pipeline.warc.reader).
 SKIP_PREFIX = "record_type:"
@@ -161,7 +162,13 @@ class TaskWatch:
         return clean_page(page, cfg)
 
 
-def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = None) -> WarcReport:
+def process_warc(
+    warc_path: str,
+    cfg: JobConfig,
+    *,
+    watch: TaskWatch | None = None,
+    spool_dir: str | None = None,
+) -> WarcReport:
     """Clean every record of ``warc_path`` into ``cfg.output``; return what happened.
 
     Idempotent: the input's old marker is removed first, its files are replaced, and the new
@@ -169,15 +176,22 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
 
     This runs in the calling process, where a page's parse cannot be stopped: the job runs it
     under `pipeline.supervise.process_warc_supervised`, which enforces the time caps from outside.
+    There, with ``spool_dir``, the rows and counts are made durable in that directory twice
+    a second (`pipeline.output.spool`), and a run given a directory that holds a checkpoint goes
+    on from it: a killed process costs the pages since its last checkpoint, not the input.
     """
     started = time.perf_counter()
     stem = input_stem(warc_path)
+    # The name its rows and report carry: a file name's bytes that are not UTF-8 escaped.
+    shown = display_path(warc_path)
     cleaner_version = _cleaner_version(cfg)
     params_json = cfg.params_json()
     fs, root = url_to_fs(cfg.output, **_storage_options(cfg.output, cfg))
     paths = OutputPaths(root, stem)
-    stats = Stats()
-    issues: list[dict[str, Any]] = []
+    spool = None if spool_dir is None else Spool(spool_dir)
+    state = None if spool is None else spool.state
+    stats = Stats() if state is None else Stats.from_dict(state["stats"])
+    issues: list[dict[str, Any]] = [] if state is None else list(state["issues"])
     try:
         remove_marker(fs, paths)
         with (
@@ -191,11 +205,17 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
                 batch_bytes=cfg.batch_bytes,
                 text=cfg.writes_text,
                 markdown=cfg.writes_markdown,
+                spool=spool,
             ) as sink,
         ):
             input_bytes = _size(stream)
             try:
-                items = iter_records(stream, warc_path, max_body_bytes=cfg.limits.max_body_bytes)
+                items = iter_records(
+                    stream,
+                    shown,
+                    max_body_bytes=cfg.limits.max_body_bytes,
+                    resume=None if state is None else state["resume"],
+                )
                 first = next(items, None)
             except NotAnArchive as exc:
                 raise UnreadableInput(str(exc)) from None
@@ -203,6 +223,15 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
                 if watch is not None:
                     watch.record(item)
                 if isinstance(item, RawPage):
+                    if spool is not None and spool.due():
+                        # Everything before this page is durable; a new attempt starts here.
+                        sink.checkpoint(
+                            {
+                                "stats": stats.to_dict(),
+                                "issues": issues,
+                                "resume": resume_point(item),
+                            }
+                        )
                     stats.records += 1
                     stats.body_bytes += len(item.body)
                     outcome = clean_page(item, cfg) if watch is None else watch.clean(item, cfg)
@@ -236,7 +265,7 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
             _check_input_readable(stats, issues)
             files = sink.commit()
         report = WarcReport(
-            warc_path=warc_path,
+            warc_path=shown,
             stem=stem,
             stats=stats,
             files=tuple(fs.unstrip_protocol(f) if not is_local(fs) else f for f in files),
@@ -249,7 +278,7 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
     except Exception as exc:
         # Dask ships the exception to the client: name the input, the output and the cause.
         raise WarcTaskError(
-            f"input {warc_path!r} failed (output {cfg.output!r}): {type(exc).__name__}: {exc}"
+            f"input {shown!r} failed (output {cfg.output!r}): {type(exc).__name__}: {exc}"
         ) from exc
     return report
 

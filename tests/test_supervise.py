@@ -234,8 +234,14 @@ def test_a_hang_in_any_stage_is_a_timeout(tmp_path: Path, faults) -> None:
 
 
 @pytest.mark.timeout(120)
-def test_a_child_killed_for_memory_rejects_the_page_not_the_task(tmp_path: Path, faults) -> None:
-    faults(die=["https://bad.example/"])
+def test_a_child_killed_from_outside_twice_rejects_the_page_not_the_task(
+    tmp_path: Path, faults
+) -> None:
+    # SIGKILL from outside (the kernel's OOM killer choosing the child for a neighbour's memory,
+    # an operator): the page gets a second, fresh child, and only then is it rejected. The
+    # detail says what was seen, not a guessed cause (it blamed the address-space cap).
+    log = tmp_path / "pages.log"
+    faults(die=["https://bad.example/"], log_pages=str(log))
     warc = write_warc(tmp_path, bad=article("Bad").encode())
     report = process_warc_supervised(
         str(warc), JobConfig(output=str(tmp_path / "out")), child_argv=FAULT_CHILD
@@ -243,8 +249,54 @@ def test_a_child_killed_for_memory_rejects_the_page_not_the_task(tmp_path: Path,
     rows = outcomes(tmp_path / "out")
     assert rows == {**{url(t): ["doc"] for t in TOWNS}, "https://bad.example/": ["reject:crashed"]}
     detail = rejects(tmp_path / "out")[0]["detail"]
-    assert "SIGKILL" in detail and "address space was capped" in detail
+    assert "died of SIGKILL" in detail and "in two fresh processes" in detail
+    assert "did not kill it" in detail and "address space" not in detail
+    assert log.read_text().split().count("https://bad.example/") == 2
     assert report.stats.docs == 5 and report.stats.balanced
+
+
+@pytest.mark.timeout(120)
+def test_a_page_whose_child_was_killed_once_from_outside_is_cleaned_in_a_fresh_one(
+    tmp_path: Path, faults
+) -> None:
+    (tmp_path / "markers").mkdir()
+    faults(die_once=["https://bad.example/"], marker_dir=str(tmp_path / "markers"))
+    warc = write_warc(tmp_path, bad=article("Bad").encode())
+    report = process_warc_supervised(
+        str(warc), JobConfig(output=str(tmp_path / "out")), child_argv=FAULT_CHILD
+    )
+    assert outcomes(tmp_path / "out") == {
+        **{url(t): ["doc"] for t in [*TOWNS, "Bad"]},
+    } | {"https://bad.example/": ["doc"]}
+    assert report.stats.docs == 6 and report.stats.balanced
+
+
+@pytest.mark.timeout(120)
+def test_a_page_over_the_memory_budget_is_rejected_and_the_input_goes_on(
+    tmp_path: Path, faults
+) -> None:
+    # Dask's memory limit sees only the worker's process: the child is held to the worker's
+    # limit per thread by its supervisor, which watches its resident memory.
+    faults(grow=["https://bad.example/"])
+    warc = write_warc(tmp_path, bad=article("Bad").encode())
+    budget = supervise.set_memory_budget(600 * 2**20, 1)
+    try:
+        report = process_warc_supervised(
+            str(warc), JobConfig(output=str(tmp_path / "out")), child_argv=FAULT_CHILD
+        )
+    finally:
+        supervise.set_memory_budget(None, 1)
+    assert budget == 600 * 2**20
+    rows = outcomes(tmp_path / "out")
+    assert rows == {
+        **{url(t): ["doc"] for t in TOWNS},
+        "https://bad.example/": ["reject:too_complex"],
+    }
+    detail = rejects(tmp_path / "out")[0]["detail"]
+    assert "memory budget" in detail and "MiB resident, over its budget of 600 MiB" in detail
+    assert report.stats.balanced
+    assert supervise.set_memory_budget(2**30, 8) == supervise.MIN_MEMORY_BUDGET
+    supervise.set_memory_budget(None, 1)
 
 
 @pytest.mark.timeout(120)
@@ -281,15 +333,53 @@ def test_a_reader_stall_fails_the_input_clearly_and_commits_nothing(tmp_path: Pa
     assert hidden_files(out) == []
 
 
-@pytest.mark.timeout(120)
-def test_too_many_killing_pages_fail_the_input(tmp_path: Path, faults, monkeypatch) -> None:
-    monkeypatch.setattr(supervise, "MAX_KILLS", 1)
-    faults(die=[url("Arles"), url("Bruges")])
-    warc = write_warc(tmp_path)
-    with pytest.raises(WarcTaskError, match="1 earlier pages of this input had killed it"):
-        process_warc_supervised(
-            str(warc), JobConfig(output=str(tmp_path / "out")), child_argv=FAULT_CHILD
-        )
+def _many_pages_warc(tmp_path: Path, n: int, slow: set[int]) -> tuple[Path, list[str]]:
+    urls = [
+        f"https://p{i}.example/" if i not in slow else f"https://slow{i}.example/" for i in range(n)
+    ]
+    records = [html_response(u, article(f"Town{i}")) for i, u in enumerate(urls)]
+    path = tmp_path / "many.warc.gz"
+    path.write_bytes(build_warc(records))
+    return path, urls
+
+
+@pytest.mark.timeout(180)
+def test_kills_cost_their_pages_never_the_input(tmp_path: Path, faults) -> None:
+    # Issue 48: 6 pages that each hit the time cap failed a whole input (MAX_KILLS = 5), and
+    # each kill re-ran the input from its first record. Now each costs its page, and with a
+    # checkpoint before every page no other page is cleaned twice.
+    slow = {2, 5, 9, 10, 14, 17}
+    log = tmp_path / "pages.log"
+    warc, urls = _many_pages_warc(tmp_path, 20, slow)
+    faults(hang=[urls[i] for i in sorted(slow)], log_pages=str(log), checkpoint_seconds=0.0)
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=0.5))
+    report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
+    rows = outcomes(tmp_path / "out")
+    assert rows == {u: ["reject:timeout"] if i in slow else ["doc"] for i, u in enumerate(urls)}
+    assert report.stats.docs == 14 and report.stats.rejects == {"timeout": 6}
+    assert report.stats.records == 20 and report.stats.balanced
+    cleaned = [u for u in log.read_text().split() if u != "None"]  # (not the warm-up page)
+    assert sorted(cleaned) == sorted(urls)  # every page cleaned exactly once
+    assert hidden_files(tmp_path / "out") == []
+
+
+@pytest.mark.timeout(180)
+def test_a_kill_cleans_again_only_the_pages_since_the_last_checkpoint(
+    tmp_path: Path, faults
+) -> None:
+    # With the default checkpoint (twice a second) the pages cleaned since the last one are
+    # cleaned again, and nothing before it: here the whole input is under a second, so the
+    # pages before the killed one are its only cost.
+    log = tmp_path / "pages.log"
+    warc, urls = _many_pages_warc(tmp_path, 8, {6})
+    faults(die=[urls[6]], log_pages=str(log), checkpoint_seconds=3600.0)
+    report = process_warc_supervised(
+        str(warc), JobConfig(output=str(tmp_path / "out")), child_argv=FAULT_CHILD
+    )
+    assert report.stats.docs == 7 and report.stats.rejects == {"crashed": 1}
+    cleaned = [u for u in log.read_text().split() if u != "None"]
+    # (no checkpoint at all: the pages before the dying one, three attempts of them)
+    assert cleaned.count(urls[0]) == 3 and cleaned.count(urls[7]) == 1
 
 
 def test_a_failing_input_reports_its_cause(tmp_path: Path) -> None:
@@ -297,6 +387,26 @@ def test_a_failing_input_reports_its_cause(tmp_path: Path) -> None:
         process_warc_supervised(str(tmp_path / "nope.warc.gz"), JobConfig(output=str(tmp_path)))
     # The child survives an input that fails in an ordinary way, and serves the next one.
     assert any(c.alive() for c in supervise._IDLE)
+
+
+def test_a_worker_holds_its_children_to_its_memory_limit(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from pipeline.job.workers import WarmUp
+
+    supervise.shutdown()
+    worker = SimpleNamespace(
+        address="tcp://127.0.0.1:1", nthreads=2, memory_manager=SimpleNamespace(memory_limit=2**31)
+    )
+    try:
+        WarmUp(JobConfig(output=str(tmp_path))).setup(worker)
+        assert supervise.memory_budget() == 2**30  # the worker's limit, per thread
+        worker.memory_manager.memory_limit = None  # --memory-limit none
+        WarmUp(JobConfig(output=str(tmp_path))).setup(worker)
+        assert supervise.memory_budget() is None
+    finally:
+        supervise.set_memory_budget(None, 1)
+        supervise.shutdown()
 
 
 def test_a_worker_starts_its_children_warm(tmp_path: Path) -> None:
@@ -346,3 +456,30 @@ def test_in_the_job_a_hanging_page_leaves_its_worker_and_the_next_input_alone(
     by_input = {r.warc_path: r.stats for r in result.reports}
     assert by_input[str(bad)].rejects == {"timeout": 1} and by_input[str(bad)].docs == 5
     assert by_input[str(good)].rejects == {} and by_input[str(good)].docs == 5
+
+
+@pytest.mark.timeout(120)
+def test_a_spare_child_starts_while_a_page_runs_long_and_takes_over(
+    tmp_path: Path, faults, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A kill would otherwise wait for a fresh child's start (a second or two) on top of the
+    # page's cap: the spare is started when the page passes half its cap, so that the child
+    # that goes on is the spare, and no child is started after the kill.
+    started: list[supervise._Child] = []
+    real = supervise._Child
+
+    class Counted(real):  # type: ignore[misc,valid-type]
+        def __init__(self, argv: tuple[str, ...]) -> None:
+            super().__init__(argv)
+            started.append(self)
+
+    supervise.shutdown()
+    monkeypatch.setattr(supervise, "_Child", Counted)
+    faults(hang=["https://bad.example/"])
+    warc = write_warc(tmp_path, bad=article("Bad").encode())
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=2.0))
+    report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
+    assert report.stats.docs == 5 and report.stats.rejects == {"timeout": 1}
+    assert len(started) == 2  # the first child, and the spare that took over
+    assert started[1].alive() and started[1].warmed
+    assert list(supervise._IDLE) == [started[1]]

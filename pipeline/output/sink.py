@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from pipeline.output.columns import DocColumns, RejectColumns
 from pipeline.output.schema import DOCS_SCHEMA, REJECTS_SCHEMA, partition_language, writer_options
+from pipeline.output.spool import Spool, SpoolStream
 from pipeline.types import CleanResult, RawPage, Rejected
 
 
@@ -106,7 +107,11 @@ class _AtomicFile:
 
 
 class _Partition:
-    """One output file and the rows buffered for it (`pipeline.output.columns`)."""
+    """One output file and the rows buffered for it (`pipeline.output.columns`).
+
+    With a spool stream (`pipeline.output.spool`) its batches go there as they are flushed, and
+    the Parquet file is written from them at `commit`; else straight into the Parquet file.
+    """
 
     def __init__(
         self,
@@ -114,16 +119,34 @@ class _Partition:
         final: str,
         schema: pa.Schema,
         buffer: Callable[[], DocColumns | RejectColumns],
+        spool: SpoolStream | None = None,
+        group_rows: int = 0,
+        group_bytes: int = 0,
     ) -> None:
         self.new_buffer = buffer
         self.rows: Any = buffer()
-        self.file = _AtomicFile(fs, final)
+        self.fs = fs
+        self.final = final
+        self.schema = schema
+        self.spool = spool
+        # Row groups written from the spool: as the direct path's flushes would make them.
+        self.group_rows = group_rows
+        self.group_bytes = group_bytes
+        self.file: _AtomicFile | None = None
+        self.writer: Any = None
+        if spool is None:
+            self._open()
+        self.written = 0
+
+    def _open(self) -> None:
+        self.file = _AtomicFile(self.fs, self.final)
         try:
-            self.writer = pq.ParquetWriter(self.file.handle, schema, **writer_options(schema))
+            self.writer = pq.ParquetWriter(
+                self.file.handle, self.schema, **writer_options(self.schema)
+            )
         except BaseException:
             self.file.abort()  # the temp file exists already: never leave it behind
             raise
-        self.written = 0
 
     @property
     def nbytes(self) -> int:
@@ -131,17 +154,43 @@ class _Partition:
 
     def flush(self) -> None:
         if len(self.rows):
-            self.writer.write_batch(self.rows.to_batch())
+            batch = self.rows.to_batch()
+            if self.spool is not None:
+                self.spool.write(batch)
+            else:
+                self.writer.write_batch(batch)
             self.written += len(self.rows)
             self.rows = self.new_buffer()
 
     def commit(self) -> None:
         self.flush()
+        if self.spool is not None:
+            self._open()
+            self._write_spooled()
+        assert self.file is not None
         self.writer.close()
         self.file.commit()
 
+    def _write_spooled(self) -> None:
+        assert self.spool is not None
+        group: list[pa.RecordBatch] = []
+        rows = size = 0
+        for batch in self.spool.batches():
+            group.append(batch)
+            rows += batch.num_rows
+            size += batch.nbytes
+            if rows >= self.group_rows or size >= self.group_bytes:
+                self.writer.write_table(pa.Table.from_batches(group, self.schema))
+                group, rows, size = [], 0, 0
+        if group:
+            self.writer.write_table(pa.Table.from_batches(group, self.schema))
+
     def abort(self) -> None:
         self.rows = self.new_buffer()
+        if self.spool is not None:
+            self.spool.close()
+        if self.file is None:
+            return
         try:
             self.writer.close()
         finally:
@@ -167,6 +216,7 @@ class PartitionedParquetSink:
         batch_bytes: int,
         text: bool = True,
         markdown: bool = True,
+        spool: Spool | None = None,
     ) -> None:
         self.fs = fs
         # Which of the documents' text and Markdown columns are filled (`DocColumns`).
@@ -174,10 +224,18 @@ class PartitionedParquetSink:
         self.paths = paths
         self.batch_rows = batch_rows
         self.batch_bytes = batch_bytes
+        self.spool = spool
         self._docs: dict[str, _Partition] = {}
         self._rejects: _Partition | None = None
         self._buffered_bytes = 0
         self._closed = False
+        if spool is not None:
+            # The files an earlier attempt of this input began (`pipeline.output.spool`).
+            for key in spool.earlier:
+                if key == _REJECTS_KEY:
+                    self._rejects_partition()
+                else:
+                    self._docs_partition(key.removeprefix(_DOCS_KEY))
 
     def __enter__(self) -> PartitionedParquetSink:
         remove_leftover_temps(self.fs, self.paths)
@@ -193,11 +251,7 @@ class PartitionedParquetSink:
         """Buffer one document in its language's file; return that partition value."""
         # A safe directory name whatever the detector said (tests/output/test_sink.py).
         language = partition_language(result.language.code)
-        part = self._docs.get(language)
-        if part is None:
-            part = self._docs[language] = _Partition(
-                self.fs, self.paths.docs(language), DOCS_SCHEMA, self._doc_buffer
-            )
+        part = self._docs.get(language) or self._docs_partition(language)
         size = part.rows.add(
             page, result, cleaner_version=cleaner_version, cleaner_params=cleaner_params
         )
@@ -208,10 +262,40 @@ class PartitionedParquetSink:
         part = self._rejects_partition()
         self._added(part, part.rows.add(rejected))
 
+    def _docs_partition(self, language: str) -> _Partition:
+        part = self._docs[language] = self._partition(
+            self.paths.docs(language), DOCS_SCHEMA, self._doc_buffer, _DOCS_KEY + language
+        )
+        return part
+
     def _rejects_partition(self) -> _Partition:
         if self._rejects is None:
-            self._rejects = _Partition(self.fs, self.paths.rejects, REJECTS_SCHEMA, RejectColumns)
+            self._rejects = self._partition(
+                self.paths.rejects, REJECTS_SCHEMA, RejectColumns, _REJECTS_KEY
+            )
         return self._rejects
+
+    def _partition(
+        self,
+        final: str,
+        schema: pa.Schema,
+        buffer: Callable[[], DocColumns | RejectColumns],
+        key: str,
+    ) -> _Partition:
+        stream = None if self.spool is None else SpoolStream(self.spool, key, schema)
+        return _Partition(self.fs, final, schema, buffer, stream, self.batch_rows, self.batch_bytes)
+
+    def checkpoint(self, payload: dict[str, Any]) -> None:
+        """Make every row so far durable in the spool, with ``payload`` (the counts, and where
+        to resume reading) beside them (`pipeline.output.spool`)."""
+        assert self.spool is not None
+        files = {}
+        for part in self._partitions():
+            part.flush()
+            assert part.spool is not None
+            files[part.spool.key] = part.spool.segments()
+        self._buffered_bytes = 0
+        self.spool.save(files, payload)
 
     def _added(self, part: _Partition, size: int) -> None:
         self._buffered_bytes += size
@@ -239,7 +323,7 @@ class PartitionedParquetSink:
         for part in self._partitions():
             part.commit()
         self._closed = True
-        written = {p.file.final for p in self._partitions()}
+        written = {p.final for p in self._partitions()}
         for stale in _existing_docs_files(self.fs, self.paths):
             if stale not in written:
                 self.fs.rm(stale)
@@ -253,6 +337,11 @@ class PartitionedParquetSink:
                 part.abort()
         self._docs.clear()
         self._rejects = None
+
+
+# Spool keys of the output files (`pipeline.output.spool`).
+_REJECTS_KEY = "rejects"
+_DOCS_KEY = "docs-"
 
 
 def _existing_docs_files(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> list[str]:

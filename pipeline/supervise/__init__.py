@@ -12,26 +12,35 @@ mapped by both processes holds a sequence number, the stage (reading or cleaning
 record's offset (`Status`). The parent polls it a few times a second. Then:
 
 - a page that cleans for longer than ``Limits.max_seconds`` (plus `KILL_GRACE`; the child's own
-  cooperative deadline usually rejects it first, cheaper) gets the child killed. The input is
-  run again in a fresh child with that record's offset "poisoned": it becomes a ``timeout``
-  rejection there and every other record is cleaned and written exactly once (nothing of the
-  killed attempt was committed: the sink writes hidden temporary files, removed before the
-  next attempt);
-- a child that dies while cleaning a page (the kernel's OOM killer, a crash in the parser, the
-  ``Limits.isolate_memory_bytes`` address-space cap hit in C code) poisons that page the same
-  way, as ``crashed``;
+  cooperative deadline usually rejects it first, cheaper) gets the child killed. A fresh child
+  goes on with the input from the last checkpoint of the killed one (its rows and counts,
+  spooled twice a second: `pipeline.output.spool`), with that record's offset "poisoned":
+  it becomes a ``timeout`` rejection there and every other record is cleaned and written
+  exactly once. A kill costs its page and the pages cleaned since the checkpoint, never a
+  re-run of the input from its start, and an input may hold any number of such pages;
+- a page that takes the child's resident memory over its budget (the worker's memory limit
+  per thread, `set_memory_budget`; Dask's own limit sees only the worker's process) is killed
+  the same way, and rejected ``too_complex``;
+- a child that dies while cleaning a page of anything else (the kernel's OOM killer choosing
+  it for a neighbour's memory, an operator, a crash in C code) gets the page once more in a
+  fresh child; if that one dies on it too, the page is ``crashed``, its detail saying what was
+  seen (the signal, the step, the resident memory last seen);
 - a child that makes no progress for ``Limits.max_stall_seconds`` outside a page (a read that
   hangs), or dies there, fails the input with `pipeline.run.WarcTaskError` naming the input and
-  the offset. Its output is not committed, so no rows are lost: the input stays "not done";
-- an input whose pages kill the child more than `MAX_KILLS` times fails the same way.
+  the offset. Its output is not committed, so no rows are lost: the input stays "not done".
+
+So an input's time is bounded by its pages' cleaning, plus for each page that had to be killed
+its cap (or the time to its memory budget), `KILL_GRACE`, and at most half a second of pages
+cleaned again (a spare child starts while a page runs past half its cap, `_start_spare`, so that
+a kill does not wait for a child's start as well).
 
 Either way the Dask worker process itself survives, so other inputs queued on it are untouched.
 
 Protocol (JSON lines, never pickle): the parent writes one request per line on the child's
 stdin, ``{"op": "warm" | "run", "cfg": {...}, "warc_path": ..., "poison": [[offset, reason,
-detail], ...]}``; the child answers each with one line on its stdout, ``{"ok": true, "report":
-{...}}`` or ``{"ok": false, "error": "<type>", "message": "..."}``. The child's stderr is the
-worker's.
+detail], ...], "spool": DIRECTORY}``; the child answers each with one line on its stdout,
+``{"ok": true, "report": {...}}`` or ``{"ok": false, "error": "<type>", "message": "..."}``. The
+child's stderr is the worker's.
 """
 
 from __future__ import annotations
@@ -43,13 +52,14 @@ import logging
 import mmap
 import os
 import select
+import shutil
 import signal
 import struct
 import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -73,10 +83,13 @@ TICK = 0.2
 # Past the page cap, how long the child's cooperative deadline has to reject the page itself
 # before the parent kills it (a kill costs a restart and a re-run of the input).
 KILL_GRACE = 1.0
-# Pages of one input that may kill the child before the input is given up on.
-MAX_KILLS = 5
+# The resident memory a child may reach while cleaning a page when the worker's memory limit
+# per thread is lower: a warm child holds about 100-250 MB before its first page.
+MIN_MEMORY_BUDGET = 256 * 2**20
 # How long a starting child may take to load and warm up before it counts as stuck.
 START_SECONDS = 300.0
+# A page that has cleaned for this share of its cap starts a spare child (`_start_spare`).
+SPARE_AFTER = 0.5
 
 _STATUS = struct.Struct("<QQqQ")  # sequence number, stage, offset (-1: none), step
 _STEP = struct.Struct("<Q")
@@ -165,11 +178,25 @@ def cfg_from_json(data: dict[str, Any]) -> JobConfig:
 
 
 class ChildDied(Exception):
-    """The child ended (or was killed) while a request was running."""
+    """The child ended (or was killed) while a request was running.
 
-    def __init__(self, how: str, stage: int, offset: int | None, step: str = "") -> None:
+    ``cause`` is why the supervisor killed it ("time", "memory"), or None when it was not the
+    supervisor (the child died, or something else killed it); ``rss`` its resident memory when
+    last seen, in bytes (None where /proc does not say)."""
+
+    def __init__(
+        self,
+        how: str,
+        stage: int,
+        offset: int | None,
+        step: str = "",
+        *,
+        cause: str | None = None,
+        rss: int | None = None,
+    ) -> None:
         super().__init__(how)
         self.how, self.stage, self.offset, self.step = how, stage, offset, step
+        self.cause, self.rss = cause, rss
 
 
 class _Child:
@@ -185,6 +212,17 @@ class _Child:
             env=child_env(),
         )
         self.warmed: set[str] = set()
+        self.rss: int | None = None  # resident bytes when last looked at
+        # The warm-up key of a warm request sent ahead (a spare child), not yet answered.
+        self.pending: str | None = None
+
+    def resident(self) -> int | None:
+        """The child's resident memory in bytes (None where /proc does not say)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/statm", "rb") as f:
+                return int(f.read().split()[1]) * _PAGE_SIZE
+        except (OSError, ValueError, IndexError):
+            return None
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -202,21 +240,45 @@ class _Child:
         self.status.close(remove=True)
 
     def request(
-        self, payload: dict[str, Any], *, page_cap: float | None, stall: float | None
+        self,
+        payload: dict[str, Any],
+        *,
+        page_cap: float | None,
+        stall: float | None,
+        memory: int | None = None,
+        on_slow: Callable[[], None] | None = None,
     ) -> dict[str, Any]:
         """Send one request and watch the child until it answers.
 
-        Kills the child and raises `ChildDied` when a page runs past ``page_cap`` or nothing
-        moves for ``stall`` seconds outside a page; raises it too when the child dies.
+        Kills the child and raises `ChildDied` when a page runs past ``page_cap`` or takes its
+        resident memory past ``memory`` bytes, or nothing moves for ``stall`` seconds outside a
+        page; raises it too when the child dies. ``on_slow`` is called once for each page that
+        runs past half its cap (`SPARE_AFTER`), so that a spare child can start meanwhile.
         """
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.send(payload)
+        return self.answer(page_cap=page_cap, stall=stall, memory=memory, on_slow=on_slow)
+
+    def send(self, payload: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
         try:
             self.proc.stdin.write(json.dumps(payload).encode() + b"\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._died() from None
+
+    def answer(
+        self,
+        *,
+        page_cap: float | None,
+        stall: float | None,
+        memory: int | None = None,
+        on_slow: Callable[[], None] | None = None,
+    ) -> dict[str, Any]:
+        """Watch the child until it answers the request sent last (see `request`)."""
+        assert self.proc.stdout is not None
         out = self.proc.stdout
         seen_seq, since = -1, time.monotonic()
+        slow_seq = -1  # the page `on_slow` was last called for
         while True:
             ready, _, _ = select.select([out], [], [], TICK)
             if ready:
@@ -231,14 +293,31 @@ class _Child:
             if seq != seen_seq:
                 seen_seq, since = seq, now
             elapsed = now - since
+            self.rss = self.resident()
             if stage == CLEANING:
+                if (
+                    on_slow is not None
+                    and page_cap is not None
+                    and slow_seq != seq
+                    and elapsed > max(SPARE_AFTER * page_cap, 1.0)
+                ):
+                    slow_seq = seq
+                    on_slow()
                 if page_cap is not None and elapsed > page_cap + KILL_GRACE:
                     self.kill()
                     how = f"killed after {elapsed:.1f} s on one page"
-                    raise ChildDied(how, stage, offset, step)
+                    raise ChildDied(how, stage, offset, step, cause="time", rss=self.rss)
+                if memory is not None and self.rss is not None and self.rss > memory:
+                    self.kill()
+                    how = (
+                        f"killed at {self.rss / 2**20:,.0f} MiB resident, over its budget of "
+                        f"{memory / 2**20:,.0f} MiB"
+                    )
+                    raise ChildDied(how, stage, offset, step, cause="memory", rss=self.rss)
             elif stall is not None and elapsed > stall:
                 self.kill()
-                raise ChildDied(f"killed after {elapsed:.1f} s without progress", stage, offset)
+                how = f"killed after {elapsed:.1f} s without progress"
+                raise ChildDied(how, stage, offset, cause="time", rss=self.rss)
 
     def _died(self) -> ChildDied:
         code = self.proc.wait()
@@ -252,12 +331,31 @@ class _Child:
                 how = f"died of signal {-code}"
         else:
             how = f"exited with status {code}"
-        return ChildDied(how, stage, offset, step)
+        return ChildDied(how, stage, offset, step, rss=self.rss)
 
 
 # Idle children of this process, ready for the next task; a task takes one and gives it back.
 _IDLE: list[_Child] = []
 _LOCK = threading.Lock()
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+# The resident memory each child may reach while cleaning a page (`set_memory_budget`).
+_MEMORY_BUDGET: int | None = None
+
+
+def set_memory_budget(worker_limit: int | None, threads: int) -> int | None:
+    """Hold this process's children to ``worker_limit`` bytes (a Dask worker's memory limit,
+    which sees only the worker's own process) shared by its ``threads``, at least
+    `MIN_MEMORY_BUDGET` each; None: no budget. Returns the budget per child."""
+    global _MEMORY_BUDGET
+    if not worker_limit:
+        _MEMORY_BUDGET = None
+    else:
+        _MEMORY_BUDGET = max(int(worker_limit) // max(threads, 1), MIN_MEMORY_BUDGET)
+    return _MEMORY_BUDGET
+
+
+def memory_budget() -> int | None:
+    return _MEMORY_BUDGET
 
 
 def _child_argv() -> list[str]:
@@ -294,15 +392,47 @@ def shutdown() -> None:
         child.kill()
 
 
+def _warm_key(cfg: JobConfig, cfg_json: dict[str, Any]) -> str:
+    return json.dumps([cfg.cleaner, cfg_json["params"]], sort_keys=True)
+
+
 def _warm(child: _Child, cfg: JobConfig, cfg_json: dict[str, Any]) -> None:
-    key = json.dumps([cfg.cleaner, cfg_json["params"]], sort_keys=True)
+    key = _warm_key(cfg, cfg_json)
     if key in child.warmed:
         return
-    reply = child.request({"op": "warm", "cfg": cfg_json}, page_cap=None, stall=START_SECONDS)
+    if child.pending is not None and child.pending != key:
+        # a spare warming up for another job's cleaner: its answer comes first
+        child.answer(page_cap=None, stall=START_SECONDS)
+        child.warmed.add(child.pending)
+        child.pending = None
+        if key in child.warmed:
+            return
+    if child.pending is None:
+        child.send({"op": "warm", "cfg": cfg_json})
+    reply = child.answer(page_cap=None, stall=START_SECONDS)
+    child.pending = None
     if not reply.get("ok"):
         # Not fatal here: the run request builds the same things and reports the error.
         log.warning("warcclean child warm-up failed: %s", reply.get("message"))
     child.warmed.add(key)
+
+
+def _start_spare(argv: tuple[str, ...], cfg: JobConfig, cfg_json: dict[str, Any]) -> None:
+    """Start a child that warms up on its own, unless one is idle already: the one that takes
+    over when the page being cleaned has to be killed, ready by then (its start, about a second
+    or two, would otherwise come on top of every kill). At most one such spare per worker
+    process stays, idle, after a slow page."""
+    with _LOCK:
+        if any(c.argv == argv for c in _IDLE):
+            return
+    try:
+        child = _Child(argv)
+        child.send({"op": "warm", "cfg": cfg_json})
+    except (ChildDied, OSError) as exc:
+        log.warning("warcclean spare child did not start: %s", exc)
+        return
+    child.pending = _warm_key(cfg, cfg_json)
+    _give_back(child)
 
 
 def start_children(cfg: JobConfig, n: int) -> None:
@@ -326,10 +456,16 @@ def process_warc_supervised(
     warc_path: str, cfg: JobConfig, *, child_argv: Sequence[str] | None = None
 ) -> WarcReport:
     """`pipeline.run.process_warc` in a supervised child: the same rows, files and report, with
-    every page held to ``cfg.limits.max_seconds`` and reading to ``max_stall_seconds``.
+    every page held to ``cfg.limits.max_seconds`` and to the memory budget, and reading to
+    ``max_stall_seconds``.
 
-    ``child_argv`` replaces the child's command (tests use it to inject faults). Where the
-    platform has no ``select`` on pipes (Windows), the input runs in this process.
+    A page that kills its child costs that page, whatever number of them an input holds: the
+    child spools its rows and counts with a checkpoint twice a second
+    (`pipeline.output.spool`), and a fresh child goes on from the last checkpoint with that
+    page as a rejection. A page whose child died of something else (the kernel's OOM killer
+    choosing it for a neighbour's memory, an operator) gets one more try in a fresh child
+    first. ``child_argv`` replaces the child's command (tests use it to inject faults). Where
+    the platform has no ``select`` on pipes (Windows), the input runs in this process.
     """
     if os.name != "posix":
         from pipeline.run import process_warc
@@ -340,82 +476,118 @@ def process_warc_supervised(
     cfg_json = cfg_to_json(cfg)
     limits = cfg.limits
     page_cap = limits.max_seconds
+    memory = memory_budget()
     poison: dict[int, tuple[str, str]] = {}
-    while True:
-        child = _take(argv)
-        try:
-            _warm(child, cfg, cfg_json)
-            reply = child.request(
-                {
-                    "op": "run",
-                    "warc_path": warc_path,
-                    "cfg": cfg_json,
-                    "poison": [[o, r, d] for o, (r, d) in sorted(poison.items())],
-                },
-                page_cap=page_cap,
-                stall=limits.max_stall_seconds,
-            )
-        except ChildDied as died:
-            from pipeline.run import WarcTaskError
-
-            _remove_temps(cfg, warc_path)
-            if died.stage != CLEANING or died.offset is None:
-                where = (
-                    "before its first record"
-                    if died.offset is None
-                    else (f"after the record at offset {died.offset}")
+    died_once: dict[int, ChildDied] = {}  # pages whose child died of something else once
+    spool_dir = tempfile.mkdtemp(prefix="warcclean-spool-")
+    try:
+        while True:
+            child = _take(argv)
+            try:
+                _warm(child, cfg, cfg_json)
+                reply = child.request(
+                    {
+                        "op": "run",
+                        "warc_path": warc_path,
+                        "cfg": cfg_json,
+                        "poison": [[o, r, d] for o, (r, d) in sorted(poison.items())],
+                        "spool": spool_dir,
+                    },
+                    page_cap=page_cap,
+                    stall=limits.max_stall_seconds,
+                    memory=memory,
+                    on_slow=lambda: _start_spare(argv, cfg, cfg_json),
                 )
+            except ChildDied as died:
+                from pipeline.run import WarcTaskError
+
+                _remove_temps(cfg, warc_path)
+                if died.stage != CLEANING or died.offset is None:
+                    where = (
+                        "before its first record"
+                        if died.offset is None
+                        else (f"after the record at offset {died.offset}")
+                    )
+                    raise WarcTaskError(
+                        f"input {warc_path!r} failed (output {cfg.output!r}): the cleaning "
+                        f"process {died.how} while {STAGE_NAMES.get(died.stage, 'working')} "
+                        f"{where}; nothing of this input was committed"
+                    ) from None
+                if died.offset in poison:  # (a page the child was told to skip: never again)
+                    raise WarcTaskError(
+                        f"input {warc_path!r} failed (output {cfg.output!r}): the cleaning "
+                        f"process {died.how} on the page at offset {died.offset} again after "
+                        "that page was rejected; nothing was committed"
+                    ) from None
+                if died.cause is None and died.offset not in died_once:
+                    died_once[died.offset] = died
+                    log.warning(
+                        "warcclean: %s: the cleaning process %s on the page at offset %d; "
+                        "trying that page once more in a fresh process",
+                        warc_path,
+                        died.how,
+                        died.offset,
+                    )
+                    continue
+                poison[died.offset] = _poison_reason(
+                    died, died_once.get(died.offset), page_cap, memory
+                )
+                log.warning(
+                    "warcclean: %s: page at offset %d %s; going on without it",
+                    warc_path,
+                    died.offset,
+                    died.how,
+                )
+                continue
+            except BaseException:
+                # A cancelled task, an interrupt: never leave a child working behind us.
+                child.kill()
+                raise
+            _give_back(child)
+            if not reply.get("ok"):
+                from pipeline import run as run_module
+                from pipeline.run import WarcTaskError
+
+                message = str(reply.get("message", ""))
+                # The input's own failures keep their type (`pipeline.run` defines them all).
+                kind = getattr(run_module, str(reply.get("error")), None)
+                if isinstance(kind, type) and issubclass(kind, WarcTaskError):
+                    raise kind(message)
                 raise WarcTaskError(
-                    f"input {warc_path!r} failed (output {cfg.output!r}): the cleaning process "
-                    f"{died.how} while {STAGE_NAMES.get(died.stage, 'working')} {where}; "
-                    "nothing of this input was committed"
-                ) from None
-            if len(poison) >= MAX_KILLS or died.offset in poison:
-                raise WarcTaskError(
-                    f"input {warc_path!r} failed (output {cfg.output!r}): the cleaning process "
-                    f"{died.how} on the page at offset {died.offset}, after {len(poison)} "
-                    "earlier pages of this input had killed it; nothing was committed"
-                ) from None
-            poison[died.offset] = _poison_reason(died, page_cap, limits)
-            log.warning(
-                "warcclean: %s: page at offset %d %s; re-running the input without it",
-                warc_path,
-                died.offset,
-                died.how,
-            )
-            continue
-        except BaseException:
-            # A cancelled task, an interrupt: never leave a child working behind us.
-            child.kill()
-            raise
-        _give_back(child)
-        if not reply.get("ok"):
-            from pipeline import run as run_module
-            from pipeline.run import WarcTaskError
-
-            message = str(reply.get("message", ""))
-            # The input's own failures keep their type (`pipeline.run` defines them all).
-            kind = getattr(run_module, str(reply.get("error")), None)
-            if isinstance(kind, type) and issubclass(kind, WarcTaskError):
-                raise kind(message)
-            raise WarcTaskError(
-                f"input {warc_path!r} failed (output {cfg.output!r}): "
-                f"{reply.get('error')}: {message}"
-            )
-        report = WarcReport.from_dict(reply["report"])
-        return replace(report, seconds=time.perf_counter() - started)
+                    f"input {warc_path!r} failed (output {cfg.output!r}): "
+                    f"{reply.get('error')}: {message}"
+                )
+            report = WarcReport.from_dict(reply["report"])
+            return replace(report, seconds=time.perf_counter() - started)
+    finally:
+        shutil.rmtree(spool_dir, ignore_errors=True)
 
 
-def _poison_reason(died: ChildDied, page_cap: float | None, limits: Limits) -> tuple[str, str]:
+def _poison_reason(
+    died: ChildDied, earlier: ChildDied | None, page_cap: float | None, memory: int | None
+) -> tuple[str, str]:
+    """The rejection of a page that killed its child: what was observed, not a guessed cause."""
     during = f" during {died.step}" if died.step else ""
-    if died.how.startswith("killed after") and died.stage == CLEANING:
+    if died.cause == "time":
         return "timeout", (
             f"page exceeded its {page_cap:g} s budget{during}, which could not be interrupted: "
             f"its cleaning process was {died.how}"
         )
-    cap = limits.isolate_memory_bytes
-    memory = f"; its address space was capped at {cap:,} bytes" if cap is not None else ""
-    return "crashed", f"the cleaning process {died.how} while cleaning this page{during}{memory}"
+    if died.cause == "memory":
+        return "too_complex", (
+            f"page took its cleaning process over its memory budget{during} (the worker's "
+            f"memory limit per thread): it was {died.how}"
+        )
+    first = f"; the first time it {earlier.how}" if earlier is not None else ""
+    seen = (
+        f"; its resident memory was last seen at {died.rss / 2**20:,.0f} MiB"
+        if died.rss is not None
+        else ""
+    )
+    return "crashed", (
+        f"the cleaning process {died.how} while cleaning this page{during}, in two fresh "
+        f"processes{first}; warcclean's time and memory watch did not kill it{seen}"
+    )
 
 
 def _remove_temps(cfg: JobConfig, warc_path: str) -> None:

@@ -93,7 +93,12 @@ def handle(request: dict[str, Any], status: Status) -> dict[str, Any]:
     poison = {int(o): (str(r), str(d)) for o, r, d in request.get("poison", [])}
     status.set(READING, None)
     try:
-        report = process_warc(request["warc_path"], cfg, watch=Watch(status, poison))
+        report = process_warc(
+            request["warc_path"],
+            cfg,
+            watch=Watch(status, poison),
+            spool_dir=request.get("spool"),
+        )
     finally:
         status.set(IDLE, None)
     return {"ok": True, "report": report.to_dict()}

@@ -50,7 +50,7 @@ import hashlib
 import io
 import re
 import zlib
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, ClassVar
 
@@ -150,27 +150,44 @@ Item = RawPage | Rejected | ReaderIssue
 
 
 def iter_records(
-    stream: BinaryIO, warc_path: str, *, max_body_bytes: int | None = None
+    stream: BinaryIO,
+    warc_path: str,
+    *,
+    max_body_bytes: int | None = None,
+    resume: Sequence[int | None] | None = None,
 ) -> Iterator[Item]:
     """Yield one `RawPage` or `Rejected` per record of a WARC/ARC stream, plus `ReaderIssue`s.
 
     ``stream`` must be the file as stored (open fsspec files with ``compression=None``) so offsets
     are byte positions in the stored file. ``max_body_bytes`` caps the payload kept per record
-    (the rest is drained unkept and the page is marked ``truncated``).
+    (the rest is drained unkept and the page is marked ``truncated``). ``resume`` (a page's
+    `resume_point`) starts reading at that page's record, which comes first, as it came the
+    first time; the stream must then be seekable.
     """
     if max_body_bytes is not None and max_body_bytes < 0:
         raise ValueError(f"max_body_bytes must be >= 0 or None, got {max_body_bytes}")
     seekable = _is_seekable(stream)
     pos = stream.tell() if seekable else 0
-    if seekable:
+    gunzip_from: int | None = None  # set once the file turns out to be one big gzip member
+    inner = 0  # where in a gunzipped member reading starts
+    reader = _SegmentReader(warc_path, max_body_bytes)
+    if resume is not None:
+        if not seekable:
+            raise ValueError("resuming needs a seekable stream")
+        at, gunzipped = resume
+        assert at is not None
+        if gunzipped is None:
+            pos = at
+        else:  # a record inside a gzip member that holds several (a file gzipped whole)
+            pos, gunzip_from, inner = gunzipped, gunzipped, at
+            reader.offset_note = f"offset_space:gunzip@{gunzipped}"
+    elif seekable:
         not_archive = _not_an_archive(stream, pos)
         if not_archive is not None:
             raise NotAnArchive(not_archive)
     is_gzip = seekable and _peek(stream, pos, 2) == b"\x1f\x8b"
-    gunzip_from: int | None = None  # set once the file turns out to be one big gzip member
-    reader = _SegmentReader(warc_path, max_body_bytes)
     reader.gzip_file = is_gzip
-    if is_gzip:
+    if is_gzip and gunzip_from is None:
         # Plain members are read without warcio's line reader; the segment reader takes over
         # from the last of them at the first member that is not plain (see `members`).
         loader = _Loader(verify_http=False, arc2warc=False)
@@ -179,7 +196,6 @@ def iter_records(
             return
         pos = taken
     reported = -1  # where the last "unreadable" issue was
-    inner = 0  # where in a gunzipped member reading starts
     while True:
         source: Any = stream
         if seekable:
@@ -333,6 +349,16 @@ def iter_records(
         )
         pos = nxt
         is_gzip = _peek(stream, pos, 2) == b"\x1f\x8b"
+
+
+def resume_point(page: RawPage) -> list[int | None]:
+    """Where `iter_records` resumes so that ``page`` comes first: its offset, and the stored
+    start of the gzip member it sits in when that offset is a position in the member's
+    gunzipped stream (then None)."""
+    for note in page.notes:
+        if note.startswith("offset_space:gunzip@"):
+            return [page.warc_offset, int(note.rpartition("@")[2])]
+    return [page.warc_offset, None]
 
 
 def iter_file(
