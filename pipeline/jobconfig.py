@@ -22,6 +22,9 @@ DEFAULT_BATCH_BYTES = 16 * 2**20
 # A local worker process holds about 155 MiB once warmed up, before its first page (measured with
 # the default cleaner); a smaller limit only makes Dask pause or restart it over and over.
 MIN_WORKER_MEMORY = 256 * 2**20
+# The least address space a cleaning process may be capped to (--isolate-memory): a warm child
+# maps 1.5 GB (VmPeak, measured) before its first page.
+MIN_ISOLATE_MEMORY = 2 * 2**30
 # What a job writes of each document (``--formats``): the clean text, its Markdown, or both.
 # "text" skips the Markdown rendering and writes the `markdown` column as null; "markdown"
 # writes the `text` column as "" (the text is still made: the rejections and the language
@@ -100,9 +103,9 @@ def parse_pairs(pairs: Iterable[str], option: str = "--param") -> dict[str, Any]
     return out
 
 
-def parse_memory(value: str, option: str = "--isolate-memory") -> int | None:
+def parse_memory(value: str, option: str = "--isolate-memory", *, minimum: int = 1) -> int | None:
     """``"4GB"``, ``"512MiB"`` or plain bytes -> bytes; ``"none"`` -> None (no cap)."""
-    from dask.utils import parse_bytes
+    from dask.utils import format_bytes, parse_bytes
 
     if value.strip().lower() == "none":
         return None
@@ -112,6 +115,12 @@ def parse_memory(value: str, option: str = "--isolate-memory") -> int | None:
         size = None
     if size is None or size <= 0:
         raise ValueError(f"{option} expects a size such as 4GB or 'none', got {value!r}")
+    if size < minimum:
+        raise ValueError(
+            f"{option} must be at least {format_bytes(minimum)} (or 'none'), got {value!r}: "
+            "a cleaning process maps about 1.5 GB of address space (its libraries and the "
+            "model) before its first page, and under a smaller cap every input would fail"
+        )
     return int(size)
 
 

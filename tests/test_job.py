@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -380,6 +381,9 @@ def _assert_usage_error(result: Result, *needles: str) -> None:
         (["--max-blocks", "0"], "--max-blocks"),
         (["--isolate-depth", "-1"], "--isolate-depth"),
         (["--isolate-memory", "0"], "--isolate-memory expects a size"),
+        # issue 48: accepted, then every input failed with MemoryError three times
+        (["--isolate-memory", "1"], "--isolate-memory must be at least 2.00 GiB"),
+        (["--isolate-memory", "1GB"], "maps about 1.5 GB of address space"),
         (["--batch-rows", "0"], "--batch-rows"),
         (["--formats", "html"], "--formats"),
     ],
@@ -550,9 +554,15 @@ def test_a_run_report_that_cannot_be_written_is_a_message(
     inputs = make_inputs(tmp_path / "in", n=1)
     common = ["-o", str(tmp_path / "out"), "--scheduler", "inproc", "--no-progress"]
     result = _invoke([*inputs, *common])
-    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
-    assert "run report not written" in result.output and "No space left" in result.output
-    assert "Traceback" not in result.output
+    # Issue 48: every input succeeded, so the run did: the report is a warning (it made this
+    # exit 1), and the exit status follows the inputs.
+    assert result.exit_code == 0, result.output
+    assert "warning: run report not written" in result.output
+    assert "No space left" in result.output and "Traceback" not in result.output
+    bad = tmp_path / "in" / "bad.warc.gz"
+    bad.write_bytes(b"")
+    failing = _invoke([*inputs, str(bad), *common])
+    assert failing.exit_code == 1 and "warning: run report not written" in failing.output
 
 
 def test_a_report_written_into_the_output_is_not_foreign_to_the_next_run(tmp_path: Path) -> None:
@@ -626,3 +636,120 @@ def test_an_output_of_schema_1_is_not_resumed(tmp_path: Path, no_cluster: None) 
         _invoke([first, second, *common]), "schema version 1", "new output directory"
     )
     assert sorted(p.name for p in out.rglob("*")) == before
+
+
+# --- one job per output (issue 48) ---------------------------------------------------------------
+
+
+def _lock_file(out: Path) -> Path:
+    from pipeline.output.lock import LOCK_NAME
+
+    return out / LOCK_NAME
+
+
+def test_a_second_job_on_a_locked_output_exits_2_naming_the_first(
+    tmp_path: Path, no_cluster: None
+) -> None:
+    from pipeline.output import lock
+
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    held = lock.acquire(str(out), cleaner="bte")  # this process: a job that still runs
+    try:
+        result = _invoke([*inputs, "-o", str(out), "--no-progress"])
+        _assert_usage_error(result, "being written by another warcclean job")
+        flat = " ".join(result.output.split())
+        assert f"process {os.getpid()} on host" in flat and "cleaner bte" in flat
+        assert "still running" in flat
+        # --force never takes a lock whose job still runs here
+        _assert_usage_error(_invoke([*inputs, "-o", str(out), "--force"]), "still running")
+    finally:
+        lock.release(held)
+    assert not _lock_file(out).exists()
+
+
+def _stale_lock(out: Path, **fields: object) -> None:
+    import socket
+
+    out.mkdir(parents=True, exist_ok=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    holder = {
+        "host": socket.gethostname(),
+        "pid": int(gone.stdout),  # a process that has ended
+        "process_started": 1.0,
+        "started_at": "2026-01-01T00:00:00Z",
+        "cleaner": "justext",
+        "command": "warcclean run old",
+        "token": "0123",
+        **fields,
+    }
+    _lock_file(out).write_text(json.dumps(holder))
+
+
+@pytest.mark.parametrize("where", ["this host", "another host"])
+def test_force_takes_over_a_lock_whose_job_is_gone(tmp_path: Path, where: str) -> None:
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    _stale_lock(out, **({"host": "elsewhere.example"} if where == "another host" else {}))
+    common = ["-o", str(out), "--scheduler", "inproc", "--no-progress", "--no-html-report"]
+    refused = _invoke([*inputs, *common])
+    advice = "no longer runs" if where == "this host" else "cannot be told from here"
+    _assert_usage_error(refused, "warcclean run old", advice, "--force")
+    taken = _invoke([*inputs, *common, "--force"])
+    assert taken.exit_code == 0, taken.output
+    assert len(rows(out)) == 2 and not _lock_file(out).exists()  # released when the job ended
+
+
+def test_run_reports_of_runs_started_in_the_same_second_differ(tmp_path: Path) -> None:
+    from pipeline.job import reports
+
+    cfg = JobConfig(output=str(tmp_path / "out"))
+    report = {"started_at": "2026-01-01T00:00:00Z"}
+    names = {reports.run_report_path(report, cfg) for _ in range(20)}
+    assert len(names) == 20
+    assert all(re.search(r"/_runs/20260101T000000Z-[0-9a-f]{6}\.json$", n) for n in names)
+
+
+def test_workers_far_past_the_cpus_get_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def stop(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(command, "make_client", stop)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    inputs = make_inputs(tmp_path / "in", n=1)
+    many = _invoke([*inputs, "-o", str(tmp_path / "a"), "--workers", "1000"])
+    assert "--workers 1000 on 2 CPUs" in " ".join(many.output.split())
+    few = _invoke([*inputs, "-o", str(tmp_path / "b"), "--workers", "8"])
+    assert "warning" not in few.output
+
+
+def test_an_input_whose_name_is_not_utf8_is_read_and_shown_escaped(tmp_path: Path) -> None:
+    # Issue 48: a file name with bytes that are not UTF-8 failed its input on every attempt
+    # (UnicodeEncodeError), and made `warcclean report OUT` exit 1 from then on.
+    (good,) = make_inputs(tmp_path / "in", n=1)
+    raw = os.fsencode(str(tmp_path / "in")) + b"/bad\xff\xfe.warc.gz"
+    os.rename(good, raw)
+    out = tmp_path / "out"
+    result = _invoke(
+        [str(tmp_path / "in"), "-o", str(out), "--scheduler", "inproc", "--no-progress"]
+    )
+    assert result.exit_code == 0, result.output
+    shown = str(tmp_path / "in") + "/bad\\xff\\xfe.warc.gz"
+    table = ds.dataset(out / "docs", format="parquet", partitioning="hive").to_table()
+    assert set(table.column("warc_path").to_pylist()) == {shown}
+    runner = CliRunner()
+    from pipeline.cli import main as cli_main
+
+    assert runner.invoke(cli_main, ["report", str(out)]).exit_code == 0
+    record_id = table.column("record_id")[0].as_py()
+    view = runner.invoke(
+        cli_main, ["show", str(out), "--record-id", record_id, "-o", str(tmp_path / "v.html")]
+    )
+    assert view.exit_code == 0, view.output  # the row's escaped name finds the file again

@@ -9,6 +9,7 @@ output, which must be writable and new, empty or an earlier warcclean output
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from datetime import datetime, timezone
@@ -21,6 +22,7 @@ from pipeline.job import OWN_PROCESS
 from pipeline.job.reports import (
     html_report_path,
     run_report,
+    run_report_path,
     summary_table,
     warm_up_report,
     write_html_report,
@@ -38,6 +40,7 @@ from pipeline.jobconfig import (
     DEFAULT_BATCH_ROWS,
     DEFAULT_FORMATS,
     FORMATS,
+    MIN_ISOLATE_MEMORY,
     JobConfig,
     freeze,
     parse_memory,
@@ -45,7 +48,7 @@ from pipeline.jobconfig import (
     parse_pairs,
 )
 from pipeline.output.stats import Stats, WarcReport
-from pipeline.warc.inputs import list_inputs
+from pipeline.warc.inputs import display_path, list_inputs
 
 
 def _memory_limit(ctx: click.Context, param: click.Parameter, value: str) -> str | int | None:
@@ -64,9 +67,14 @@ def _not_nan(ctx: click.Context, param: click.Parameter, value: float) -> float:
 
 def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
     try:
-        return parse_memory(value, "--isolate-memory")
+        return parse_memory(value, "--isolate-memory", minimum=MIN_ISOLATE_MEMORY)
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+# Worker processes per CPU past which a local cluster is surely a typo: each worker and its
+# cleaning child hold a few hundred MB, and two cores cannot run a thousand of them.
+WORKERS_PER_CPU_WARNING = 4
 
 
 @click.command("run", context_settings={"help_option_names": ["-h", "--help"]})
@@ -173,6 +181,12 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
     is_flag=True,
     help="Write no HTML report (it counts the whole output; `warcclean report OUT` builds it).",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Take over the output's lock when the job that holds it is gone (killed, its host "
+    "lost); a lock whose job still runs on this host is never taken.",
+)
 def main(
     inputs: tuple[str, ...],
     output: str,
@@ -197,6 +211,7 @@ def main(
     no_html_report: bool,
     formats: str,
     include_comments: bool,
+    force: bool,
 ) -> None:
     """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
     from rich.console import Console
@@ -209,6 +224,7 @@ def main(
         TimeElapsedColumn,
     )
 
+    from pipeline.output import lock
     from pipeline.output.layout import OutputError, check_output, check_report_path
     from pipeline.report.charts import INSTALL_HINT as CHARTS_HINT
     from pipeline.report.charts import available as charts_available
@@ -254,6 +270,21 @@ def main(
     out = Console()
     err = Console(stderr=True)
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        # One job per output (`pipeline.output.lock`), held until this command ends.
+        held = lock.acquire(
+            cfg.output, cfg.storage_dict, cleaner=cfg.cleaner, started_at=started_at, force=force
+        )
+    except lock.OutputLocked as exc:
+        raise click.UsageError(str(exc)) from exc
+    click.get_current_context().call_on_close(lambda: lock.release(held))
+    cpus = os.cpu_count() or 1
+    if workers is not None and workers > WORKERS_PER_CPU_WARNING * cpus:
+        err.print(
+            f"[yellow]warning[/]: --workers {workers} on {cpus} CPUs starts {workers} worker "
+            "processes, each with its own cleaning process: more than "
+            f"{WORKERS_PER_CPU_WARNING} per CPU only adds memory and switching"
+        )
     # matplotlib loads while the workers run, so the report costs only its drawing at the end.
     warming = None if no_html_report else warm_up_report()
     with make_client(scheduler, workers, threads_per_worker, memory_limit) as client:
@@ -284,7 +315,7 @@ def main(
                     seen = seen + report.stats
                     nbytes += report.input_bytes
                 else:
-                    err.print(f"[red]failed[/] {escape(path)}", soft_wrap=True)
+                    err.print(f"[red]failed[/] {escape(display_path(path))}", soft_wrap=True)
                 dt = time.perf_counter() - t0
                 progress.update(
                     task,
@@ -299,17 +330,13 @@ def main(
             result = run_job(client, paths, cfg, retries=retries, on_report=on_report)
     out.print(summary_table(result))
     for path, error in sorted(result.failed.items()):
-        out.print(f"[red]FAILED[/] {escape(path)}: {escape(error)}", soft_wrap=True)
+        out.print(f"[red]FAILED[/] {escape(display_path(path))}: {escape(error)}", soft_wrap=True)
     report = run_report(result, cfg, started_at)
-    try:
-        where = write_run_report(report, cfg, report_path)
-    except Exception as exc:  # the output changed under the run (disk full, permissions)
-        err.print(
-            f"[red]run report not written[/]: {escape(f'{type(exc).__name__}: {exc}')}",
-            soft_wrap=True,
-        )
-        sys.exit(1)
-    out.print(f"run report: {escape(where)}", soft_wrap=True)
+    where = report_path or run_report_path(report, cfg)
+    # The HTML first (it takes a while: it reads the whole output), then the JSON (one small
+    # write), so that a run killed meanwhile leaves no JSON report without its HTML. Either
+    # failing is a warning: the data and the markers are written, and the exit status says
+    # what became of the inputs.
     if not no_html_report:
         if warming is not None:
             warming.join()
@@ -321,14 +348,25 @@ def main(
             skip_pandas_probe()
         try:
             html = write_html_report(report, cfg, where)
-        except Exception as exc:  # the data and the JSON report are written: the run succeeded
+        except Exception as exc:  # the data are written: the run succeeded
             err.print(
-                f"[yellow]HTML report not written[/]: {escape(f'{type(exc).__name__}: {exc}')}"
+                f"[yellow]warning: HTML report not written[/]: "
+                f"{escape(f'{type(exc).__name__}: {exc}')}",
+                soft_wrap=True,
             )
         else:
             out.print(f"HTML report: {escape(html)}", soft_wrap=True)
             if not charts_available():
                 out.print(f"(tables only: {escape(CHARTS_HINT)} adds the charts)", soft_wrap=True)
+    try:
+        write_run_report(report, cfg, where)
+    except Exception as exc:  # the output changed under the run (disk full, permissions)
+        err.print(
+            f"[yellow]warning: run report not written[/]: {escape(f'{type(exc).__name__}: {exc}')}",
+            soft_wrap=True,
+        )
+    else:
+        out.print(f"run report: {escape(where)}", soft_wrap=True)
     sys.exit(1 if result.failed else 0)
 
 

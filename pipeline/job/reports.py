@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import secrets
 from typing import TYPE_CHECKING, Any
 
 from fsspec.core import url_to_fs
 
 from pipeline.job.schedule import RunResult
 from pipeline.jobconfig import JobConfig
+from pipeline.warc.inputs import display_path, input_stem
 
 if TYPE_CHECKING:
     import threading
@@ -40,7 +42,12 @@ def run_report(result: RunResult, cfg: JobConfig, started_at: str) -> dict[str, 
             if result.seconds
             else None
         ),
-        "failed": [{"input": p, "error": e} for p, e in sorted(result.failed.items())],
+        # (a file name's bytes that are not UTF-8 as \xNN: the report must be writable; its
+        # stem names it exactly)
+        "failed": [
+            {"input": display_path(p), "stem": input_stem(p), "error": e}
+            for p, e in sorted(result.failed.items())
+        ],
         "unbalanced": [r.warc_path for r in result.reports if not r.stats.balanced],
         "per_input": [
             {
@@ -55,10 +62,17 @@ def run_report(result: RunResult, cfg: JobConfig, started_at: str) -> dict[str, 
     }
 
 
+def run_report_path(report: dict[str, Any], cfg: JobConfig) -> str:
+    """``OUT/_runs/<start time>-<6 hex digits>.json``: two runs started in the same second
+    (which the output's lock keeps from writing at once, but not from starting) never share one
+    report."""
+    stamp = report["started_at"].replace(":", "").replace("-", "")
+    return f"{cfg.output.rstrip('/')}/_runs/{stamp}-{secrets.token_hex(3)}.json"
+
+
 def write_run_report(report: dict[str, Any], cfg: JobConfig, path: str | None) -> str:
     if path is None:
-        stamp = report["started_at"].replace(":", "").replace("-", "")
-        path = f"{cfg.output.rstrip('/')}/_runs/{stamp}.json"
+        path = run_report_path(report, cfg)
     from pipeline.output.sink import write_atomic
 
     fs, fs_path = url_to_fs(path, **cfg.storage_dict if "://" in path else {})

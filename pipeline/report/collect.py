@@ -184,6 +184,7 @@ class FailedInput:
     input: str
     error: str
     run: str  # the started_at of the last run it failed in
+    stem: str = ""  # its output name (`pipeline.warc.inputs.input_stem` of its real path)
 
 
 @dataclass
@@ -393,8 +394,6 @@ def _read_runs(
 def _add_runs(
     summary: OutputSummary, runs: list[tuple[str, dict[str, Any]]], done_stems: set[str]
 ) -> None:
-    from pipeline.warc.inputs import input_stem
-
     failed: dict[str, FailedInput] = {}
     for name, data in runs:
         try:
@@ -405,7 +404,7 @@ def _add_runs(
         summary.runs.append(info)
         failed.update(run_failed)
     # An input that failed once and finished in a later run is no longer a failure.
-    summary.failed = [f for p, f in sorted(failed.items()) if input_stem(p) not in done_stems]
+    summary.failed = [f for p, f in sorted(failed.items()) if f.stem not in done_stems]
 
 
 def _run_info(name: str, data: dict[str, Any]) -> tuple[RunInfo, dict[str, FailedInput]]:
@@ -426,10 +425,14 @@ def _run_info(name: str, data: dict[str, Any]) -> tuple[RunInfo, dict[str, Faile
         cleaner_params=dict(data.get("cleaner_params") or {}),
         records_per_second=None if rate is None else float(rate),
     )
+    from pipeline.warc.inputs import input_stem
+
     failed = {}
     for entry in data.get("failed") or ():
         path = str(entry.get("input", ""))
-        failed[path] = FailedInput(path, str(entry.get("error", "")), str(data["started_at"]))
+        # (reports name the stem since issue 48: a name shown with \xNN escapes has another)
+        stem = str(entry.get("stem") or input_stem(path))
+        failed[path] = FailedInput(path, str(entry.get("error", "")), str(data["started_at"]), stem)
     return info, failed
 
 

@@ -95,12 +95,16 @@ def fetch_record(
     no page (an image, a 404). ``record_id``, when given, must be the record found there.
     ``notes`` are the row's notes: a file gzipped whole is read through a gunzipper.
     """
+    from pipeline.warc.inputs import stored_paths
     from pipeline.warc.reader import ReaderIssue, iter_records
 
     if offset < 0 or length <= 0:
         raise RecordError(f"offset {offset} and length {length} do not name a byte range")
     try:
         fs, path = url_to_fs(warc_path, **_options(warc_path, storage_options))
+        if not fs.exists(path):
+            # A row names a file whose name is not UTF-8 with \xNN escapes (`display_path`).
+            path = next((p for p in stored_paths(path) if fs.exists(p)), path)
         gunzip = next((int(m.group(1)) for n in notes if (m := _GUNZIP_NOTE.match(n))), None)
         if gunzip is None:
             data = fs.cat_file(path, start=offset, end=offset + length)

@@ -112,6 +112,38 @@ def input_stem(path: str) -> str:
     return f"{readable}-{digest}"
 
 
+def display_path(path: str) -> str:
+    """``path`` as text that can be written anywhere (Parquet, JSON, a terminal).
+
+    A local file name is bytes, and Python hands the bytes that are not UTF-8 over as lone
+    surrogates (``bad\\udcff.warc.gz``), which no UTF-8 writer takes. They are shown as ``\\xff``
+    escapes: the input is read by its real name, and its rows, reports and messages carry this
+    one (`stored_paths` finds the file again from it).
+    """
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # surrogates that stand for no byte (not from a file name)
+        raw = path.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+_BYTE_ESCAPE = re.compile(rb"\\x([0-9a-f]{2})")
+
+
+def stored_paths(shown: str) -> list[str]:
+    """The paths a `display_path` may have come from: itself, and with its ``\\xNN`` escapes
+    turned back into the bytes of a local file name."""
+    if "\\x" not in shown or "://" in shown:
+        return [shown]
+    raw = _BYTE_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), shown.encode("utf-8"))
+    return [shown, os.fsdecode(raw)]
+
+
 def is_warc_name(path: str) -> bool:
     return path.lower().endswith(WARC_SUFFIXES)
 
