@@ -171,3 +171,43 @@ def test_path_list_urls_in_two_spellings_are_read_once(tmp_path: Path) -> None:
     assert list_inputs([str(tmp_path / "warc.paths")]) == [
         "https://data.commoncrawl.org/a/x.warc.gz"
     ]
+
+
+def test_a_gzipped_path_list_is_streamed_with_a_cap(tmp_path: Path) -> None:
+    # Issue 48: a 102 KB .paths.gz was inflated whole (1.15 GB in the client). It is read line
+    # by line now: one endless line stops at the line cap, with a bounded read.
+    import gzip
+    import tracemalloc
+
+    bomb = tmp_path / "bomb.paths.gz"
+    with gzip.open(bomb, "wb") as f:
+        for _ in range(100):
+            f.write(b"a" * 1_000_000)  # 100 MB of one line, about 100 KB gzipped
+    assert bomb.stat().st_size < 200_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError, match=r"bomb\.paths\.gz:1: a line longer than 65,536"):
+            list_inputs([str(bomb)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20, peak
+
+
+def test_a_path_list_past_its_caps_names_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.warc import inputs
+
+    listing = tmp_path / "many.paths"
+    listing.write_text("".join(f"x/{i}.warc.gz\n" for i in range(20)))
+    assert len(list_inputs([str(listing)])) == 20
+    monkeypatch.setattr(inputs, "MAX_PATH_LIST_ENTRIES", 10)
+    with pytest.raises(InputError, match="more than 10 paths"):
+        list_inputs([str(listing)])
+    monkeypatch.setattr(inputs, "MAX_PATH_LIST_BYTES", 100)
+    with pytest.raises(InputError, match="more than 100 bytes of paths"):
+        list_inputs([str(listing)])
+    (tmp_path / "latin.paths").write_bytes(b"caf\xe9.warc.gz\n")
+    with pytest.raises(InputError, match=r"latin\.paths:1: a line that is not UTF-8"):
+        list_inputs([str(tmp_path / "latin.paths")])
