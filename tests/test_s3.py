@@ -95,3 +95,19 @@ def test_s3_in_and_out_match_local(tmp_path: Path, s3, endpoint: str) -> None:
     run_report = reports.run_report(result, cfg, "2024-01-01T00:00:00Z")
     where = reports.write_run_report(run_report, cfg, None)
     assert s3.exists(where.removeprefix("s3://"))
+
+
+def test_the_output_lock_on_s3_is_a_conditional_put(s3, endpoint: str) -> None:
+    # Issue 48: one job per output on an object store too: the lock is created with
+    # If-None-Match (s3fs mode="create"), which moto honours as S3 does.
+    from pipeline.output import lock
+
+    options = {"key": "testing", "secret": "testing", "client_kwargs": {"endpoint_url": endpoint}}
+    held = lock.acquire("s3://corpus/locked", options, cleaner="bte")
+    assert s3.exists(f"corpus/locked/{lock.LOCK_NAME}")
+    with pytest.raises(lock.OutputLocked, match=r"cleaner bte\).*still running"):
+        lock.acquire("s3://corpus/locked", options, cleaner="justext")
+    lock.release(held)
+    assert not s3.exists(f"corpus/locked/{lock.LOCK_NAME}")
+    again = lock.acquire("s3://corpus/locked", options, cleaner="justext")
+    lock.release(again)

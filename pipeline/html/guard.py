@@ -222,7 +222,7 @@ def estimate(html: str | bytes, *, max_attributes: int | None = None) -> PageEst
     """Count tags (C speed) and, only for pages with many, scan their nesting depth.
 
     With ``max_attributes``, pages big enough to hold that many attributes (two bytes each at
-    least) are also scanned for them (`attribute_load`).
+    least) are also scanned for them (`attribute_scan`).
 
     Runs on decoded text, or on its UTF-8 encoding (the same counts, and faster to scan than
     text with non-Latin-1 characters); never on other bytes: tag bytes are not ASCII in
@@ -231,10 +231,10 @@ def estimate(html: str | bytes, *, max_attributes: int | None = None) -> PageEst
     scan_attributes = max_attributes is not None and len(html) >= 2 * max_attributes
     attributes = load = 0
     if isinstance(html, bytes) and _compiled is not None:
-        tags, gaps = _compiled.lt_count_and_gaps(html, _BLOCK if scan_attributes else 0)
+        tags = _compiled.lt_count_and_gaps(html, 0)[0]
         depth = _compiled.nesting_depth(html) if tags >= DEPTH_SCAN_MIN_TAGS else 0
         if scan_attributes:
-            attributes, load = attribute_load(html, gaps, max_attributes or 0)
+            attributes, load = attribute_scan(html, max_attributes or 0)
     elif isinstance(html, bytes):
         # numpy's vectorised compare counts 2x faster than bytes.count's byte loop.
         raw = np.frombuffer(html, np.uint8)
@@ -242,13 +242,13 @@ def estimate(html: str | bytes, *, max_attributes: int | None = None) -> PageEst
         tags = int(np.count_nonzero(is_lt))
         depth = _depth(raw, np.flatnonzero(is_lt)) if tags >= DEPTH_SCAN_MIN_TAGS else 0
         if scan_attributes:
-            attributes, load = attribute_load(html, gap_tags(html, is_lt), max_attributes or 0)
+            attributes, load = attribute_scan(html, max_attributes or 0)
     else:
         tags = html.count("<")
         depth = nesting_depth(html) if tags >= DEPTH_SCAN_MIN_TAGS else 0
         if scan_attributes and tags:
             data = html.encode("utf-8", "surrogatepass")
-            attributes, load = attribute_load(data, gap_tags(data), max_attributes or 0)
+            attributes, load = attribute_scan(data, max_attributes or 0)
     if depth > DEPTH_REFINE_MIN and tags <= DEPTH_REFINE_MAX_TAGS:
         data = html if isinstance(html, bytes) else html.encode("utf-8", "surrogatepass")
         if _FOREIGN_HINT.search(data):
@@ -263,14 +263,13 @@ _ATTRIBUTE = re.compile(
     rb"[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r />=]*"
     rb"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"?|'[^']*'?|[^\t\n\f\r >]*))?"
 )
-# Start tags followed by fewer bytes than this before the next "<" may go unread for attributes
-# (`attribute_load`, which looks for blocks of `_BLOCK` bytes without one): each attribute
-# takes two bytes at least.
-_BLOCK = 1024
-ATTRIBUTE_GAP = 2 * _BLOCK
-# Tags with no more attributes than this count whether or not they sit in a script: checking
-# costs more than they can add (a 10 MB page has at most 5,000 gaps, 5,000 * 64**2 < 10**8).
-_FEW_ATTRIBUTES = 64
+_NAME = re.compile(rb"[A-Za-z][^\t\n\f\r />]*")
+_TAG_END = re.compile(rb"[\t\n\f\r /]*>?")
+_QUOTES = re.compile(rb"[\"']")
+# Elements whose content the tokenizer reads as text up to their own end tag (raw text and
+# RCDATA): a "<" in them starts no tag. "<plaintext>" runs to the end of the page.
+RAW_TEXT = frozenset((b"script", b"style", b"xmp", b"iframe", b"noembed", b"noframes"))
+RAW_TEXT |= frozenset((b"textarea", b"title", b"plaintext"))
 
 
 def count_attributes(data: bytes, start: int, limit: int) -> int:
@@ -281,84 +280,106 @@ def count_attributes(data: bytes, start: int, limit: int) -> int:
     name = _TAG_NAME.match(data, start)
     if name is None:
         return 0
-    pos, n = name.end(), 0
+    return _attributes_from(data, name.end(), limit)[0]
+
+
+def _attributes_from(data: bytes, pos: int, limit: int) -> tuple[int, int]:
+    """(attributes from ``pos`` on, up to ``limit + 1``; where the last one ends)."""
+    n = 0
     while n <= limit:
         m = _ATTRIBUTE.match(data, pos)
         if m is None:
             break
         n, pos = n + 1, m.end()
-    return n
+    return n, pos
 
 
-def gap_tags(data: bytes, is_lt: np.ndarray | None = None) -> list[int]:
-    """The offsets of the "<" in ``data`` (UTF-8 bytes; ``is_lt`` marks its "<" when known)
-    followed by a whole `_BLOCK` of bytes without one: the start tags `attribute_load` reads.
-    Block k is bytes k * _BLOCK to (k + 1) * _BLOCK, full blocks only; the first empty block of
-    each run belongs to the last "<" before it (the tag that may hold the run)."""
-    if _compiled is not None:
-        return _compiled.lt_count_and_gaps(data, _BLOCK)[1]
-    if is_lt is None:
-        is_lt = np.frombuffer(data, np.uint8) == _LT
-    n_blocks = len(data) // _BLOCK
-    if not n_blocks:
-        return []
-    blocks = is_lt[: n_blocks * _BLOCK].reshape(n_blocks, _BLOCK).any(axis=1)
-    empty = np.flatnonzero(~blocks)
-    empty = empty[np.diff(empty, prepend=-2) > 1]
-    starts = (data.rfind(b"<", 0, block * _BLOCK) for block in empty.tolist())
-    return [start for start in starts if start >= 0]
+def attribute_scan(data: bytes, limit: int) -> tuple[int, int]:
+    """(most attributes on one element, sum of their squares over the elements with more than
+    ``limit // 16``) for the start tags of ``data`` (UTF-8 bytes) as HTML's tokenizer reads
+    them: every start tag, and only those. A "<" in an attribute value, in a comment, or in a
+    script, style sheet or other raw-text element starts no tag, and a "<script>" in a comment
+    or a value starts no script (each of which let a page past the older scan, issue 48).
 
-
-def attribute_load(data: bytes, gaps: list[int], limit: int) -> tuple[int, int]:
-    """(most attributes on one element, sum of their squares over elements) for the start
-    tags of ``data`` (UTF-8 bytes) at ``gaps`` (`gap_tags`): those that could hold many.
-
-    Only a tag followed by a whole `_BLOCK` of bytes without a "<" (so by `ATTRIBUTE_GAP`
-    bytes or more when it holds that many) is read, by `count_attributes`. Tags with fewer
-    bytes hold fewer than half as many attributes, and within the body cap they cannot add up
-    to a parse of more than seconds (10 MB of 1,000-attribute tags: 5,000 of them, about
-    10 s). A normal page has a handful of such stretches, mostly long text or one long value,
-    so the scan costs little beyond one pass over the "<" marks. "<" in a script or style
-    sheet starts no tag (for the parser as here); that is checked for tags that count more
-    than a few.
+    Elements with few attributes are not counted: within the body cap they cannot add up to a
+    parse of more than seconds (10 MB of tags of 625 attributes: 8,000 of them). Stops once the
+    page is over: one element past ``limit``, or the sum past ``limit`` squared.
     """
-    most = total = 0
-    small = max(limit // 16, 1)
-    raw_text: list[tuple[int, int]] | None = None
-    for start in gaps:
-        n = count_attributes(data, start, _FEW_ATTRIBUTES)
-        if n > _FEW_ATTRIBUTES:
-            if raw_text is None:
-                raw_text = _raw_text_spans(data)
-            if any(low < start < high for low, high in raw_text):
-                continue
-            n = count_attributes(data, start, limit)
-        most, total = max(most, n), total + n * n
-        if n > small and total > limit * limit:
-            break  # over already: the rest cannot bring it back
-    return most, total
-
-
-_RAW_TEXT_TAG = re.compile(rb"<(/?)(script|style)(?=[\s/>])", re.IGNORECASE)
-
-
-def _raw_text_spans(data: bytes) -> list[tuple[int, int]]:
-    """Where the ``<script>`` and ``<style>`` elements of ``data`` are, as (start, end)."""
     if _compiled is not None:
-        return _compiled.raw_text_spans(data)
-    spans: list[tuple[int, int]] = []
-    inside: bytes | None = None
-    low = 0
-    for m in _RAW_TEXT_TAG.finditer(data):
-        name = m.group(2).lower()
-        if inside is None and not m.group(1):
-            inside, low = name, m.start()
-        elif inside == name and m.group(1):
-            spans.append((low, m.start()))
-            inside = None
-    if inside is not None:
-        spans.append((low, len(data)))
-    return spans
+        return _compiled.attribute_scan(data, limit)
+    small = max(limit // 16, 1)
+    most = total = 0
+    size = len(data)
+    pos = 0
+    while True:
+        at = data.find(b"<", pos)
+        if at < 0 or at + 1 >= size:
+            return most, total
+        c = data[at + 1]
+        if _LETTER[c] or (c == 0x2F and at + 2 < size and _LETTER[data[at + 2]]):
+            closing = c == 0x2F
+            name = _NAME.match(data, at + 1 + closing)
+            assert name is not None
+            gt = data.find(b">", name.end())
+            inside = data[name.end() : gt]
+            if gt >= 0 and (closing or len(inside) <= small) and not _QUOTES.search(inside):
+                # Most tags: no quote before the first ">", so the tag ends there; too short to
+                # hold more than `small` attributes, or an end tag (markup_scan does the same).
+                count, pos = 0, gt + 1
+            else:
+                count, pos = _attributes_from(data, name.end(), limit)
+                pos = _TAG_END.match(data, pos).end()  # type: ignore[union-attr]
+            if closing:
+                continue
+            if count > small:
+                most, total = max(most, count), total + count * count
+                if total > limit * limit:
+                    return most, total  # over already: the rest cannot bring it back
+            tag = data[at + 1 : name.end()].lower()
+            if tag in RAW_TEXT:
+                pos = size if tag == b"plaintext" else _raw_text_end(data, pos, tag)
+        elif c == 0x21:  # "<!": a comment, or a bogus one (a doctype, CDATA) to its ">"
+            pos = _comment_end(data, at)
+        elif c == 0x2F or c == 0x3F:  # "</" not before a letter, "<?": bogus comments
+            pos = at + 3 if data[at + 2 : at + 3] == b">" and c == 0x2F else _to_gt(data, at + 2)
+        else:
+            pos = at + 1
+
+
+def _to_gt(data: bytes, pos: int) -> int:
+    gt = data.find(b">", pos)
+    return len(data) if gt < 0 else gt + 1
+
+
+def _comment_end(data: bytes, at: int) -> int:
+    if data[at + 2 : at + 4] != b"--":
+        return _to_gt(data, at + 2)
+    if data[at + 4 : at + 5] == b">":
+        return at + 5  # "<!-->"
+    if data[at + 4 : at + 6] == b"->":
+        return at + 6  # "<!--->"
+    ends = [e for e in (data.find(b"-->", at + 4), data.find(b"--!>", at + 4)) if e >= 0]
+    if not ends:
+        return len(data)
+    end = min(ends)
+    return end + (3 if data.startswith(b"-->", end) else 4)
+
+
+def _raw_text_end(data: bytes, pos: int, tag: bytes) -> int:
+    """Where the raw text from ``pos`` ends: at its element's end tag ("</script" in any case,
+    then a blank, "/" or ">"), or at the end of the data."""
+    size = len(data)
+    while True:
+        at = data.find(b"</", pos)
+        if at < 0:
+            return size
+        end = at + 2 + len(tag)
+        if data[at + 2 : end].lower() == tag and (end >= size or data[end] in _TAG_STOP):
+            return at
+        pos = at + 2
+
+
+_TAG_STOP = frozenset(b"\t\n\f\r />")
 
 
 def check_nodes(est: PageEstimate, max_nodes: int | None) -> None:

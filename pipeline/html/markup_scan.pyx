@@ -17,7 +17,7 @@ only to be thrown away (0.2 ms a page).
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
 from libc.stdint cimport uint64_t
-from libc.string cimport memchr, memcpy
+from libc.string cimport memchr, memcmp, memcpy
 
 from pipeline.compiled import check_fresh
 
@@ -52,6 +52,14 @@ cdef inline Py_ssize_t _next_lt(const unsigned char *p, Py_ssize_t pos, Py_ssize
     return -1 if hit == NULL else <Py_ssize_t>(<const unsigned char *>hit - p)
 
 
+cdef Py_ssize_t _find(const unsigned char *p, Py_ssize_t pos, Py_ssize_t n, unsigned char c) nogil:
+    cdef const void *hit
+    if pos >= n:
+        return -1
+    hit = memchr(p + pos, c, n - pos)
+    return -1 if hit == NULL else <Py_ssize_t>(<const unsigned char *>hit - p)
+
+
 cdef bint _is_void(const unsigned char *p, Py_ssize_t start, Py_ssize_t n):
     """Whether the start tag whose name begins at ``p[start]`` names a void element: its name
     (letters, digits, ":" and "-") lower-cased, as guard._depth reads it from 7 bytes."""
@@ -69,9 +77,10 @@ cdef bint _is_void(const unsigned char *p, Py_ssize_t start, Py_ssize_t n):
 
 def lt_count_and_gaps(bytes data, Py_ssize_t block):
     """(the number of "<" in ``data``, the offsets of the "<" followed by a whole aligned
-    ``block`` of bytes without one), as guard.attribute_load picks the start tags it reads:
-    block k (bytes k*block to (k+1)*block, full blocks only) holds no "<", and the first such
-    block of each run belongs to the last "<" before it. ``block`` 0 lists no gaps."""
+    ``block`` of bytes without one): block k (bytes k*block to (k+1)*block, full blocks only)
+    holds no "<", and the first such block of each run belongs to the last "<" before it.
+    ``block`` 0 lists no gaps, as the guard asks (it reads every start tag since issue 48:
+    `attribute_scan`)."""
     cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
     cdef Py_ssize_t full = (n // block) * block if block > 0 else 0
@@ -115,6 +124,24 @@ def nesting_depth(bytes data):
     return deepest
 
 
+# Byte classes for the attribute scans' inner loops (one table load instead of up to eight
+# compares a byte): the tokenizer's whitespace (as `_is_space`), "/", ">" and "=".
+cdef enum:
+    _WS = 1
+    _SLASH = 2
+    _GT = 4
+    _EQ = 8
+cdef unsigned char _CLASS[256]
+cdef int _i
+for _i in range(256):
+    _CLASS[_i] = 0
+for _byte in (9, 10, 12, 13, 32):
+    _CLASS[_byte] = _WS
+_CLASS[47] = _SLASH
+_CLASS[62] = _GT
+_CLASS[61] = _EQ
+
+
 cdef Py_ssize_t _skip_attributes(
     const unsigned char *p, Py_ssize_t pos, Py_ssize_t n, Py_ssize_t limit, Py_ssize_t *count
 ) nogil:
@@ -122,36 +149,30 @@ cdef Py_ssize_t _skip_attributes(
     (``limit`` < 0: all); their number goes to ``count``, the offset after the last is
     returned."""
     cdef Py_ssize_t q, r
-    cdef unsigned char c, quote
+    cdef unsigned char quote
     cdef Py_ssize_t found = 0
     while limit < 0 or found <= limit:
         q = pos
-        while q < n and (_is_space(p[q]) or p[q] == 47):
+        while q < n and _CLASS[p[q]] & (_WS | _SLASH):
             q += 1
         if q >= n or p[q] == 62:
             break
         q += 1  # the name's first byte may be anything else, "=" and quotes included
-        while q < n:
-            c = p[q]
-            if _is_space(c) or c == 47 or c == 62 or c == 61:
-                break
+        while q < n and not _CLASS[p[q]] & (_WS | _SLASH | _GT | _EQ):
             q += 1
         r = q
-        while r < n and _is_space(p[r]):
+        while r < n and _CLASS[p[r]] & _WS:
             r += 1
         if r < n and p[r] == 61:
             r += 1
-            while r < n and _is_space(p[r]):
+            while r < n and _CLASS[p[r]] & _WS:
                 r += 1
             if r < n and (p[r] == 34 or p[r] == 39):
                 quote = p[r]
-                r += 1
-                while r < n and p[r] != quote:
-                    r += 1
-                if r < n:
-                    r += 1
+                r = _find(p, r + 1, n, quote)  # the closing quote, or the end of the data
+                r = n if r < 0 else r + 1
             else:
-                while r < n and not (_is_space(p[r]) or p[r] == 62):
+                while r < n and not _CLASS[p[r]] & (_WS | _GT):
                     r += 1
             q = r
         found += 1
@@ -259,51 +280,141 @@ def foreign_aware_depth(bytes data):
     return deepest
 
 
-cdef inline bint _is_regex_space(unsigned char c) nogil:
-    # \s of a bytes pattern: the tokenizer's whitespace and \v
-    return _is_space(c) or c == 11
+cdef Py_ssize_t _to_gt(const unsigned char *p, Py_ssize_t pos, Py_ssize_t n) nogil:
+    cdef Py_ssize_t gt = _find(p, pos, n, 62)
+    return n if gt < 0 else gt + 1
 
 
-cdef bint _names_raw_text(const unsigned char *p, Py_ssize_t start, Py_ssize_t n, const char *name, Py_ssize_t size) nogil:
-    """Whether ``p[start:]`` is ``name`` in any case, then whitespace, "/" or ">"."""
+cdef Py_ssize_t _comment_end(const unsigned char *p, Py_ssize_t at, Py_ssize_t n) nogil:
+    """guard._comment_end: after the comment (or bogus comment) that "<!" at ``at`` starts."""
     cdef Py_ssize_t k
-    if start + size >= n:
-        return False
-    for k in range(size):
-        if _lower(p[start + k]) != <unsigned char>name[k]:
-            return False
-    return _is_regex_space(p[start + size]) or p[start + size] == 47 or p[start + size] == 62
+    if not (at + 3 < n and p[at + 2] == 45 and p[at + 3] == 45):
+        return _to_gt(p, at + 2, n)
+    if at + 4 < n and p[at + 4] == 62:
+        return at + 5  # "<!-->"
+    if at + 5 < n and p[at + 4] == 45 and p[at + 5] == 62:
+        return at + 6  # "<!--->"
+    k = _find(p, at + 4, n, 45)
+    while k >= 0:
+        if k + 2 < n and p[k + 1] == 45 and p[k + 2] == 62:
+            return k + 3  # "-->"
+        if k + 3 < n and p[k + 1] == 45 and p[k + 2] == 33 and p[k + 3] == 62:
+            return k + 4  # "--!>"
+        k = _find(p, k + 1, n, 45)
+    return n
 
 
-def raw_text_spans(bytes data):
-    """guard._raw_text_spans: where the ``<script>`` and ``<style>`` elements of ``data`` are,
-    as (start, end)."""
+cdef inline bint _tag_stop(unsigned char c) nogil:
+    return _CLASS[c] & (_WS | _SLASH | _GT) != 0
+
+
+cdef Py_ssize_t _raw_text_end(
+    const unsigned char *p, Py_ssize_t pos, Py_ssize_t n, const unsigned char *tag, Py_ssize_t size
+) nogil:
+    """guard._raw_text_end: where the raw text from ``pos`` ends, at its element's end tag."""
+    cdef Py_ssize_t at = _find(p, pos, n, 60)
+    cdef Py_ssize_t k, end
+    cdef bint same
+    while at >= 0:
+        if at + 1 < n and p[at + 1] == 47:
+            end = at + 2 + size
+            same = end <= n
+            if same:
+                for k in range(size):
+                    if _lower(p[at + 2 + k]) != tag[k]:
+                        same = False
+                        break
+            if same and (end >= n or _tag_stop(p[end])):
+                return at
+        at = _find(p, at + 1, n, 60)
+    return n
+
+
+cdef bint _is_raw(const unsigned char *tag, Py_ssize_t k) nogil:
+    if k == 6:
+        return memcmp(tag, b"script", 6) == 0 or memcmp(tag, b"iframe", 6) == 0
+    if k == 5:
+        return memcmp(tag, b"style", 5) == 0 or memcmp(tag, b"title", 5) == 0
+    if k == 3:
+        return memcmp(tag, b"xmp", 3) == 0
+    if k == 7:
+        return memcmp(tag, b"noembed", 7) == 0
+    if k == 8:
+        return memcmp(tag, b"noframes", 8) == 0 or memcmp(tag, b"textarea", 8) == 0
+    if k == 9:
+        return memcmp(tag, b"plaintext", 9) == 0
+    return False
+
+
+cdef inline bint _no_quote(const unsigned char *p, Py_ssize_t start, Py_ssize_t end) nogil:
+    """Whether ``p[start:end]`` holds neither kind of quote."""
+    return (
+        memchr(p + start, 34, end - start) == NULL and memchr(p + start, 39, end - start) == NULL
+    )
+
+
+def attribute_scan(bytes data, Py_ssize_t limit):
+    """guard.attribute_scan: (most attributes on one element, sum of their squares over the
+    elements with more than ``limit // 16``), over the start tags as HTML's tokenizer reads
+    them; stops once over."""
     cdef const unsigned char *p = <const unsigned char *>PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
-    cdef Py_ssize_t at = _next_lt(p, 0, n)
-    cdef Py_ssize_t start, low = 0
-    cdef int inside = 0  # 1: in a script, 2: in a style sheet
-    cdef int found
+    cdef Py_ssize_t small = max(limit // 16, 1)
+    cdef Py_ssize_t most = 0, count, pos = 0, at, name_end, k, j, gt
+    cdef long long total = 0
+    cdef unsigned char c
     cdef bint closing
-    spans = []
-    while at >= 0:
-        closing = at + 1 < n and p[at + 1] == 47
-        start = at + 1 + closing
-        found = 0
-        if _names_raw_text(p, start, n, b"script", 6):
-            found = 1
-        elif _names_raw_text(p, start, n, b"style", 5):
-            found = 2
-        if found:
-            if not inside and not closing:
-                inside, low = found, at
-            elif inside == found and closing:
-                spans.append((low, at))
-                inside = 0
-        at = _next_lt(p, at + 1, n)
-    if inside:
-        spans.append((low, n))
-    return spans
+    cdef unsigned char tag[10]
+    while True:
+        at = _find(p, pos, n, 60)
+        if at < 0 or at + 1 >= n:
+            return most, total
+        c = p[at + 1]
+        if _is_letter(c) or (c == 47 and at + 2 < n and _is_letter(p[at + 2])):
+            closing = c == 47
+            name_end = at + 2 + closing
+            while name_end < n and not _tag_stop(p[name_end]):
+                name_end += 1
+            count = 0
+            gt = _find(p, name_end, n, 62)
+            if gt >= 0 and (closing or gt - name_end <= small) and _no_quote(p, name_end, gt):
+                # Most tags: no quote before the first ">", so no value can hide one, and the
+                # tag ends there; too short to hold more than `small` attributes (each takes a
+                # byte at least), or an end tag, whose attributes never count.
+                pos = gt + 1
+            else:
+                pos = _skip_attributes(p, name_end, n, limit, &count)
+                while pos < n and (_is_space(p[pos]) or p[pos] == 47):
+                    pos += 1
+                if pos < n and p[pos] == 62:
+                    pos += 1
+            if closing:
+                continue
+            if count > small:
+                if count > most:
+                    most = count
+                total += <long long>count * count
+                if total > <long long>limit * limit:
+                    return most, total  # over already: the rest cannot bring it back
+            # raw text and RCDATA elements (guard.RAW_TEXT), by their lower-cased name
+            k = name_end - at - 1
+            if 3 <= k <= 9:
+                for j in range(k):
+                    tag[j] = _lower(p[at + 1 + j])
+                if _is_raw(tag, k):
+                    if k == 9 and memcmp(tag, b"plaintext", 9) == 0:
+                        pos = n
+                    else:
+                        pos = _raw_text_end(p, pos, n, tag, k)
+        elif c == 33:  # "<!"
+            pos = _comment_end(p, at, n)
+        elif c == 47 or c == 63:  # "</" not before a letter, "<?"
+            if c == 47 and at + 2 < n and p[at + 2] == 62:
+                pos = at + 3
+            else:
+                pos = _to_gt(p, at + 2, n)
+        else:
+            pos = at + 1
 
 
 cdef inline bint _continues(const unsigned char *p, Py_ssize_t at, Py_ssize_t n) nogil:

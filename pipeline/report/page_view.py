@@ -59,6 +59,12 @@ _FEATURE_NAMES = {
 }
 # Shown in panes of their own, not in the list of page-level fields.
 _PAGE_SKIP = frozenset({"text", "blocks", "markdown"})
+# What one view draws at most (a page's own size is bounded by the body cap, but a stored row's
+# text and Markdown were not before issue 48, and a browser chokes long before 200 MB): the
+# first blocks up to these counts, and the first characters of the Markdown and the kept text;
+# a notice says how much more there is.
+MAX_DRAWN_BLOCKS = 5_000
+MAX_DRAWN_CHARS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -421,8 +427,9 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
         *notices,
     ]
     if compare is None:
+        drawn, left_out = _drawn(view.blocks)
         blocks = (
-            el("div", [_block(b) for b in view.blocks], class_="blocks")
+            el("div", [_block(b) for b in drawn], *left_out, class_="blocks")
             if view.blocks
             else el("p", "The page has no text blocks.", class_="empty")
         )
@@ -447,15 +454,45 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
                     class_="with-md two",
                 ),
             ]
+    kept_text, cut = _capped(view.text)
     parts += [
         el("h2", "Kept text"),
         el(
             "details",
             el("summary", f"{len(view.text):,} characters ({view.cleaner})"),
-            el("pre", view.text, class_="kept", id="kept-text"),
+            el("pre", kept_text, class_="kept", id="kept-text"),
+            *cut,
         ),
     ]
     return document(f"warcclean page view: {view.title}", parts, extra_css=_CSS)
+
+
+def _drawn(blocks: tuple[BlockView, ...]) -> tuple[tuple[BlockView, ...], list[Child]]:
+    """The first blocks the viewer draws (`MAX_DRAWN_BLOCKS`, `MAX_DRAWN_CHARS` of their text)
+    and a notice of the rest, if any."""
+    chars = 0
+    for k, b in enumerate(blocks):
+        chars += len(b.text)
+        if k >= MAX_DRAWN_BLOCKS or chars > MAX_DRAWN_CHARS:
+            rest = blocks[k:]
+            more = sum(len(x.text) for x in rest)
+            note = (
+                f"{len(rest):,} more blocks ({more:,} characters) not drawn: the viewer draws "
+                f"the first {k:,}."
+            )
+            return blocks[:k], [el("p", note, class_="warn")]
+    return blocks, []
+
+
+def _capped(text: str) -> tuple[str, list[Child]]:
+    """``text`` up to `MAX_DRAWN_CHARS`, and a notice of the rest, if any."""
+    if len(text) <= MAX_DRAWN_CHARS:
+        return text, []
+    note = (
+        f"{len(text) - MAX_DRAWN_CHARS:,} more characters not drawn: the viewer shows the first "
+        f"{MAX_DRAWN_CHARS:,}."
+    )
+    return text[:MAX_DRAWN_CHARS], [el("p", note, class_="warn")]
 
 
 def _markdown_pane(view: PageView, id_: str = "markdown") -> Safe:
@@ -467,6 +504,7 @@ def _markdown_pane(view: PageView, id_: str = "markdown") -> Safe:
             el("p", "No Markdown for this page.", class_="empty"),
             class_="md-pane",
         )
+    markdown, cut = _capped(view.markdown)
     return el(
         "div",
         el(
@@ -474,7 +512,8 @@ def _markdown_pane(view: PageView, id_: str = "markdown") -> Safe:
             f"Markdown · {view.cleaner} · {len(view.markdown):,} characters",
             class_="colhead",
         ),
-        el("pre", view.markdown, id=id_),
+        el("pre", markdown, id=id_),
+        *cut,
         class_="md-pane",
     )
 
@@ -489,16 +528,18 @@ def _side_by_side(view: PageView, other: PageView, legend: Safe) -> list[Child]:
         el("div", f"{view.cleaner}: {_kept_summary(view)}", class_="colhead"),
         el("div", f"{other.cleaner}: {_kept_summary(other)}", class_="colhead"),
     ]
+    drawn_left, cut_left = _drawn(left)
+    drawn_right, cut_right = _drawn(right)
     if aligned:
-        for a, b in zip(left, right, strict=True):
+        for a, b in zip(drawn_left, right, strict=False):
             cells += [_block(a, differs=a.kept != b.kept), _block(b, differs=a.kept != b.kept)]
         note = f"The cleaners disagree on {differ} of {len(left)} blocks (outlined)."
     else:
         # Both cleaners label the same segmentation, so this happens only when one view is a
         # stored row from an older segmentation: each column in its own order.
         cells += [
-            el("div", [_block(b) for b in left], class_="blocks"),
-            el("div", [_block(b) for b in right], class_="blocks"),
+            el("div", [_block(b) for b in drawn_left], class_="blocks"),
+            el("div", [_block(b) for b in drawn_right], class_="blocks"),
         ]
         note = "The two views do not have the same blocks; each is shown in its own order."
     return [
@@ -506,4 +547,5 @@ def _side_by_side(view: PageView, other: PageView, legend: Safe) -> list[Child]:
         legend,
         el("p", note, class_="sub"),
         el("div", cells, class_="blocks two"),
+        *(cut_left or cut_right),
     ]

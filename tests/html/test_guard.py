@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pipeline.clean import clean_decoded, clean_html
 from pipeline.config import Limits
 from pipeline.errors import PageTimeout, PageTooComplex
+from pipeline.html import guard
 from pipeline.html.guard import (
     DEPTH_SCAN_MIN_TAGS,
     Deadline,
@@ -443,4 +444,65 @@ def test_clean_html_rejects_many_attributes_before_parsing_fast() -> None:
     with pytest.raises(PageTooComplex, match="counted before parsing"):
         clean_html(page.encode())
     # The parse alone would take over a minute (issue 33: 103 s).
+    assert time.perf_counter() - started < 2.0
+
+
+# --- issue 48: the two ways past the attribute guard -------------------------------------------
+
+
+_BOMB = " ".join(f"a{i}" for i in range(30_000))
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        # a "<" in each value: every block of the tag held one, and the scan read only tags
+        # followed by a block without any
+        "<p " + " ".join(f'a{i}="<"' for i in range(30_000)) + ">t</p>",
+        "<p " + " ".join(f"a{i}='<b c'" for i in range(30_000)) + ">t</p>",
+        "<p " + " ".join(f"a{i}=<b" for i in range(30_000)) + ">t</p>",
+        # a "<script>" that starts no script: the scan took the rest of the page for one
+        "<!--<script>--><p " + _BOMB + ">t</p>",
+        "<p title='<script>'>x</p><p " + _BOMB + ">t</p>",
+        "<textarea><script></textarea><p " + _BOMB + ">t</p>",
+        "<title><style></title><p " + _BOMB + ">t</p>",
+    ],
+    ids=["lt-values", "lt-letter-values", "unquoted-lt", "comment", "value", "textarea", "title"],
+)
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+def test_the_attribute_guard_cannot_be_dodged(
+    page: str, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not compiled:
+        monkeypatch.setattr(guard, "_compiled", None)
+    elif guard._compiled is None:
+        pytest.skip("markup_scan.pyx was not compiled in this install")
+    html = ("<html><body><p>" + ARTICLE + "</p>" + page + "</body></html>").encode()
+    est = estimate(html, max_attributes=10_000)
+    with pytest.raises(PageTooComplex, match="more than 10000 attributes on one element"):
+        check_attributes(est, 10_000)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "<script>var s = '<p " + _BOMB + ">';</script>",
+        "<style>/* <p " + _BOMB + "> */</style>",
+        "<!-- <p " + _BOMB + "> -->",
+        "<textarea><p " + _BOMB + "></textarea>",
+        "<p title='<p " + _BOMB + ">'>x</p>",
+    ],
+    ids=["script", "style", "comment", "textarea", "value"],
+)
+def test_markup_that_is_text_to_the_parser_is_not_counted(page: str) -> None:
+    # The tokenizer reads these as text (or one value): the parse does not pay for them.
+    html = ("<html><body>" + page + "<p>" + ARTICLE + "</p></body></html>").encode()
+    check_attributes(estimate(html, max_attributes=10_000), 10_000)
+
+
+def test_the_dodges_are_rejected_fast_in_clean_html() -> None:
+    page = "<html><body><!--<script>--><p " + _BOMB + ">t</p>" + ARTICLE + "</body></html>"
+    started = time.perf_counter()
+    with pytest.raises(PageTooComplex, match="counted before parsing"):
+        clean_html(page.encode())
     assert time.perf_counter() - started < 2.0

@@ -230,3 +230,31 @@ def test_dev_page_shows_kept_and_removed_blocks(wcxb_dir: Path, tmp_path: Path) 
     tree = LexborHTMLParser(page)
     assert tree.css(".blk.kept") and tree.css(".blk.removed")
     assert "\n\n".join(kept_texts(page)) == result.text
+
+
+def test_the_viewer_caps_what_it_draws() -> None:
+    # Issue 48: the viewer on the ragged table's record wrote a 229 MB HTML file. It draws the
+    # first blocks and characters now, and says how much more there is.
+    from pipeline.report.page_view import (
+        MAX_DRAWN_BLOCKS,
+        MAX_DRAWN_CHARS,
+        BlockView,
+        PageView,
+        render_page,
+    )
+
+    blocks = tuple(
+        BlockView(i, f"cell {i} " * 10, i % 2 == 0, "good" if i % 2 == 0 else "bad", 0.5, ())
+        for i in range(3 * MAX_DRAWN_BLOCKS)
+    )
+    huge = "x" * (5 * MAX_DRAWN_CHARS)
+    view = PageView("t", "neighbours", (), blocks, text=huge, markdown=huge)
+    html = render_page(view)
+    assert len(html) < 4 * MAX_DRAWN_CHARS + 2_000 * MAX_DRAWN_BLOCKS
+    assert f"{2 * MAX_DRAWN_BLOCKS:,} more blocks" in html
+    assert f"{4 * MAX_DRAWN_CHARS:,} more characters not drawn" in html
+    small = PageView("t", "neighbours", (), blocks[:10], text="short", markdown="short")
+    assert "not drawn" not in render_page(small)
+    assert "more blocks" not in render_page(view, view) or len(render_page(view, view)) < 2 * len(
+        html
+    )
