@@ -127,7 +127,7 @@ def test_unknown_cleaner_is_a_usage_error(page: Path) -> None:
 
 @pytest.mark.parametrize(
     ("param", "message"),
-    [("tag_weight", "expected key=value"), ("tag_weight=-2", "tag_weight"), ("zeta=1", "zeta")],
+    [("tag_weight", "expected KEY=VALUE"), ("tag_weight=-2", "tag_weight"), ("zeta=1", "zeta")],
 )
 def test_bad_params_are_usage_errors(page: Path, param: str, message: str) -> None:
     code, out = invoke(str(page), "--cleaner", "bte", "--param", param)

@@ -15,7 +15,8 @@ from datetime import datetime, timezone
 
 import click
 
-from pipeline.cleaners.registry import DEFAULT_CLEANER, make_cleaner
+from pipeline.cleaners.params import PARAM_HELP, OptionError, cleaner_options
+from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.config import Limits
 from pipeline.job import OWN_PROCESS
 from pipeline.job.reports import (
@@ -73,7 +74,7 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--output", "-o", required=True, help="Output root: a directory or fsspec URL.")
 @click.option("--cleaner", default=DEFAULT_CLEANER, show_default=True, help="Cleaner name.")
-@click.option("--param", "params", multiple=True, metavar="K=V", help="Cleaner parameter.")
+@click.option("--param", "params", multiple=True, metavar="K=V", help=PARAM_HELP)
 @click.option("--scheduler", default=None, help=f"Scheduler address, or '{INPROC}'.")
 @click.option(
     "--workers",
@@ -214,10 +215,16 @@ def main(
     from pipeline.report.charts import available as charts_available
 
     try:
+        # Checked here once, so that an unknown cleaner or parameter stops the job with a usage
+        # error naming what it takes, instead of failing every task on the workers.
+        cleaner_params = cleaner_options(cleaner, params)
+    except OptionError as exc:
+        raise click.BadParameter(str(exc), param_hint=exc.option) from None
+    try:
         cfg = JobConfig(
             output=output,
             cleaner=cleaner,
-            params=freeze(parse_pairs(params)),
+            params=freeze(cleaner_params),
             limits=Limits(
                 max_body_bytes=max_body_bytes,
                 max_nodes=max_nodes,
@@ -234,12 +241,6 @@ def main(
         paths = list_inputs(list(inputs), base_url=base_url, storage_options=cfg.storage_dict)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    try:
-        # Built here once so that an unknown cleaner or parameter stops the job with a usage
-        # error, instead of failing every task on the workers.
-        make_cleaner(cfg.cleaner, **cfg.params_dict)
-    except (ValueError, TypeError) as exc:
-        raise click.UsageError(f"--cleaner {cleaner} with --param {params or '()'}: {exc}") from exc
     if not paths:
         raise click.UsageError(f"no WARC files found in {' '.join(inputs)}")
     try:

@@ -3,6 +3,7 @@ block features (`pipeline.learned.features`), run in numpy and compiled loops.""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -256,3 +257,10 @@ class FastNeighboursCleaner(NeighboursCleaner):
                 "neighbours-fast needs a model on the cheap feature set (feature_set: cheap); "
                 "use the neighbours cleaner for this model"
             )
+
+
+# Its options are `NeighboursCleaner`'s: declared so that `inspect.signature`, and with it the
+# registry's parameter checks, names them rather than ``**options``.
+FastNeighboursCleaner.__signature__ = inspect.signature(  # type: ignore[attr-defined]
+    NeighboursCleaner
+)
