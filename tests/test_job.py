@@ -94,7 +94,9 @@ def test_a_failing_input_does_not_stop_the_others(tmp_path: Path, inproc_client)
         inproc_client, [*inputs, missing], JobConfig(output=str(out)), retries=0
     )
     assert sorted(result.failed) == sorted([inputs[1], missing])
-    assert "WarcTaskError" in result.failed[missing] and "gone.warc.gz" in result.failed[missing]
+    assert result.failed[missing].startswith("UnreadableInput: cannot open it: FileNotFoundError")
+    assert "gone.warc.gz" in result.failed[missing]
+    assert result.failed[inputs[1]].startswith("IsADirectoryError")
     done = sorted(input_stem(p) for p in (inputs[0], inputs[2]))
     assert sorted(r.stem for r in result.reports) == done
     assert sorted(p.stem for p in (out / "_done").iterdir()) == done
@@ -237,7 +239,10 @@ def test_dask_submit_runs_the_job_and_fails_loudly(tmp_path: Path) -> None:
         [DASK, "submit", str(JOB_SCRIPT), *args, "--report", str(report), "--scheduler", "inproc"]
     )
     assert proc.returncode == 1, proc.stderr
-    assert "FAILED" in proc.stdout and "crawl-01.warc.gz" in proc.stdout
+    # One line on stderr, with the cause; no traceback.
+    (line,) = [x for x in proc.stderr.splitlines() if x.startswith("FAILED")]
+    assert "crawl-01.warc.gz: IsADirectoryError" in line
+    assert "Traceback" not in proc.stderr
     data = json.loads(report.read_text())
     assert data["inputs"] == {"processed": 2, "failed": 1, "skipped_done": 0}
     assert "IsADirectoryError" in data["failed"][0]["error"]
@@ -398,7 +403,9 @@ def test_good_option_values_reach_the_cluster(
 ) -> None:
     seen = {}
 
-    def capture(scheduler: object, workers: object, threads: object, memory: object) -> None:
+    def capture(
+        scheduler: object, workers: object, threads: object, memory: object, *more: object
+    ) -> None:
         seen.update(workers=workers, threads=threads, memory=memory)
         raise RuntimeError("stop here")
 

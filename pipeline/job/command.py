@@ -19,6 +19,7 @@ from pipeline.cleaners.params import PARAM_HELP, OptionError, cleaner_options
 from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.config import Limits
 from pipeline.job import OWN_PROCESS
+from pipeline.job.logs import LOG_LEVELS, set_log_level
 from pipeline.job.reports import (
     html_report_path,
     run_report,
@@ -35,6 +36,7 @@ from pipeline.job.schedule import (
     pending_inputs,
     run_job,
 )
+from pipeline.job.task import InputFailure
 from pipeline.jobconfig import (
     DEFAULT_BATCH_ROWS,
     DEFAULT_FORMATS,
@@ -46,6 +48,7 @@ from pipeline.jobconfig import (
     parse_pairs,
 )
 from pipeline.output.stats import Stats, WarcReport
+from pipeline.report.plural import count
 from pipeline.warc.inputs import list_inputs
 
 
@@ -153,7 +156,8 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
     type=click.IntRange(min=0, max=MAX_RETRIES),
     default=2,
     show_default=True,
-    help="Dask retries of a failed input.",
+    help="Attempts after the first of an input that failed; an input no attempt can read (not "
+    "an archive, missing) is never retried.",
 )
 @click.option(
     "--formats",
@@ -173,6 +177,20 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
     "--no-html-report",
     is_flag=True,
     help="Write no HTML report (it counts the whole output; `warcclean report OUT` builds it).",
+)
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Print the traceback of each failed input under its line.",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(LOG_LEVELS, case_sensitive=False),
+    default="warning",
+    show_default=True,
+    help="Least level of Dask's and warcclean's log messages shown, on this machine and on the "
+    "local cluster's workers.",
 )
 def main(
     inputs: tuple[str, ...],
@@ -198,6 +216,8 @@ def main(
     no_html_report: bool,
     formats: str,
     include_comments: bool,
+    verbose: bool,
+    log_level: str,
 ) -> None:
     """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
     from rich.console import Console
@@ -257,8 +277,9 @@ def main(
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     # matplotlib loads while the workers run, so the report costs only its drawing at the end.
     warming = None if no_html_report else warm_up_report()
-    with make_client(scheduler, workers, threads_per_worker, memory_limit) as client:
-        err.print(f"[bold]{len(paths)}[/] inputs, dashboard: {client.dashboard_link}")
+    level = set_log_level(log_level)
+    with make_client(scheduler, workers, threads_per_worker, memory_limit, level) as client:
+        err.print(f"[bold]{count(len(paths), 'input')}[/], dashboard: {client.dashboard_link}")
         progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -279,13 +300,18 @@ def main(
         with progress:
             task = progress.add_task("inputs", total=len(paths), records=0, rate=0.0, mbs=0.0)
 
-            def on_report(report: WarcReport | None, path: str) -> None:
+            def on_report(outcome: WarcReport | InputFailure, path: str) -> None:
                 nonlocal seen, nbytes
-                if report is not None:
-                    seen = seen + report.stats
-                    nbytes += report.input_bytes
+                if isinstance(outcome, WarcReport):
+                    seen = seen + outcome.stats
+                    nbytes += outcome.input_bytes
                 else:
-                    err.print(f"[red]failed[/] {escape(path)}", soft_wrap=True)
+                    # One line per failed input, as it fails; the traceback only on request.
+                    err.print(
+                        f"[red]FAILED[/] {escape(path)}: {escape(outcome.error)}", soft_wrap=True
+                    )
+                    if verbose and outcome.traceback:
+                        err.print(escape(outcome.traceback.rstrip()), soft_wrap=True)
                 dt = time.perf_counter() - t0
                 progress.update(
                     task,
@@ -299,8 +325,6 @@ def main(
             progress.update(task, advance=len(todo_done))
             result = run_job(client, paths, cfg, retries=retries, on_report=on_report)
     out.print(summary_table(result))
-    for path, error in sorted(result.failed.items()):
-        out.print(f"[red]FAILED[/] {escape(path)}: {escape(error)}", soft_wrap=True)
     report = run_report(result, cfg, started_at)
     try:
         where = write_run_report(report, cfg, report_path)

@@ -172,7 +172,7 @@ def test_skips_failed_inputs_runs_and_reader_state(output: Path) -> None:
     assert summary.records == sum(m["records"] for m in markers)
     # The failure names the input and the error, and both runs are listed.
     failed = LexborHTMLParser(page).css_first("table#failed").text()
-    assert "crawl-02.warc.gz" in failed and "WarcTaskError" in failed
+    assert "crawl-02.warc.gz" in failed and "IsADirectoryError" in failed
     assert len(LexborHTMLParser(page).css("table#runs tbody tr")) == len(summary.runs) >= 1
     assert len(summary.inputs) == 3 and all(i.finished_at is not None for i in summary.inputs)
 
