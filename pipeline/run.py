@@ -152,7 +152,9 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
     """Clean every record of ``warc_path`` into ``cfg.output``; return what happened.
 
     Idempotent: the input's old marker is removed first, its files are replaced, and the new
-    marker is written last, so a crash at any point leaves the input "not done".
+    marker is written last, so a crash at any point leaves the input "not done". With
+    ``cfg.record_limit`` the input is read up to that many records; cut there, its marker is
+    ``_done/<stem>.limited.json`` (`pipeline.output.sink.write_marker`), which is not "done".
 
     This runs in the calling process, where a page's parse cannot be stopped: the job runs it
     under `pipeline.supervise.process_warc_supervised`, which enforces the time caps from outside.
@@ -165,6 +167,8 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
     paths = OutputPaths(root, stem)
     stats = Stats()
     issues: list[dict[str, Any]] = []
+    limit = cfg.record_limit
+    cut = False
     try:
         remove_marker(fs, paths)
         with ExitStack() as stack:
@@ -213,6 +217,11 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
                     stats.issues[_issue_kind(item)] += 1
                     if len(issues) < MAX_ISSUES_LOGGED:
                         issues.append(_issue_dict(item))
+                if limit is not None and stats.records >= limit:
+                    # A trial run: no record past the limit is read. Whether the input had more
+                    # is not known, so it counts as cut (its marker says so).
+                    cut = True
+                    break
             # Before the commit, so that the sink drops its (empty) files with the input.
             _check_input_readable(stats, issues)
             files = sink.commit()
@@ -224,6 +233,7 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
             seconds=time.perf_counter() - started,
             input_bytes=input_bytes,
             issues=tuple(issues),
+            limit=limit if cut else None,
         )
         # When it finished, so that a report rebuilt from the output can place it in time.
         write_marker(fs, paths, {**report.to_dict(), "finished_at": _utc_now()})

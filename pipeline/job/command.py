@@ -179,6 +179,14 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
     help="Write no HTML report (it counts the whole output; `warcclean report OUT` builds it).",
 )
 @click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="A trial run: read at most N records (of any type) of each input. An input cut there "
+    "is marked _done/<stem>.limited.json, not done: a run without --limit processes it again.",
+)
+@click.option(
     "--verbose",
     "-v",
     is_flag=True,
@@ -216,6 +224,7 @@ def main(
     no_html_report: bool,
     formats: str,
     include_comments: bool,
+    limit: int | None,
     verbose: bool,
     log_level: str,
 ) -> None:
@@ -257,6 +266,7 @@ def main(
             storage_options=freeze(parse_pairs(storage, "--storage-option")),
             formats=formats,
             include_comments=include_comments,
+            record_limit=limit,
         )
         paths = list_inputs(list(inputs), base_url=base_url, storage_options=cfg.storage_dict)
     except ValueError as exc:

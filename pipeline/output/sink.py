@@ -8,6 +8,7 @@ Layout under the output root (one set of files per input, named by the input's s
     docs/language=<code>/<stem>.parquet   cleaned documents, hive-partitioned by language
     rejects/<stem>.parquet                records that produced no document, with the reason
     _done/<stem>.json                     completion marker, written last (see `write_marker`)
+    _done/<stem>.limited.json             the marker of an input cut at the job's --limit
 
 Atomicity. On a local (POSIX) file system each file is written under a hidden temporary name
 (``.<stem>.parquet.<token>.tmp``) in its final directory, then renamed, which is atomic and
@@ -64,6 +65,12 @@ class OutputPaths:
     @property
     def marker(self) -> str:
         return f"{self.root}/_done/{self.stem}.json"
+
+    @property
+    def limited_marker(self) -> str:
+        """The marker of an input read only up to the job's ``--limit``: not "done", so that a
+        run without the limit processes the input again (and replaces this marker)."""
+        return f"{self.root}/_done/{self.stem}.limited.json"
 
 
 def _temp_name(final: str) -> str:
@@ -286,8 +293,10 @@ def remove_leftover_temps(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> 
 def write_marker(
     fs: fsspec.AbstractFileSystem, paths: OutputPaths, payload: dict[str, Any]
 ) -> None:
-    """Write ``_done/<stem>.json`` atomically; call it only after the data files are committed."""
-    write_atomic(fs, paths.marker, json.dumps(payload, indent=2, sort_keys=True).encode())
+    """Write ``_done/<stem>.json`` atomically (``_done/<stem>.limited.json`` for a payload with a
+    ``limit``); call it only after the data files are committed."""
+    path = paths.marker if payload.get("limit") is None else paths.limited_marker
+    write_atomic(fs, path, json.dumps(payload, indent=2, sort_keys=True).encode())
 
 
 def write_atomic(fs: fsspec.AbstractFileSystem, path: str, data: bytes) -> None:
@@ -317,8 +326,10 @@ def write_atomic(fs: fsspec.AbstractFileSystem, path: str, data: bytes) -> None:
 
 
 def remove_marker(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> None:
-    if fs.exists(paths.marker):
-        fs.rm(paths.marker)
+    """Remove the input's marker, the one of a run with ``--limit`` too."""
+    for path in (paths.marker, paths.limited_marker):
+        if fs.exists(path):
+            fs.rm(path)
 
 
 def read_marker(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> dict[str, Any] | None:

@@ -142,6 +142,7 @@ def cfg_to_json(cfg: JobConfig) -> dict[str, Any]:
         "storage_options": cfg.storage_dict,
         "formats": cfg.formats,
         "include_comments": cfg.include_comments,
+        "record_limit": cfg.record_limit,
     }
     try:
         json.dumps(data)
@@ -161,6 +162,7 @@ def cfg_from_json(data: dict[str, Any]) -> JobConfig:
         storage_options=freeze(data["storage_options"]),
         formats=data["formats"],
         include_comments=data.get("include_comments", False),
+        record_limit=data.get("record_limit"),
     )
 
 
