@@ -40,6 +40,7 @@ import pyarrow.parquet as pq
 from fsspec.core import url_to_fs
 
 from pipeline.output.layout import LANGUAGE_PREFIX, describe, foreign_entries
+from pipeline.report.plural import agree, count
 
 # Text length bins: four per decade from 1 character to 10 million (the body cap's order), so
 # a 300-character stub and a 30,000-character article are as far apart as they look in a list.
@@ -84,6 +85,10 @@ _REQUIRED_DOC_COLUMNS = ("record_id", "n_chars")
 _DICT_COLUMNS = ("cleaner", "cleaner_version", "cleaner_params")
 # A generic column with more distinct values than this is an identifier, not a category.
 MAX_CATEGORY_VALUES = 50
+# Rejected records listed per reason, the first in file order: enough to look at a few with
+# the viewer, few enough that a reason with millions of rows costs one more read of one file.
+MAX_REJECT_EXAMPLES = 10
+_REJECT_EXAMPLE_COLUMNS = ("record_id", "url", "detail")
 _BATCH_ROWS = 65_536
 
 
@@ -148,6 +153,8 @@ class InputSummary:
     input_bytes: int
     finished_at: datetime | None
     balanced: bool
+    # The job's --limit when the input was cut there (its marker is <stem>.limited.json).
+    limit: int | None = None
 
     @property
     def records_per_second(self) -> float | None:
@@ -186,6 +193,15 @@ class FailedInput:
     run: str  # the started_at of the last run it failed in
 
 
+@dataclass(frozen=True)
+class RejectExample:
+    """One rejected record, as `OutputSummary.reject_examples` lists it."""
+
+    record_id: str
+    url: str
+    detail: str
+
+
 @dataclass
 class CleanerUse:
     cleaner: str
@@ -206,6 +222,8 @@ class OutputSummary:
     docs: int = 0
     docs_by_language: Counter[str] = field(default_factory=Counter)
     rejects_by_reason: Counter[str] = field(default_factory=Counter)
+    # The first `MAX_REJECT_EXAMPLES` rejected records of each reason, in file order.
+    reject_examples: dict[str, list[RejectExample]] = field(default_factory=dict)
     text_chars: int = 0
     text_words: int = 0
     truncated: int = 0
@@ -360,6 +378,7 @@ def _add_markers(summary: OutputSummary, markers: list[dict[str, Any]]) -> None:
                 input_bytes=int(m.get("input_bytes", 0)),
                 finished_at=parse_time(m.get("finished_at")) or m.get("_mtime"),
                 balanced=records == docs + sum(rejects.values()) + sum(skipped.values()),
+                limit=None if m.get("limit") is None else int(m["limit"]),
             )
             log = [i for i in m.get("issue_log") or () if isinstance(i, dict)]
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
@@ -573,10 +592,17 @@ def _read_rejects(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSumma
             with fs.open(path, "rb") as handle:
                 parquet = pq.ParquetFile(handle)
                 _require(parquet.schema_arrow, ("record_id", "reason"))
+                wanted: set[str] = set()
                 for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=["reason"]):
                     for item in pc.value_counts(batch.column("reason")).to_pylist():
                         summary.rejects_by_reason[item["values"]] += item["counts"]
+                        if len(summary.reject_examples.get(item["values"], ())) < (
+                            MAX_REJECT_EXAMPLES
+                        ):
+                            wanted.add(item["values"])
                     summary.rejects_by_stem[_stem(path)] += batch.num_rows
+                if wanted:
+                    _add_reject_examples(parquet, wanted, summary)
         except _ForeignFile as exc:
             summary.problems.append(f"{path} is not a warcclean rejects file, ignored: {exc}")
             continue
@@ -584,6 +610,29 @@ def _read_rejects(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSumma
             summary.problems.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
         summary.rejects_by_stem.setdefault(_stem(path), 0)
+
+
+def _add_reject_examples(parquet: pq.ParquetFile, wanted: set[str], summary: OutputSummary) -> None:
+    """List this file's rejected records of the ``wanted`` reasons, up to the cap of each."""
+    names = set(parquet.schema_arrow.names)
+    columns = ["reason", *(c for c in _REJECT_EXAMPLE_COLUMNS if c in names)]
+    for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
+        mask = pc.is_in(batch.column("reason"), value_set=pa.array(sorted(wanted)))
+        for row in batch.filter(mask).to_pylist():
+            listed = summary.reject_examples.setdefault(row["reason"], [])
+            if len(listed) < MAX_REJECT_EXAMPLES:
+                listed.append(
+                    RejectExample(
+                        str(row.get("record_id") or ""),
+                        str(row.get("url") or ""),
+                        str(row.get("detail") or ""),
+                    )
+                )
+        wanted = {
+            r for r in wanted if len(summary.reject_examples.get(r, ())) < MAX_REJECT_EXAMPLES
+        }
+        if not wanted:
+            return
 
 
 def _stem(path: str) -> str:
@@ -601,9 +650,9 @@ def _cross_check(summary: OutputSummary) -> None:
     if unmarked:
         rows = sum(summary.docs_by_stem[s] for s in unmarked)
         summary.problems.append(
-            f"docs/ or rejects/ hold files of {len(unmarked)} input(s) without a completion "
-            f"marker ({rows:,} documents; a failed or unfinished input, which a re-run "
-            f"replaces): {', '.join(unmarked[:10])}"
+            f"docs/ or rejects/ hold files of {count(len(unmarked), 'input')} without a "
+            f"completion marker ({count(rows, 'document')}; a failed or unfinished input, which "
+            f"a re-run replaces): {', '.join(unmarked[:10])}"
         )
     differ = [
         f"{item.warc_path} (marker: {item.docs:,} documents, {item.rejects:,} rejects; files: "
@@ -613,15 +662,17 @@ def _cross_check(summary: OutputSummary) -> None:
         != (item.docs, item.rejects)
     ]
     if differ:
+        whose = agree(len(differ), "input's", "inputs'")
         summary.problems.append(
-            f"{len(differ)} inputs' files do not hold what their markers count (a file missing "
-            f"or replaced): {'; '.join(differ[:5])}"
+            f"{len(differ):,} {whose} files do not hold what their markers count (a file "
+            f"missing or replaced): {'; '.join(differ[:5])}"
         )
     unbalanced = [i.warc_path for i in summary.inputs if not i.balanced]
     if unbalanced:
         summary.problems.append(
-            f"{len(unbalanced)} inputs do not account for every record (records != docs + "
-            f"rejects + skipped): {', '.join(unbalanced[:5])}"
+            f"{count(len(unbalanced), 'input')} {agree(len(unbalanced), 'does', 'do')} not "
+            f"account for every record (records != docs + rejects + skipped): "
+            f"{', '.join(unbalanced[:5])}"
         )
 
 
