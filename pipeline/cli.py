@@ -431,7 +431,8 @@ def show_command(
     """Show one page's blocks, kept and removed, with why, as an HTML file.
 
     SOURCE is an HTML page file (.gz too), or with --record-id an output directory (local or
-    fsspec URL): the record is read back from its WARC and shown as the run labelled it.
+    fsspec URL): the record is read back from its WARC and shown as the run labelled it. A
+    rejected record is always shown with its reason, cleaned again when it can be.
     """
     from pipeline.cleaners.params import OptionError, cleaner_options
     from pipeline.jobconfig import parse_pairs

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.report.markup import Child, Safe, document, el, fmt_float
+from pipeline.report.plural import count
 from pipeline.types import CleanResult, LabeledBlock, Verdict
 
 # Shown first, in this order, when a block has them; any other feature follows in its own order.
@@ -83,6 +84,11 @@ class PageView:
     text: str = field(default="")
     # The page's Markdown ("" when the result or the row has none: ``--formats text``, schema 1).
     markdown: str = ""
+    # The document's length in characters: its clean text's (the row's n_chars), the one count
+    # the viewer gives (None: counted from ``text``).
+    n_chars: int | None = None
+    # False for a rejected record that could not be cleaned again: its row, no blocks.
+    cleaned: bool = True
 
     @property
     def kept_text(self) -> str:
@@ -193,6 +199,7 @@ def view_of_result(
         notices=tuple(notices),
         text=result.text,
         markdown=result.markdown,
+        n_chars=len(result.text),
     )
 
 
@@ -268,6 +275,7 @@ def view_of_row(
         notices=tuple(notices),
         text=str(row.get("text", "")),
         markdown=str(row.get("markdown") or ""),
+        n_chars=int(row["n_chars"]) if row.get("n_chars") is not None else None,
     )
 
 
@@ -391,8 +399,25 @@ def _block(b: BlockView, *, differs: bool = False) -> Safe:
 
 def _kept_summary(view: PageView) -> str:
     kept = sum(1 for b in view.blocks if b.kept)
-    # As a document counts them (n_chars): the kept blocks joined by blank lines.
-    return f"{kept} of {len(view.blocks)} blocks kept, {len(view.kept_text):,} characters"
+    chars = view.n_chars if view.n_chars is not None else len(view.text)
+    return f"{kept} of {len(view.blocks)} blocks kept, {count(chars, 'character')}"
+
+
+def _other_counts(view: PageView) -> str:
+    """What the other lengths are, where they differ from the document's (`_kept_summary`)."""
+    chars = view.n_chars if view.n_chars is not None else len(view.text)
+    others = []
+    joined = len(view.kept_text)
+    if view.blocks and joined != chars:
+        others.append(
+            f"the kept blocks' own text, joined by blank lines, is {count(joined, 'character')} "
+            "(the document writes tables a row per line and <pre> as it is)"
+        )
+    if view.markdown and len(view.markdown) != chars:
+        others.append(f"its Markdown is {count(len(view.markdown), 'character')}, with its markup")
+    if not others:
+        return ""
+    return f"{count(chars, 'character')}: the document's text (n_chars); " + "; ".join(others) + "."
 
 
 def render_page(view: PageView, compare: PageView | None = None) -> str:
@@ -420,6 +445,13 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
         el("p", view.title, class_="sub"),
         *notices,
     ]
+    if not view.cleaned:
+        parts += [
+            el("h2", "Record"),
+            _fields(view),
+            el("p", "No blocks to show: the note above says why.", class_="empty"),
+        ]
+        return document(f"warcclean page view: {view.title}", parts, extra_css=_CSS)
     if compare is None:
         blocks = (
             el("div", [_block(b) for b in view.blocks], class_="blocks")
@@ -430,6 +462,7 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
             el("h2", f"Page · {view.cleaner}"),
             _fields(view),
             el("h2", f"Blocks · {_kept_summary(view)}"),
+            el("p", _other_counts(view), class_="sub") if _other_counts(view) else "",
             legend,
             # The Markdown beside the blocks it was made of, when there is any.
             el("div", blocks, _markdown_pane(view), class_="with-md") if view.markdown else blocks,
@@ -451,7 +484,7 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
         el("h2", "Kept text"),
         el(
             "details",
-            el("summary", f"{len(view.text):,} characters ({view.cleaner})"),
+            el("summary", f"The document's text ({view.cleaner})"),
             el("pre", view.text, class_="kept", id="kept-text"),
         ),
     ]
@@ -469,11 +502,7 @@ def _markdown_pane(view: PageView, id_: str = "markdown") -> Safe:
         )
     return el(
         "div",
-        el(
-            "div",
-            f"Markdown · {view.cleaner} · {len(view.markdown):,} characters",
-            class_="colhead",
-        ),
+        el("div", f"Markdown · {view.cleaner}", class_="colhead"),
         el("pre", view.markdown, id=id_),
         class_="md-pane",
     )

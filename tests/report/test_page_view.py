@@ -230,3 +230,39 @@ def test_dev_page_shows_kept_and_removed_blocks(wcxb_dir: Path, tmp_path: Path) 
     tree = LexborHTMLParser(page)
     assert tree.css(".blk.kept") and tree.css(".blk.removed")
     assert "\n\n".join(kept_texts(page)) == result.text
+
+
+def test_one_character_count_the_documents_and_what_the_others_are() -> None:
+    # A data table: the text writes it a row per line with tabs, the kept blocks are one per
+    # cell, and the Markdown adds its pipes: three lengths, one of them the document's.
+    rows = "".join(
+        f"<tr><td>Bridge section {i}</td><td>{i * 12} metres</td><td>steel</td></tr>"
+        for i in range(1, 6)
+    )
+    html = (
+        "<html><body><article><h1>The new bridge in numbers</h1>"
+        f"{PARAGRAPHS}<table>{rows}</table></article></body></html>"
+    )
+    result = clean_html(html)
+    view = view_of_result(result, title="t")
+    joined, markdown = len(view.kept_text), len(result.markdown)
+    assert len({len(result.text), joined, markdown}) == 3
+    tree = LexborHTMLParser(render_page(view))
+    heading = next(h.text() for h in tree.css("h2") if h.text().startswith("Blocks"))
+    assert heading.endswith(f"blocks kept, {len(result.text):,} characters")
+    note = tree.css_first("h2 + p.sub").text()
+    assert note.startswith(f"{len(result.text):,} characters: the document's text (n_chars)")
+    assert f"joined by blank lines, is {joined:,} characters" in note
+    assert f"its Markdown is {markdown:,} characters" in note
+    # Nowhere else a count of characters.
+    numbers = [
+        n.text()
+        for n in tree.css(".md-pane .colhead, details > summary")
+        if any(ch.isdigit() for ch in n.text())
+    ]
+    assert numbers == []
+    # A page whose lengths agree says nothing more.
+    plain = view_of_result(clean_html(PAGE, cleaner="justext"), title="t")
+    assert len(plain.kept_text) == len(plain.text)
+    page = render_page(dataclasses.replace(plain, markdown=""))
+    assert "the document's text (n_chars)" not in page
