@@ -4,6 +4,7 @@ input on stderr, tracebacks only with ``--verbose``, and ``--log-level``.
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -152,3 +153,18 @@ def test_log_level_shows_or_hides_dasks_messages(tmp_path: Path) -> None:
     assert "distributed.scheduler - INFO - " in info.stderr
     bad = _job([*common, "-o", str(tmp_path / "c"), "--log-level", "loud"], tmp_path)
     assert bad.returncode == 2 and "--log-level" in bad.stderr
+
+
+def test_the_job_puts_the_log_levels_back(tmp_path: Path) -> None:
+    # A program (or this test run) that calls the command keeps its own logging afterwards.
+    from click.testing import CliRunner
+
+    from pipeline.job import command
+
+    names = ("distributed", "pipeline")
+    before = [logging.getLogger(n).level for n in names]
+    (good,) = make_inputs(tmp_path / "in", n=1)
+    args = [good, "-o", str(tmp_path / "out"), "--scheduler", "inproc", "--no-progress"]
+    result = CliRunner().invoke(command.main, [*args, "--no-html-report", "--log-level", "error"])
+    assert result.exit_code == 0, result.output
+    assert [logging.getLogger(n).level for n in names] == before

@@ -19,7 +19,7 @@ from pipeline.cleaners.params import PARAM_HELP, OptionError, cleaner_options
 from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.config import Limits
 from pipeline.job import OWN_PROCESS
-from pipeline.job.logs import LOG_LEVELS, set_log_level
+from pipeline.job.logs import LOG_LEVELS, logging_at
 from pipeline.job.reports import (
     html_report_path,
     run_report,
@@ -287,8 +287,10 @@ def main(
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     # matplotlib loads while the workers run, so the report costs only its drawing at the end.
     warming = None if no_html_report else warm_up_report()
-    level = set_log_level(log_level)
-    with make_client(scheduler, workers, threads_per_worker, memory_limit, level) as client:
+    with (
+        logging_at(log_level) as level,
+        make_client(scheduler, workers, threads_per_worker, memory_limit, level) as client,
+    ):
         err.print(f"[bold]{count(len(paths), 'input')}[/], dashboard: {client.dashboard_link}")
         progress = Progress(
             TextColumn("{task.description}"),
