@@ -12,17 +12,19 @@ and the heading
   (``Title | Site``, ``Site - Title``, ``Title: Subtitle | Site``),
 - is not the site's name (its ``og:site_name`` or the like, or a label of its host: the logo
   ``<h1>`` many sites carry),
-- and lies above the last kept block (a title repeated in a footer or a list of related posts
-  is not the text's).
+- and lies at most `WINDOW` blocks above the first kept block, or between kept blocks (a title
+  repeated in a footer or a list of related posts is not the text's).
 
 Of several such headings, the nearest one above the first kept block is kept, else the first one
-inside the kept text: one heading per page. Measured in BENCHMARKS.md, "The title heading".
+inside the kept text: one heading per page, and none when one of the first kept blocks is a
+heading that names the title already. Measured in BENCHMARKS.md, "The title heading".
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
@@ -39,6 +41,11 @@ _SEPARATOR = re.compile(r"\s+[|\-–—•·»«~/\\]+\s+|\s*[|•»«]\s*|:\s+"
 _WORD = re.compile(r"\w+")
 # A title of more parts than this is a keyword list: its first and last parts are enough.
 _MAX_PARTS = 8
+# Blocks above the kept text looked at: the title sits above a byline, a date, share buttons,
+# an image and its caption, not above a whole page (on the dev pages at most 30 blocks up).
+WINDOW = 50
+# Kept blocks at the start of the text looked at for a title heading kept already.
+_START = 10
 
 
 def words(text: str) -> tuple[str, ...]:
@@ -87,6 +94,42 @@ def _site_forms(site_names: Iterable[str | None], url: str | None) -> set[str]:
     return out
 
 
+class _Matcher:
+    """Whether a heading names one of the titles, its forms built on first use."""
+
+    def __init__(self, titles: Sequence[str], site_names: Iterable[str | None], url: str | None):
+        self.titles = titles
+        self.longest = max(len(t) for t in titles)
+        self.site_names, self.url = site_names, url
+        self.forms: set[tuple[str, ...]] | None = None
+        self.sizes: list[int] = []
+        self.sites: set[str] | None = None
+
+    def names_title(self, block: Block) -> tuple[str, ...] | None:
+        """The heading's words when they are one of the titles' forms, else None."""
+        if not block.is_heading:
+            return None
+        text = block.text
+        n = len(text)
+        if n > self.longest:  # a heading longer than every title names none
+            return None
+        if self.forms is None:
+            self.forms = title_forms(self.titles)
+            # Each form's word characters: a heading that names it has as many (NFKC may add
+            # a few) and, with its spaces and punctuation, rarely twice as many.
+            self.sizes = sorted({sum(map(len, f)) for f in self.forms})
+        k = bisect_right(self.sizes, n + 4)
+        if not k or 2 * self.sizes[k - 1] + 8 < n:
+            return None
+        said = words(text)
+        return said if said in self.forms else None
+
+    def is_site(self, said: tuple[str, ...]) -> bool:
+        if self.sites is None:
+            self.sites = _site_forms(self.site_names, self.url)
+        return "".join(said) in self.sites
+
+
 def keep_title(
     keep: np.ndarray,
     blocks: Sequence[Block],
@@ -103,35 +146,28 @@ def keep_title(
     if not len(kept):
         return keep, ()
     first, last = int(kept[0]), int(kept[-1])
-    headings = [i for i in range(last) if blocks[i].is_heading]
-    if not headings:
-        return keep, ()
-    longest = max(len(t) for t in titles)
-    forms: set[tuple[str, ...]] | None = None
-    sites: set[str] | None = None
-    above: int | None = None
-    inside: int | None = None
-    for i in headings:
+    match = _Matcher(titles, site_names, url)
+    chosen = None
+    # The nearest above the text, within WINDOW blocks, else the first inside it.
+    for i in range(first - 1, max(first - WINDOW, 0) - 1, -1):
         block = blocks[i]
-        if block.n_chars > longest:  # cheap: a heading longer than every title names none
-            continue
-        if forms is None:
-            forms = title_forms(titles)
-        said = words(block.text)
-        if said not in forms:
-            continue
-        if keep[i]:
-            return keep, ()  # the title is in the text already
-        if sites is None:
-            sites = _site_forms(site_names, url)
-        if "".join(said) in sites:
-            continue
-        if i < first:
-            above = i
-        elif inside is None:
-            inside = i
-    chosen = above if above is not None else inside
+        if block.is_heading:
+            said = match.names_title(block)
+            if said is not None and not match.is_site(said):
+                chosen = i
+                break
+    else:
+        for i in range(first + 1, last):
+            block = blocks[i]
+            if block.is_heading and not keep[i]:
+                said = match.names_title(block)
+                if said is not None and not match.is_site(said):
+                    chosen = i
+                    break
     if chosen is None:
+        return keep, ()
+    # A heading that names the title at the start of the text already: nothing to add.
+    if any(match.names_title(blocks[i]) is not None for i in kept[:_START].tolist()):
         return keep, ()
     out = keep.copy()
     out[chosen] = True
