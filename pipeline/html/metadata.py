@@ -63,7 +63,8 @@ CAPS: dict[str, int] = {
 MAX_SCRIPT_CHARS = 100_000
 # JSON-LD nodes looked at for the main entity and the @id references, over all blocks.
 MAX_NODES = 500
-# Nodes at the start of the body read as the end of the head (`_read_spill`).
+# The body's child nodes read as the end of the head (`_read_spill`): on the dev pages the body
+# has 21 children at the median, 75 at the 90th percentile.
 MAX_SPILL = 200
 
 # One selector pass over the head. The first two entries are the page cues' Open Graph type as
@@ -159,11 +160,6 @@ _ISO_DATE = re.compile(
     r"\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?)?"
     r"(?![\d:])",
     re.IGNORECASE,
-)
-# What may stand between the spilled head's elements in the body (`_read_spill`): what ended the
-# head, and what heads hold besides.
-_SPILL_OTHERS = frozenset(
-    {"-text", "-comment", "img", "iframe", "noscript", "style", "base", "template", "object"}
 )
 _COMPACT_DATE = re.compile(r"(\d{4})(\d{2})(\d{2})(?!\d)")
 # English month names, as some sites write their dates: "March 4, 2025", "Dec 4th 2025",
@@ -557,10 +553,11 @@ class _Found:
 
 
 def _read_spill(body: Any, found: _Found) -> None:
-    """The end of a head that the parser put at the start of the body: an ``<img>``, an
-    ``<iframe>`` or stray text in ``<head>`` ends it there, and the meta tags after it follow in
-    the body (on 4 of 150 multilingual pages, one of them WCXB's ``<title>``). The body's first
-    `MAX_SPILL` nodes are read while they are such elements, scripts, text or comments."""
+    """The end of a head that the parser put in the body: an ``<img>``, an ``<a>``, a ``<div>``
+    or stray text in ``<head>`` ends it there, and the meta tags, the ``<title>`` and the
+    JSON-LD after it become the body's children, often after more such elements (51 of the
+    3,266 dev pages have their ``<title>`` there, as far as the body's 150th child). The body's
+    first `MAX_SPILL` child nodes are read; what is nested deeper is the page's."""
     node = body.child
     for _ in range(MAX_SPILL):
         if node is None:
@@ -578,8 +575,6 @@ def _read_spill(body: Any, found: _Found) -> None:
             kind = (node.attributes.get("type") or "").strip().lower()
             if kind == "application/ld+json":
                 found.scripts.append((node.text(deep=True) or "")[:MAX_SCRIPT_CHARS])
-        elif tag not in _SPILL_OTHERS:
-            return  # the body proper begins
         node = node.next
 
 

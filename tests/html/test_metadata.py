@@ -207,15 +207,18 @@ def test_the_end_of_a_head_the_parser_put_in_the_body_is_read() -> None:
         + og("og:title", "Spilled")
         + og("og:type", "article")
         + ld({"@type": "NewsArticle", "author": {"name": "Ann Lee"}})
-        + "</head><body><div><p>Text</p></div>"
-        + og("og:description", "Too deep: not the head")
-        + "</body></html>"
+        + "</head><body><a href=/>Home</a>"
+        + og("og:site_name", "Spilled site")
+        + "<div><p>Text</p>"
+        + og("og:description", "Nested: the page's, not the head's")
+        + "</div></body></html>"
     )
     tree = parse(html)
     assert tree.body.css_first("meta") is not None  # the parser did put them there
     facts = read_head(tree)
     assert facts.metadata.title == "Spilled"
     assert facts.metadata.author == "Ann Lee"
+    assert facts.metadata.site_name == "Spilled site"  # a body child, after another element
     assert facts.metadata.description is None
     # The page cues read the head alone, as they always have.
     assert facts.og_type is None and facts.schema_types == frozenset()
