@@ -14,19 +14,27 @@ Sources, and which wins when several say a thing (the first that gives a usable 
   references followed inside the block, several joined by ", "), then ``<meta name=author>``,
   ``article:author``, ``parsely-author``, ``sailthru.author``, ``dc.creator``. JSON-LD first: its
   author is a structured name, where the meta tags often hold the site or a profile address
-  (values that are addresses are never taken as names).
+  (values that are addresses are never taken as names); on the 240 WCXB dev pages with both and
+  an author in WCXB's truth, the two disagree on 6 and JSON-LD is right on 5.
 - ``published``: ``article:published_time``, the main entity's ``datePublished`` (then
   ``dateCreated``), then the date meta tags (``datePublished`` as itemprop, ``date``,
   ``pubdate``, ``publishdate``, ``publish-date``, ``parsely-pub-date``, ``sailthru.date``,
   ``dc.date``, ``dc.date.issued``, ``dcterms.created``); normalized to ISO 8601 as precise as
-  given (`normalize_date`), a value that is not a date is passed over.
+  given (`normalize_date`), a value that is not a date is passed over. On WCXB's dev pages
+  ``article:published_time`` is WCXB's day on 284 of 300, ``datePublished`` on 213 of 235.
 - ``site_name``: ``og:site_name``, the JSON-LD ``WebSite``'s ``name``, the main entity's
   ``publisher`` name, ``application-name``.
 - ``canonical_url``: ``<link rel=canonical>``, then ``og:url``; resolved against the page's URL
   and kept only as an absolute http(s) address.
 
 The JSON-LD main entity is the first node (top level, ``@graph`` or a page's ``mainEntity``) of
-an article-like type (`_ENTITY_TYPES`), else the first ``WebPage``.
+an article-like type (`_ENTITY_TYPES`), else the first ``WebPage``. The JSON-LD is parsed only
+when it can give something the meta tags did not (`_wants_json_ld`): on a quarter of WCXB's
+pages, mostly for the author.
+
+The head's end that the parser put in the body (`_read_spill`) counts for the metadata, never for
+the page cues, which read the head alone as they always have: their values are bit for bit those
+of the pass they replaced.
 
 Hostile heads are bounded: each JSON-LD block is read to `MAX_SCRIPT_CHARS` and walked to
 `MAX_NODES` nodes; malformed JSON gives no metadata but its ``@type`` pairs still count for the
