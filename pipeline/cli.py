@@ -6,6 +6,7 @@ library caller could not decide the same way.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -145,6 +146,7 @@ def _result_json(result: CleanResult, path: Path) -> dict[str, Any]:
         "text": result.text,
         "markdown": result.markdown,
         "structure": list(result.structure),
+        "metadata": dataclasses.asdict(result.metadata),
         "blocks": blocks,
     }
 
@@ -162,6 +164,9 @@ def _print_result(result: CleanResult, path: Path) -> None:
     console.print(f"encoding   {result.encoding}  (from {result.encoding_source})")
     console.print(f"language   {result.language.code}  p={result.language.prob:.3f}")
     console.print(f"stoplist   {result.stoplist or 'none: language-independent mode'}")
+    for name, value in dataclasses.asdict(result.metadata).items():
+        if value is not None:
+            console.print(f"{name:<10} {_abbreviate(value, 150)}", markup=False, highlight=False)
     console.print(f"blocks     {len(result.blocks)}, good {result.n_good}")
     if result.notes:
         console.print(f"notes      {', '.join(result.notes)}")

@@ -614,22 +614,27 @@ def test_formats_reach_the_rows_the_report_and_the_summary(tmp_path: Path, forma
     assert summary["documents with math"] == "0"
 
 
-def test_an_output_of_schema_1_is_not_resumed(tmp_path: Path, no_cluster: None) -> None:
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_an_output_of_an_older_schema_is_not_resumed(
+    tmp_path: Path, no_cluster: None, version: str
+) -> None:
     import pyarrow.parquet as pq
 
+    from pipeline.output.schema import METADATA_COLUMNS
     from pipeline.run import process_warc
 
     (first, second) = make_inputs(tmp_path / "in", n=2)
     out = tmp_path / "out"
     common = ["-o", str(out), "--scheduler", "inproc", "--no-progress", "--no-html-report"]
-    # As a warcclean of schema 1 wrote it: the first input's files, without the new columns.
+    # As a warcclean of that schema wrote it: the first input's files, without the new columns.
     process_warc(first, JobConfig(output=str(out)))
+    newer = {"1": ["markdown", "structure", *METADATA_COLUMNS], "2": list(METADATA_COLUMNS)}
     for path in (out / "docs").rglob("*.parquet"):
-        table = pq.read_table(path).drop_columns(["markdown", "structure"])
-        meta = {**table.schema.metadata, b"warcclean.schema_version": b"1"}
+        table = pq.read_table(path).drop_columns(newer[version])
+        meta = {**table.schema.metadata, b"warcclean.schema_version": version.encode()}
         pq.write_table(table.replace_schema_metadata(meta), path)
     before = sorted(p.name for p in out.rglob("*"))
     _assert_usage_error(
-        _invoke([first, second, *common]), "schema version 1", "new output directory"
+        _invoke([first, second, *common]), f"schema version {version}", "new output directory"
     )
     assert sorted(p.name for p in out.rglob("*")) == before

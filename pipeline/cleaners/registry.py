@@ -24,8 +24,10 @@ class Cleaner(Protocol):
     ``needs_language``: then it passes ``language=``, the page's ISO 639 code, and
     ``needs_tree``: then it passes ``tree=``, the parsed page the blocks were cut from, for a
     cleaner that judges other units than blocks (a published method's own unit, such as Pal's
-    source lines: `pipeline.cleaners.units`) and maps its verdicts back onto the blocks. A
-    cleaner that declares it must still label blocks when ``tree`` is not given. One with a
+    source lines: `pipeline.cleaners.units`) and maps its verdicts back onto the blocks, and
+    ``needs_head``: then it passes ``head=``, what the page's head says
+    (`pipeline.html.metadata.HeadFacts`: its titles, for the title heading). A cleaner that
+    declares these must still label blocks when ``tree`` or ``head`` is not given. One with a
     ``label_noted`` method is called through it instead of `label`: it returns the labelled
     blocks and notes about the page (`CleanResult.notes`).
 

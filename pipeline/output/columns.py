@@ -10,12 +10,19 @@ array whose offsets are the documents' block counts.
 from __future__ import annotations
 
 from itertools import accumulate
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from pipeline.output.schema import BLOCK_TYPE, DOCS_SCHEMA, REJECTS_SCHEMA, partition_language
+from pipeline.output.schema import (
+    BLOCK_TYPE,
+    DOCS_SCHEMA,
+    METADATA_COLUMNS,
+    REJECTS_SCHEMA,
+    partition_language,
+)
 from pipeline.types import Block, CleanResult, LabeledBlock, RawPage, Rejected, Verdict
 
 # Python memory a buffered value holds beyond its strings' characters, measured with tracemalloc
@@ -30,6 +37,8 @@ _BLOCK_FIELDS += ("n_tags", "n_markup_chars")
 _AT = {name: Block._fields.index(name) for name in _BLOCK_FIELDS}
 
 _DOC_FIELDS = tuple(name for name in DOCS_SCHEMA.names if name != "blocks")
+# PageMetadata's values in `METADATA_COLUMNS`' order, as a tuple in C (its fields are the columns).
+_metadata_values = attrgetter(*METADATA_COLUMNS)
 
 
 class DocColumns:
@@ -63,6 +72,8 @@ class DocColumns:
         text = result.text if self.text else ""
         markdown = result.markdown if self.markdown else None
         size = ROW_OVERHEAD + len(text) + len(markdown or "")
+        metadata = _metadata_values(result.metadata)
+        size += sum(len(v) for v in metadata if v)
         if labeled:
             blocks, verdicts, cf_classes, scores, stopword_densities = zip(*labeled, strict=True)
             fields = tuple(zip(*blocks, strict=True))
@@ -108,6 +119,7 @@ class DocColumns:
                 [*page.notes, *result.notes],
                 markdown,
                 list(result.structure),
+                *metadata,
             )
         )
         self.nbytes += size

@@ -171,8 +171,10 @@ def _check_schema_version(fs: fsspec.AbstractFileSystem, root: str, output: str)
         return
     raise OutputError(
         f"--output {output} holds a dataset of schema version {version}, and this warcclean "
-        f"writes schema version {SCHEMA_VERSION} (the documents gained the columns markdown "
-        "and structure): a resumed run would mix two schemas in one dataset. Give a new "
+        f"writes schema version {SCHEMA_VERSION} (version 2 gave the documents the columns "
+        "markdown and structure, version 3 the page metadata columns title, description, "
+        "author, published, site_name and canonical_url): a resumed run would mix two schemas "
+        "in one dataset. Give a new "
         "output directory, or finish this one with the warcclean version that began it"
     )
 

@@ -7,17 +7,23 @@ README, and nowhere else.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
 
-# "2" added `markdown` and `structure` at the end of the documents table; every older column kept
-# its name, type and place. A job refuses to resume into an output of another version
+from pipeline.types import PageMetadata
+
+# "2" added `markdown` and `structure` at the end of the documents table, "3" the page metadata
+# columns after them (`title` ... `canonical_url`); every older column kept its name, type and
+# place. A job refuses to resume into an output of another version
 # (`pipeline.output.layout.check_output`), so one output never mixes two schemas.
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 _META = {b"warcclean.schema_version": SCHEMA_VERSION.encode()}
+# The page metadata columns, `pipeline.types.PageMetadata`'s fields in their order.
+METADATA_COLUMNS = tuple(f.name for f in dataclasses.fields(PageMetadata))
 
 BLOCK_TYPE = pa.struct(
     [
@@ -69,6 +75,9 @@ DOCS_SCHEMA = pa.schema(
         pa.field("markdown", pa.string()),
         # Which of "code", "math", "table" the kept content holds, sorted; [] for none.
         pa.field("structure", pa.list_(pa.string()), nullable=False),
+        # Schema 3. What the page's head says about it (`pipeline.types.PageMetadata`); null
+        # where it does not say.
+        *(pa.field(name, pa.string()) for name in METADATA_COLUMNS),
     ],
     metadata={**_META, b"warcclean.table": b"docs"},
 )
@@ -95,6 +104,7 @@ REJECTS_SCHEMA = pa.schema(
 # files 3% smaller, the same table read back (bench/parquet_write.py).
 FREE_TEXT_COLUMNS = frozenset(
     {"record_id", "url", "text", "markdown", "blocks.list.element.text", "detail"}
+    | {"title", "description", "canonical_url"}
 )
 
 

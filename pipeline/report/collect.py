@@ -14,7 +14,8 @@ output that several resumed runs wrote:
 
 Files are read one at a time in batches of a few columns, never ``text``, ``markdown`` or
 ``blocks``, so memory stays flat whatever the size of the corpus. Outputs of schema 1 (before the
-``structure`` and ``markdown`` columns) report everything but those counts.
+``structure`` and ``markdown`` columns) report everything but those counts, and outputs before
+schema 3 everything but the page metadata's fill rates.
 
 What no warcclean run wrote (a stray file at the top, a Parquet file of another dataset, a JSON
 file that is not a marker) is skipped and named in `OutputSummary.problems`: a report is still
@@ -40,6 +41,7 @@ import pyarrow.parquet as pq
 from fsspec.core import url_to_fs
 
 from pipeline.output.layout import LANGUAGE_PREFIX, describe, foreign_entries
+from pipeline.output.schema import METADATA_COLUMNS
 from pipeline.report.plural import agree, count
 
 # Text length bins: four per decade from 1 character to 10 million (the body cap's order), so
@@ -78,6 +80,7 @@ KNOWN_DOC_COLUMNS = frozenset(
         "blocks",
         "markdown",
         "structure",
+        *METADATA_COLUMNS,
     }
 )
 _READ_COLUMNS = ("n_chars", "n_words", "n_blocks", "n_good", "truncated", "notes", "structure")
@@ -240,6 +243,10 @@ class OutputSummary:
     structure: Counter[str] | None = None
     structure_docs: int = 0  # documents in files with a `structure` column
     markdown_docs: int | None = None  # non-null `markdown` values, from the files' statistics
+    # Schema 3 (`title` ... `canonical_url`): documents with each page metadata column filled,
+    # from the files' statistics, over the files that have the columns (None: none has).
+    metadata_filled: Counter[str] | None = None
+    metadata_docs: int = 0  # documents in files with the metadata columns
     # page-level columns not known by name: column -> value -> pages (None: too many values)
     other_columns: dict[str, Counter[str] | None] = field(default_factory=dict)
     # rows per input stem (a file is named <stem>.parquet), to check them against the markers
@@ -517,6 +524,8 @@ def _read_docs_file(
     columns = [c for c in (*_READ_COLUMNS, *_DICT_COLUMNS) if c in names] + other
     if "markdown" in names:
         _count_markdown(footer, summary)
+    if all(c in names for c in METADATA_COLUMNS):
+        _count_metadata(parquet, footer, summary)
     for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
         n = batch.num_rows
         summary.docs += n
@@ -573,6 +582,30 @@ def _count_markdown(footer: pq.FileMetaData, summary: OutputSummary) -> None:
             return  # a writer without statistics: unknown, left out
         written += group.num_rows - stats.null_count
     summary.markdown_docs = (summary.markdown_docs or 0) + written
+
+
+def _count_metadata(
+    parquet: pq.ParquetFile, footer: pq.FileMetaData, summary: OutputSummary
+) -> None:
+    """Add the file's documents with each page metadata column filled to
+    ``summary.metadata_filled``: from the row groups' null counts, or, for a column written
+    without statistics, from the column itself (short strings, read once)."""
+    paths = [footer.schema.column(j).path for j in range(len(footer.schema))]
+    if summary.metadata_filled is None:
+        summary.metadata_filled = Counter()
+    summary.metadata_docs += footer.num_rows
+    for name in METADATA_COLUMNS:
+        index = paths.index(name)
+        filled = 0
+        for i in range(footer.num_row_groups):
+            group = footer.row_group(i)
+            stats = group.column(index).statistics
+            if stats is None or not stats.has_null_count:
+                table = parquet.read(columns=[name])
+                filled = table.num_rows - table.column(name).null_count
+                break
+            filled += group.num_rows - stats.null_count
+        summary.metadata_filled[name] += filled
 
 
 def _count_values(summary: OutputSummary, name: str, values: pa.Array) -> None:

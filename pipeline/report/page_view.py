@@ -173,7 +173,11 @@ def view_of_result(
     """The view of a page cleaned now: every field of ``result`` but its text and blocks."""
     fields = [*extra_fields]
     for f in dataclasses.fields(result):
-        if f.name not in _PAGE_SKIP:
+        if f.name == "metadata":
+            # One field each, named as the documents' columns, as a stored row shows them.
+            meta = result.metadata
+            fields += [(m.name, getattr(meta, m.name)) for m in dataclasses.fields(meta)]
+        elif f.name not in _PAGE_SKIP:
             fields.append((f.name, _page_value(f.name, getattr(result, f.name))))
     fields += [
         ("n_blocks", len(result.blocks)),

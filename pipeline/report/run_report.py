@@ -19,6 +19,7 @@ from typing import Any
 
 from fsspec.core import url_to_fs
 
+from pipeline.output.schema import METADATA_COLUMNS
 from pipeline.output.sink import write_atomic
 from pipeline.report import charts
 from pipeline.report.collect import (
@@ -111,6 +112,7 @@ def render_report(summary: OutputSummary, *, with_charts: bool | None = None) ->
         _reject_examples(summary),
         _distributions(summary),
         _structure(summary),
+        _metadata(summary),
         _cleaners(summary),
         _page_columns(summary),
         _failed(summary),
@@ -486,6 +488,41 @@ def _structure(summary: OutputSummary) -> Safe:
         _count_table(rows, "holds", total, "structure-counts", "documents"),
     ]
     return _section("Code, tables and math", *parts, id_="structure")
+
+
+def _metadata(summary: OutputSummary) -> Safe:
+    """How many documents have each page metadata column filled."""
+    if not summary.docs:
+        return Safe("")
+    filled = summary.metadata_filled
+    if filled is None:
+        return _section(
+            "Page metadata",
+            el(
+                "p",
+                "Not counted: the documents were written before warcclean recorded their page "
+                "metadata (schema 3: title, description, author, published, site_name, "
+                "canonical_url).",
+                class_="sub",
+            ),
+            id_="metadata",
+        )
+    total = summary.metadata_docs
+    older = summary.docs - total
+    rows = [(name, filled.get(name, 0)) for name in METADATA_COLUMNS]
+    return _section(
+        "Page metadata",
+        el(
+            "p",
+            "Documents whose page states each field in its head (Open Graph, JSON-LD, meta "
+            f"tags, <title>, <link rel=canonical>), of the {total:,} documents that record it"
+            + (f" ({older:,} older ones do not)" if older else "")
+            + ". The column is null where the page does not say.",
+            class_="sub",
+        ),
+        _count_table(rows, "column", total, "metadata-fill", "documents"),
+        id_="metadata",
+    )
 
 
 def _cleaners(summary: OutputSummary) -> Safe:

@@ -13,6 +13,7 @@ from typing import Any
 
 import fsspec
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,6 +27,7 @@ from pipeline.types import (
     CleanResult,
     LabeledBlock,
     LangGuess,
+    PageMetadata,
     RawPage,
     Rejected,
     Verdict,
@@ -88,6 +90,12 @@ def expected_row(
         "blocks": blocks,
         "markdown": None if formats == "text" else result.markdown,
         "structure": list(result.structure),
+        "title": result.metadata.title,
+        "description": result.metadata.description,
+        "author": result.metadata.author,
+        "published": result.metadata.published,
+        "site_name": result.metadata.site_name,
+        "canonical_url": result.metadata.canonical_url,
     }
 
 
@@ -153,6 +161,7 @@ def documents(draw: st.DrawFn, n: int) -> tuple[RawPage, CleanResult]:
         notes=tuple(draw(st.lists(texts, max_size=2))),
         markdown=draw(texts),
         structure=tuple(sorted(draw(st.sets(st.sampled_from(["code", "math", "table"]))))),
+        metadata=PageMetadata(*(draw(st.none() | texts) for _ in range(6))),
     )
     return page, result
 
@@ -195,19 +204,23 @@ def test_files_hold_exactly_the_rows_built_one_by_one(
     assert sorted(got, key=key) == sorted(expected, key=key)
 
 
-def test_schema_2_appends_markdown_and_structure_after_every_old_column() -> None:
+def test_schema_3_appends_the_metadata_after_every_old_column() -> None:
     # Schema 1's columns, as its readers know them, keep their places; the new ones follow.
     schema_1 = (
         "record_id url warc_path warc_offset warc_length warc_date http_status content_type "
         "encoding encoding_source language language_prob stoplist cleaner cleaner_version "
         "cleaner_params text n_blocks n_good n_chars n_words truncated notes blocks"
     ).split()
-    assert DOCS_SCHEMA.names == [*schema_1, "markdown", "structure"]
+    metadata = ["title", "description", "author", "published", "site_name", "canonical_url"]
+    assert DOCS_SCHEMA.names == [*schema_1, "markdown", "structure", *metadata]
     assert not DOCS_SCHEMA.field("text").nullable
     assert DOCS_SCHEMA.field("blocks").type.value_type == BLOCK_TYPE
     assert DOCS_SCHEMA.field("markdown").nullable
     assert not DOCS_SCHEMA.field("structure").nullable
-    assert DOCS_SCHEMA.metadata[b"warcclean.schema_version"] == b"2"
+    for name in metadata:
+        assert DOCS_SCHEMA.field(name).nullable
+        assert DOCS_SCHEMA.field(name).type == pa.string()
+    assert DOCS_SCHEMA.metadata[b"warcclean.schema_version"] == b"3"
 
 
 def test_an_empty_batch_is_a_valid_empty_table() -> None:

@@ -149,6 +149,26 @@ def test_new_page_level_fields_show_without_a_change() -> None:
     assert fields["fallback"] == "bte" and "text" not in fields and "blocks" not in fields
 
 
+def test_the_page_metadata_shows_as_the_columns_name_it() -> None:
+    head = (
+        "<head><title>Bridge | Town</title><meta property='og:site_name' content='Town'>"
+        "<meta name='author' content='Ann &lt;b&gt;Lee'>"
+        "<link rel='canonical' href='/bridge'></head>"
+    )
+    page = PAGE.replace("<head><title>Bridge</title></head>", head)
+    result = clean_html(page, cleaner="bte", language="en", url="https://town.example/b?x=1")
+    rendered = render_page(view_of_result(result, title="t"))
+    fields = page_fields(rendered)
+    assert fields["title"] == "Bridge | Town" and fields["site_name"] == "Town"
+    assert fields["author"] == "Ann <b>Lee" and fields["description"] == "–"
+    assert fields["canonical_url"] == "https://town.example/bridge"
+    assert "metadata" not in fields
+    assert "Ann &lt;b&gt;Lee" in rendered  # escaped, never markup
+    # A stored row shows its columns by the same names.
+    row = {"record_id": "r", "cleaner": "bte", "text": "", "blocks": [], "title": "Bridge"}
+    assert page_fields(render_page(view_of_row(row, title="t")))["title"] == "Bridge"
+
+
 # Markdown as a page can make it: a table, a fence, and page text that is markup once unescaped.
 HOSTILE_MARKDOWN = (
     "# Council <b>approves</b> bridge\n\n| cost | <script>alert(1)</script> |\n| --- | --- |\n"
