@@ -515,8 +515,9 @@ def _metadata(summary: OutputSummary) -> Safe:
         el(
             "p",
             "Documents whose page states each field in its head (Open Graph, JSON-LD, meta "
-            f"tags, <title>, <link rel=canonical>), of the {total:,} documents that record it"
-            + (f" ({older:,} older ones do not)" if older else "")
+            f"tags, <title>, <link rel=canonical>), of the {count(total, 'document')} that "
+            + agree(total, "records it", "record it")
+            + (f" ({count(older, 'older one')} {agree(older, 'does', 'do')} not)" if older else "")
             + ". The column is null where the page does not say.",
             class_="sub",
         ),
