@@ -26,7 +26,7 @@ ROW_OVERHEAD = 1500
 
 # The Block fields written as they are, and where each sits in the Block named tuple.
 _BLOCK_FIELDS = ("text", "tag", "dom_path", "is_heading", "n_chars", "n_words", "n_link_chars")
-_BLOCK_FIELDS += ("n_tags", "n_markup_chars")
+_BLOCK_FIELDS += ("n_tags", "n_markup_chars", "shape")
 _AT = {name: Block._fields.index(name) for name in _BLOCK_FIELDS}
 
 _DOC_FIELDS = tuple(name for name in DOCS_SCHEMA.names if name != "blocks")
@@ -108,6 +108,7 @@ class DocColumns:
                 [*page.notes, *result.notes],
                 markdown,
                 list(result.structure),
+                None,  # duplicate_of: the site stage's
             )
         )
         self.nbytes += size
@@ -140,8 +141,14 @@ class DocColumns:
             score=self.scores,
         )
         fields = list(BLOCK_TYPE)
+        # Counted by the site stage, over the whole output, after every input is cleaned.
+        site_pages = pa.nulls(len(self.labels), pa.int32())
         struct = pa.StructArray.from_arrays(
-            [pa.array(values[f.name], type=f.type) for f in fields], fields=fields
+            [
+                site_pages if f.name == "site_pages" else pa.array(values[f.name], type=f.type)
+                for f in fields
+            ],
+            fields=fields,
         )
         offsets = pa.array([0, *accumulate(self.block_counts)], type=pa.int32())
         return pa.ListArray.from_arrays(offsets, struct, type=DOCS_SCHEMA.field("blocks").type)

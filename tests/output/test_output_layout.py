@@ -183,7 +183,7 @@ def test_an_output_of_another_schema_version_is_refused(tmp_path: Path, docs: bo
     _written_with_schema(out, b"1", docs=docs)
     before = _files(tmp_path)
     with pytest.raises(
-        OutputError, match=r"schema version 1, and this warcclean writes schema version 2"
+        OutputError, match=r"schema version 1, and this warcclean writes schema version 3"
     ) as info:
         check_output(str(out))
     assert "new output directory" in str(info.value)
