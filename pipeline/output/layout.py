@@ -2,7 +2,7 @@
 
 A warcclean output holds only the directories `pipeline.output.sink` and the job write::
 
-    docs/language=<code>/   rejects/   _done/   _runs/
+    docs/language=<code>/   rejects/   _done/   _runs/   _site/
 
 Hidden names (a leading ``.``) are allowed anywhere: they are the writers' temporary files and
 the desktop's own files (``.DS_Store``), which no reader of the dataset sees. Anything else was
@@ -31,7 +31,8 @@ from fsspec.core import url_to_fs
 from pipeline.output.schema import SCHEMA_CHANGES, SCHEMA_VERSION
 from pipeline.output.sink import is_local
 
-LAYOUT_DIRS = ("docs", "rejects", "_done", "_runs")
+# _site/ is the site stage's (`pipeline.site.commit`): its staged files, journal and state.
+LAYOUT_DIRS = ("docs", "rejects", "_done", "_runs", "_site")
 LANGUAGE_PREFIX = "language="
 _PROBE_PREFIX = ".warcclean-write-check-"
 # Names listed in a message; the count says how many more there are.
