@@ -119,7 +119,7 @@ def halves(urls: dict[str, dict[str, str]]) -> dict[str, str]:
     for (language, site), n in pages.items():
         by_language[language].append((-n, site))
     out = {}
-    for language, sites in by_language.items():
+    for sites in by_language.values():
         for k, (_, site) in enumerate(sorted(sites)):
             out[site] = "dev" if k % 2 == 0 else "test"
     return out

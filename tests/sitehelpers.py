@@ -16,8 +16,10 @@ NEWSLETTER = (
     "Sign up for our newsletter and we will send you the best of the stories of the week, every "
     "Friday morning, with all of the news that matters to the people who live in the valley."
 )
-_NOUNS = ["bridge", "market", "school", "harbour", "library", "station", "garden", "museum",
-          "theatre", "castle", "bakery", "stadium", "hospital", "chapel", "factory", "orchard"]  # fmt: skip
+_NOUNS = (
+    "bridge market school harbour library station garden museum theatre castle bakery stadium "
+    "hospital chapel factory orchard"
+).split()
 _ADJECTIVES = ["old", "new", "small", "busy", "quiet", "famous", "empty", "green"]
 
 

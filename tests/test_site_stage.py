@@ -254,7 +254,7 @@ def test_a_cleaning_run_first_finishes_a_stage_killed_while_publishing(
             "justext",
             "--site-repeats",
             "0",
-        ],  # fmt: skip
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "site stage: finished publishing a stage that was stopped" in result.output
@@ -279,7 +279,7 @@ def test_the_job_runs_the_stage_and_reports_it(tmp_path: Path, cleaned) -> None:
             "justext",
             "--site-repeats",
             "3",
-        ],  # fmt: skip
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "site stage: 3 files, 4 blocks" in result.output
