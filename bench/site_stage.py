@@ -11,12 +11,13 @@ the other half (issue 52).
 3. **Grid, on the dev half.** The sites (daniel's ``site``) of each language, sorted by pages
    (most first) then name, alternate between the dev half and the test half. The stage runs over
    copies of the "off" output with ``--site-repeats 2`` for each site key (``warcclean site``), so
-   every block carries its ``site_pages``; each setting of the grid (K, site key, length cap) is
-   then applied to the stored blocks with the stage's own rule and rebuild
+   every block carries its ``site_pages``; each setting of the grid (K, site key, length cap,
+   share guard) is then applied to the stored blocks with the stage's own rule and rebuild
    (`pipeline.site.rule`, `pipeline.site.rebuild`) and scored; the chosen setting has the best
    dev-half F1 among those that lower no language's dev-half F1 by more than 0.003.
 4. **On.** ``warcclean run SHARDS --site-repeats K --site-key KEY`` with the chosen setting
-   (``--site-max-chars`` too when the grid chose a cap), the stage inside the job.
+   (``--site-max-chars``, ``--site-max-share`` too when the grid chose them), the stage inside
+   the job.
 5. **Report.** Word F1 (characters for zh) per language and over all pages, off against on, on
    the test half (the target: +0.01 or more, no language below its "off" by more than 0.003) and
    on the dev half; every document of a site with one page, and every document with no
@@ -53,7 +54,8 @@ DEFAULT_OUT = REPO / "bench" / "results" / "site_stage.json"
 NS = uuid.UUID("5d1c8f43-0f1e-4c55-8d0b-7c1f3b2a9e61")
 _SOURCE = re.compile(r"(\d{4})(\d{2})(\d{2})_([^_/]+)_(\w+)$")
 GRID_K = (2, 3, 4, 5, 6, 8, 10)
-GRID_MAX_CHARS = (0, 100, 200, 400, 800)
+GRID_MAX_CHARS = (0, 200, 400)
+GRID_MAX_SHARE = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
 SITE_KEYS = ("host", "domain")
 MAX_DROP = 0.003
 WARCCLEAN = str(Path(sys.executable).with_name("warcclean"))
@@ -147,9 +149,18 @@ def score(pages: list, urls: dict, texts: dict[str, str], half: dict[str, str]) 
     """Mean F1 per language and over all pages, for each half and both."""
     from pipeline.evaluate.scoring import score_text
 
+    return summarize(
+        {p.id: score_text(p, texts.get(urls[p.id]["url"], "")).f1 for p in pages},
+        pages,
+        urls,
+        half,
+    )
+
+
+def summarize(f1s: dict[str, float | None], pages: list, urls: dict, half: dict) -> dict:
     groups: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for page in pages:
-        f1 = score_text(page, texts.get(urls[page.id]["url"], "")).f1
+        f1 = f1s[page.id]
         if f1 is None:
             continue
         for h in (half[urls[page.id]["site"]], "both"):
@@ -161,31 +172,41 @@ def score(pages: list, urls: dict, texts: dict[str, str], half: dict[str, str]) 
     }
 
 
-def simulate(docs: dict[str, dict], k: int, site_key: str, max_chars: int) -> dict[str, str]:
-    """The text each document has under a setting, by the stage's own rule and rebuild, from
-    the ``site_pages`` a stage stored (the rest of the stage is the same for every setting)."""
+def prepare(docs: dict[str, dict]) -> dict[str, tuple]:
+    """Per document, what the rule reads: the cleaner's labels, site_pages, hashes, lengths."""
     import numpy as np
 
     from pipeline.site.keys import hash_texts
-    from pipeline.site.rebuild import rebuild
-    from pipeline.site.rule import SiteSettings, cleaner_labels
+    from pipeline.site.rule import cleaner_labels
 
-    rule = SiteSettings(min_pages=k, site_key=site_key, max_chars=max_chars)
     out = {}
     for url, row in docs.items():
         blocks = row["blocks"]
-        labels = cleaner_labels(np.array([b["label"] for b in blocks], dtype=object))
-        marks = rule.marks(
-            labels,
+        out[url] = (
+            cleaner_labels(np.array([b["label"] for b in blocks], dtype=object)),
             np.array([b["site_pages"] for b in blocks]),
             hash_texts([b["text"] for b in blocks]),
             np.array([b["n_chars"] for b in blocks]),
+            np.array([0, len(blocks)]),
         )
+    return out
+
+
+def simulate(docs: dict[str, dict], prepared: dict[str, tuple], rule: Any) -> dict[str, str]:
+    """The text of each document a setting changes, by the stage's own rule and rebuild, from
+    the ``site_pages`` a stage stored (the rest of the stage is the same for every setting)."""
+    import numpy as np
+
+    from pipeline.site.rebuild import rebuild
+
+    out = {}
+    for url, (labels, pages, hashes, chars, offsets) in prepared.items():
+        marks = rule.marks(labels, pages, hashes, chars, offsets)
         if marks.any():
             new = np.where(marks, "repeat", labels)
-            out[url] = rebuild(blocks, new, formats="both", include_comments=False).text
-        else:
-            out[url] = row["text"]
+            out[url] = rebuild(
+                docs[url]["blocks"], new, formats="both", include_comments=False
+            ).text
     return out
 
 
@@ -213,6 +234,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
     from pipeline.evaluate.datasets import load_dataset
+    from pipeline.evaluate.scoring import score_text
+    from pipeline.site.rule import SiteSettings
 
     pages = load_dataset(args.data)
     urls = page_urls(args.data)
@@ -226,6 +249,7 @@ def main() -> None:
         off = read_docs(work / "off")
         off_texts = {u: r["text"] for u, r in off.items()}
         results: dict[str, Any] = {"off": score(pages, urls, off_texts, half)}
+        base_f1 = {p.id: score_text(p, off_texts.get(urls[p.id]["url"], "")).f1 for p in pages}
         grid = []
         for site_key in SITE_KEYS:
             counted = work / f"counted-{site_key}"
@@ -233,22 +257,37 @@ def main() -> None:
             run([WARCCLEAN, "site", str(counted), "--site-repeats", "2", "--site-key", site_key,
                  "--workers", str(args.workers)])  # fmt: skip
             docs = read_docs(counted)
+            prepared = prepare(docs)
+            by_url = {urls[p.id]["url"]: p for p in pages}
             for k in GRID_K:
                 for cap in GRID_MAX_CHARS:
-                    scores = score(pages, urls, simulate(docs, k, site_key, cap), half)
-                    grid.append({"k": k, "site_key": site_key, "max_chars": cap, **scores})
+                    for share in GRID_MAX_SHARE:
+                        rule = SiteSettings(k, site_key, cap, share)
+                        f1s = dict(base_f1)
+                        for url, text in simulate(docs, prepared, rule).items():
+                            if url in by_url:
+                                f1s[by_url[url].id] = score_text(by_url[url], text).f1
+                        scores = summarize(f1s, pages, urls, half)
+                        setting = {"k": k, "site_key": site_key, "max_chars": cap}
+                        grid.append({**setting, "max_share": share, **scores})
         base = results["off"]["dev"]
 
         def safe(entry: dict) -> bool:
             return all(entry["dev"][lang] >= base[lang] - MAX_DROP for lang in base)
 
         allowed = [g for g in grid if safe(g)] or grid
-        best = max(allowed, key=lambda g: (g["dev"]["all"], -g["k"], g["max_chars"] == 0))
-        chosen = {k: best[k] for k in ("k", "site_key", "max_chars")}
+        # Ties go to the simpler setting: fewer pages, no cap, no share guard.
+        best = max(
+            allowed,
+            key=lambda g: (g["dev"]["all"], -g["k"], g["max_chars"] == 0, g["max_share"]),
+        )
+        chosen = {k: best[k] for k in ("k", "site_key", "max_chars", "max_share")}
         on_cmd = [WARCCLEAN, "run", *shards, "-o", str(work / "on"), *common,
                   "--site-repeats", str(chosen["k"]), "--site-key", chosen["site_key"]]  # fmt: skip
         if chosen["max_chars"]:
             on_cmd += ["--site-max-chars", str(chosen["max_chars"])]
+        if chosen["max_share"] < 1.0:
+            on_cmd += ["--site-max-share", str(chosen["max_share"])]
         seconds["on"] = run(on_cmd)
         on = read_docs(work / "on")
         results["on"] = score(pages, urls, {u: r["text"] for u, r in on.items()}, half)

@@ -202,6 +202,7 @@ def main(
     site_repeats: int,
     site_key: str,
     site_max_chars: int,
+    site_max_share: float,
 ) -> None:
     """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output,
     then run the site stage over the whole output (--site-repeats)."""
@@ -260,7 +261,10 @@ def main(
     from pipeline.site.rule import SiteSettings
 
     site_settings = SiteSettings(
-        min_pages=site_repeats, site_key=site_key, max_chars=site_max_chars
+        min_pages=site_repeats,
+        site_key=site_key,
+        max_chars=site_max_chars,
+        max_share=site_max_share,
     )
     # A site stage stopped while it published its files is finished before anything is
     # written, so that its journal can never move a file over one this run writes.

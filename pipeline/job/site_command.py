@@ -17,7 +17,12 @@ import click
 from pipeline.job.schedule import INPROC, make_client
 from pipeline.jobconfig import parse_memory_limit, parse_pairs
 from pipeline.site.keys import SITE_KEYS
-from pipeline.site.rule import DEFAULT_MAX_CHARS, DEFAULT_MIN_PAGES, SiteSettings
+from pipeline.site.rule import (
+    DEFAULT_MAX_CHARS,
+    DEFAULT_MAX_SHARE,
+    DEFAULT_MIN_PAGES,
+    SiteSettings,
+)
 
 
 def _repeats(ctx: click.Context, param: click.Parameter, value: int) -> int:
@@ -37,6 +42,15 @@ def site_options(command: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         metavar="N",
         help="Blocks of N or more characters are never marked repeat (0: no cap).",
+    )(command)
+    command = click.option(
+        "--site-max-share",
+        type=click.FloatRange(min=0, min_open=True, max=1),
+        default=DEFAULT_MAX_SHARE,
+        show_default=True,
+        metavar="S",
+        help="A page whose repeated blocks hold more than this share of its kept characters "
+        "keeps them all (1: no such guard).",
     )(command)
     command = click.option(
         "--site-key",
@@ -109,6 +123,7 @@ def main(
     site_repeats: int,
     site_key: str,
     site_max_chars: int,
+    site_max_share: float,
     scheduler: str | None,
     workers: int | None,
     memory_limit: str | int | None,
@@ -122,7 +137,12 @@ def main(
         options = parse_pairs(storage, "--storage-option")
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    settings = SiteSettings(min_pages=site_repeats, site_key=site_key, max_chars=site_max_chars)
+    settings = SiteSettings(
+        min_pages=site_repeats,
+        site_key=site_key,
+        max_chars=site_max_chars,
+        max_share=site_max_share,
+    )
     try:
         check_output(output, options)
     except OutputError as exc:

@@ -269,7 +269,7 @@ def _rewrite_group(
     stored = children["label"].to_numpy(zero_copy_only=False)
     site_pages = _lookup(k.keys, *hits)
     n_chars = children["n_chars"].to_numpy(zero_copy_only=False)
-    repeat = settings.marks(k.labels, site_pages, k.text_hashes, n_chars)
+    repeat = settings.marks(k.labels, site_pages, k.text_hashes, n_chars, k.offsets)
     labels = np.where(repeat, REPEAT, k.labels)
     n_docs = group.num_rows
     doc_of = np.repeat(np.arange(n_docs), np.diff(k.offsets))

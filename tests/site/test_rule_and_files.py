@@ -18,10 +18,11 @@ def test_only_kept_nonblank_blocks_on_enough_pages_are_marked() -> None:
     pages = np.array([3, 2, 9, 9, 5, 4])
     texts = hash_texts(["notice", "rare", "menu", "thanks!", "newsletter", "   "])
     chars = np.array([6, 4, 4, 7, 10, 3])
-    marks = SiteSettings(min_pages=3).marks(labels, pages, texts, chars)
+    one_doc = np.array([0, 6])
+    marks = SiteSettings(min_pages=3).marks(labels, pages, texts, chars, one_doc)
     # an earlier "repeat" is the cleaner's "good" again; the blank block never counts
     assert marks.tolist() == [True, False, False, False, True, False]
-    capped = SiteSettings(min_pages=3, max_chars=10).marks(labels, pages, texts, chars)
+    capped = SiteSettings(min_pages=3, max_chars=10).marks(labels, pages, texts, chars, one_doc)
     assert capped.tolist() == [True, False, False, False, False, False]
 
 
@@ -99,3 +100,23 @@ def test_first_copies_point_every_later_copy_at_the_earliest() -> None:
     ]
     again = first_copies(docs.iloc[::-1]).sort_values(["file", "row"]).to_dict("records")
     assert again == got
+
+
+def test_a_page_that_would_lose_most_of_its_text_keeps_it() -> None:
+    # Two documents: the first's candidates hold 90 of its 100 kept characters (a near copy of
+    # another page), the second's 10 of 100 (a notice under an article).
+    labels = np.array(["good", "good", "good", "good"], dtype=object)
+    pages = np.array([2, 1, 2, 1])
+    texts = hash_texts(["a", "b", "c", "d"])
+    chars = np.array([90, 10, 10, 90])
+    offsets = np.array([0, 2, 4])
+    guarded = SiteSettings(min_pages=2, max_share=0.5)
+    assert guarded.marks(labels, pages, texts, chars, offsets).tolist() == [
+        False, False, True, False,
+    ]  # fmt: skip
+    counting = SiteSettings(min_pages=2)
+    assert counting.marks(labels, pages, texts, chars, offsets).tolist() == [
+        True, False, True, False,
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="max share must be in"):
+        SiteSettings(max_share=0.0)
