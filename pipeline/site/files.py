@@ -245,10 +245,19 @@ def _per_doc(values: np.ndarray, doc_of: np.ndarray, n_docs: int) -> np.ndarray:
 
 
 def _replaced(column: pa.ChunkedArray | pa.Array, changes: dict[int, Any]) -> pa.Array:
-    values = column.to_pylist()
-    for i, value in changes.items():
-        values[i] = value
-    return pa.array(values, type=column.type)
+    """``column`` with the values at ``changes``' rows replaced, the others left in Arrow."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    mask = np.zeros(len(column), dtype=bool)
+    rows = sorted(changes)
+    mask[rows] = True
+    values = pa.array([changes[i] for i in rows], type=column.type)
+    if pa.types.is_list(column.type):  # no kernel for lists; `structure` is short
+        merged = column.to_pylist()
+        for i in rows:
+            merged[i] = changes[i]
+        return pa.array(merged, type=column.type)
+    return pc.replace_with_mask(column, pa.array(mask), values)
 
 
 def _rewrite_group(
