@@ -138,4 +138,5 @@ def test_rebuild_of_real_pages_is_byte_identical(
             )  # fmt: skip
             checked += 1
             structured += bool(row["structure"])
-    assert checked > 2400 // step and structured > 210 // step
+    # Nearly every page gives a document; about a sixth hold code, tables or math.
+    assert checked > 0.9 * len(pages) and structured > 0.1 * checked
