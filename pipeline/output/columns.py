@@ -14,13 +14,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pipeline.output.schema import (
     BLOCK_TYPE,
     DOCS_SCHEMA,
     REJECTS_SCHEMA,
-    SHAPE_TYPE,
     partition_language,
 )
 from pipeline.types import Block, CleanResult, LabeledBlock, RawPage, Rejected, Verdict
@@ -150,7 +148,7 @@ class DocColumns:
         fields = list(BLOCK_TYPE)
         # Counted by the site stage, over the whole output, after every input is cleaned.
         site_pages = pa.nulls(len(self.labels), pa.int32())
-        arrays = {"site_pages": site_pages, "shape": _shape_array(values["shape"])}
+        arrays = {"site_pages": site_pages}
         struct = pa.StructArray.from_arrays(
             [
                 arrays[f.name] if f.name in arrays else pa.array(values[f.name], type=f.type)
@@ -160,34 +158,6 @@ class DocColumns:
         )
         offsets = pa.array([0, *accumulate(self.block_counts)], type=pa.int32())
         return pa.ListArray.from_arrays(offsets, struct, type=DOCS_SCHEMA.field("blocks").type)
-
-
-def _empty(kind: pa.DataType) -> pa.Scalar:
-    """The value a non-nullable field holds under a null shape: Parquet wants one."""
-    if pa.types.is_list(kind):
-        return pa.scalar([], type=kind)
-    if pa.types.is_boolean(kind):
-        return pa.scalar(False)
-    return pa.scalar("" if pa.types.is_string(kind) else 0, type=kind)
-
-
-def _shape_array(shapes: list[Any]) -> pa.Array:
-    """The blocks' shapes as Arrow: most are None, so only the others are converted and the
-    nulls are placed by one take (a quarter of the time of converting the whole list); the
-    children under a null shape hold empty values, as pyarrow's own conversion leaves them."""
-    at = [i for i, shape in enumerate(shapes) if shape is not None]
-    if len(at) == len(shapes):
-        return pa.array(shapes, type=SHAPE_TYPE)
-    positions = np.full(len(shapes), -1, dtype=np.int64)
-    positions[at] = np.arange(len(at))
-    null = positions < 0
-    taken = pa.array([shapes[i] for i in at], type=SHAPE_TYPE).take(pa.array(positions, mask=null))
-    fields = list(SHAPE_TYPE)
-    children = [
-        taken.field(f.name) if f.nullable else pc.fill_null(taken.field(f.name), _empty(f.type))
-        for f in fields
-    ]
-    return pa.StructArray.from_arrays(children, fields=fields, mask=pa.array(null))
 
 
 class RejectColumns:

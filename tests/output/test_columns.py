@@ -13,7 +13,6 @@ from typing import Any
 
 import fsspec
 import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
@@ -318,11 +317,3 @@ def test_rejects_read_back_field_by_field(tmp_path: Path) -> None:
         }
         for r in rejected
     ]
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.none() | shapes(), max_size=12))
-def test_the_shape_column_equals_pyarrows_own_conversion(values: list[Shape | None]) -> None:
-    from pipeline.output.columns import _shape_array
-
-    assert _shape_array(values).equals(pa.array(values, type=SHAPE_TYPE))
