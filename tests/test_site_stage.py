@@ -285,7 +285,12 @@ def test_the_job_runs_the_stage_and_reports_it(tmp_path: Path, cleaned) -> None:
     assert "site stage: 3 files, 4 blocks" in result.output
     (report_path,) = (tmp_path / "out" / "_runs").glob("*.json")
     stage = json.loads(report_path.read_text())["site_stage"]
-    assert stage["settings"] == {"min_pages": 3, "site_key": "host", "max_chars": 0}
+    assert stage["settings"] == {
+        "min_pages": 3,
+        "site_key": "host",
+        "max_chars": 200,
+        "max_share": 1.0,
+    }
     assert stage["totals"]["repeat_blocks"] == 4
     assert stage["top_sites"][0]["site"] == "news.a.example"
     html = next((tmp_path / "out" / "_runs").glob("*.html")).read_text()
@@ -300,7 +305,7 @@ def test_the_site_command_runs_on_an_output_and_refuses_what_is_not_one(
     out = _copy(cleaned[1], tmp_path / "out")
     ok = CliRunner().invoke(main, [str(out), "--scheduler", "inproc", "--site-key", "domain"])
     assert ok.exit_code == 0, ok.output
-    assert "4 blocks" in ok.output
+    assert "6 blocks" in ok.output  # the defaults: K 2 marks c.example's box too
     state = json.loads((out / "_site" / "state.json").read_text())
     assert state["settings"]["site_key"] == "domain"
     empty = CliRunner().invoke(main, [str(tmp_path / "none"), "--scheduler", "inproc"])

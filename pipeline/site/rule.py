@@ -26,8 +26,8 @@ __all__ = ["DEFAULT_MAX_CHARS", "DEFAULT_MIN_PAGES", "REPEAT", "SiteSettings"]
 
 REPEAT = "repeat"
 GOOD = "good"
-DEFAULT_MIN_PAGES = 3
-DEFAULT_MAX_CHARS = 0  # 0: no length cap
+DEFAULT_MIN_PAGES = 2
+DEFAULT_MAX_CHARS = 200  # 0: no length cap
 DEFAULT_MAX_SHARE = 1.0  # 1: a page may lose all of its kept text
 
 
