@@ -81,8 +81,10 @@ def _modified(info: dict[str, Any]) -> str:
 
 def docs_files(fs: fsspec.AbstractFileSystem, root: str) -> list[DocsFile]:
     """Every visible documents file under ``root``, sorted by path (hence numbered alike
-    whatever order the inputs came in)."""
+    whatever order the inputs came in). Listed afresh: an object store's file system caches
+    listings, and the workers have written since."""
     root = root.rstrip("/")
+    fs.invalidate_cache(root)
     docs = f"{root}/docs"
     if not fs.isdir(docs):
         return []
