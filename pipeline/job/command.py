@@ -317,8 +317,9 @@ def main(
             todo_done = pending_inputs(paths, cfg)[1]
             progress.update(task, advance=len(todo_done))
             result = run_job(client, paths, cfg, retries=retries, on_report=on_report)
-        from pipeline.job.site_stage import run_site_stage
+        from pipeline.job.site_stage import quiet_shuffle_logs, run_site_stage
 
+        quiet_shuffle_logs()
         # Over the whole output (this run's documents and every earlier run's), after every
         # input is cleaned; also after failed inputs, whose re-run then counts again.
         site = run_site_stage(client, cfg.output, site_settings, storage_options=cfg.storage_dict)

@@ -130,7 +130,7 @@ def main(
     storage: tuple[str, ...],
 ) -> None:
     """Run the site stage over OUTPUT, an output of `warcclean run` (see its --site-repeats)."""
-    from pipeline.job.site_stage import run_site_stage
+    from pipeline.job.site_stage import quiet_shuffle_logs, run_site_stage
     from pipeline.output.layout import OutputError, check_output, written_schema_version
 
     try:
@@ -152,6 +152,7 @@ def main(
     fs, root = url_to_fs(output, **options if "://" in output else {})
     if written_schema_version(fs, root.rstrip("/")) is None:
         raise click.UsageError(f"{output} holds no warcclean documents: nothing to count")
+    quiet_shuffle_logs()
     with make_client(scheduler, workers, 1, memory_limit) as client:
         result = run_site_stage(client, output, settings, storage_options=options)
     print_site_result(result, click.echo)

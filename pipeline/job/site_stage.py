@@ -4,12 +4,13 @@
 output (``warcclean site``), with whatever client the caller has: a LocalCluster, a remote
 multi-machine cluster, or threads of this process. Its steps are `pipeline.site.files`'s:
 
-1. one task per documents file reads its keys (`read_keys`): block occurrences and documents;
-2. the occurrences are shuffled by key and the documents by page hash (Dask's p2p shuffle, which
-   streams partitions between workers and spills them to disk), one output partition per
+1. one task per documents file reads its keys (`read_keys`): block occurrences and documents,
+   in one frame;
+2. that frame is shuffled, occurrences by key and documents by page hash (Dask's p2p shuffle,
+   which streams partitions between workers and spills them to disk), one output partition per
    documents file at least, so a partition holds what one file holds on average however large
    the output: worker memory stays flat as the output grows; each partition is counted
-   (`count_pages`, `first_copies`), leaving only the keys on two or more pages and the copies;
+   (`count_and_copy`), leaving only the keys on two or more pages and the copies;
 3. those are shuffled to their files (`set_index` by file number with one division per file)
    and each file is rewritten into the staging area (`rewrite_file`);
 4. the per-site counts the rewrites return are summed on the cluster (by language, and the 20
@@ -83,6 +84,14 @@ class SiteResult:
         }
 
 
+def quiet_shuffle_logs() -> None:
+    """Keep Dask's p2p shuffle from logging each shuffle's start and end as a warning (six
+    lines per stage on the job's console); real errors still show."""
+    import logging
+
+    logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
+
+
 def _open_fs(output: str, storage_options: dict[str, Any]) -> tuple[Any, str]:
     fs, root = url_to_fs(output, **storage_options if "://" in output else {})
     return fs, root.rstrip("/")
@@ -91,14 +100,15 @@ def _open_fs(output: str, storage_options: dict[str, Any]) -> tuple[Any, str]:
 def _read(
     spec: tuple[int, str], output: str, storage_options: dict[str, Any], settings: SiteSettings
 ) -> pd.DataFrame:
-    """Step 1 for one file: occurrences and documents in one frame (``kind`` 0 and 1), so the
-    file is read once for both shuffles."""
+    """Step 1 for one file: occurrences and documents in one frame (``kind`` 0 and 1) keyed
+    for one shuffle (an occurrence by its key, a document by its page hash), so that the file
+    is read once and the keys move once."""
     file_id, relpath = spec
     fs, root = _open_fs(output, storage_options)
     with fs.open(f"{root}/{relpath}", "rb") as handle:
         occ, docs = files.read_keys(handle, file_id, settings)
     occ = occ.assign(kind=np.int8(0), row=np.int64(-1), warc_date=None, url=None, record_id=None)
-    docs = docs.assign(kind=np.int8(1), key=np.uint64(0))
+    docs = docs.assign(kind=np.int8(1), key=docs["page"])
     return pd.concat([occ, docs], ignore_index=True).astype(_UNION_META.dtypes)[
         list(_UNION_META.columns)
     ]
@@ -112,8 +122,7 @@ _UNION_META["row"] = _UNION_META["row"].astype("int64")
 
 def _rewrite(
     spec: tuple[int, str, str],
-    hits: pd.DataFrame,
-    copies: pd.DataFrame,
+    routed: pd.DataFrame,
     output: str,
     storage_options: dict[str, Any],
     settings: SiteSettings,
@@ -122,19 +131,14 @@ def _rewrite(
     file_id, relpath, language = spec
     fs, root = _open_fs(output, storage_options)
     paths = SitePaths(root)
-    hits = hits.reset_index()
-    copies = copies.reset_index()
+    routed = routed.reset_index()
+    routed = routed[routed["file"] == file_id]
+    hits = routed[routed["row"] < 0]
+    copies = routed[routed["row"] >= 0]
     target = AtomicFile(fs, paths.staged(relpath))
     try:
         with fs.open(paths.final(relpath), "rb") as source:
-            stats = files.rewrite_file(
-                source,
-                target.handle,
-                hits[hits["file"] == file_id],
-                copies[copies["file"] == file_id],
-                settings,
-                language,
-            )
+            stats = files.rewrite_file(source, target.handle, hits, copies, settings, language)
         target.commit()
     except BaseException:
         target.abort()
@@ -221,21 +225,13 @@ def _compute(
         enforce_metadata=False,
         label="site-keys",
     )
-    occurrences = both[both["kind"] == 0][list(files.OCCURRENCES_META.columns)]
-    documents = both[both["kind"] == 1][list(files.DOCUMENTS_META.columns)]
-    hits = occurrences.shuffle("key", npartitions=partitions, shuffle_method=method)
-    hits = hits.map_partitions(files.count_pages, meta=files.HITS_META)
-    copies = documents.shuffle("page", npartitions=partitions, shuffle_method=method)
-    copies = copies.map_partitions(files.first_copies, meta=files.COPIES_META)
-    divisions = _divisions(n)
-    hits = hits.set_index("file", divisions=divisions, shuffle_method=method)
-    copies = copies.set_index("file", divisions=divisions, shuffle_method=method)
+    shuffled = both.shuffle("key", npartitions=partitions, shuffle_method=method)
+    routed = shuffled.map_partitions(files.count_and_copy, meta=files.ROUTED_META)
+    routed = routed.set_index("file", divisions=_divisions(n), shuffle_method=method)
     rewrite = delayed(_rewrite, pure=True)
     parts = [
-        rewrite((i, e.relpath, e.language), h, c, output, options, settings)
-        for i, (e, h, c) in enumerate(
-            zip(entries, hits.to_delayed(), copies.to_delayed(), strict=True)
-        )
+        rewrite((i, e.relpath, e.language), part, output, options, settings)
+        for i, (e, part) in enumerate(zip(entries, routed.to_delayed(), strict=True))
     ]
     stats = dd.from_delayed(parts, meta=files.STATS_META, verify_meta=False)
     by_language = stats.groupby("language")[_SUMS].sum()

@@ -197,6 +197,30 @@ def read_keys(
     return occ.astype(OCCURRENCES_META.dtypes), docs.astype(DOCUMENTS_META.dtypes)
 
 
+ROUTED_META = pd.DataFrame(
+    {
+        "file": pd.Series([], dtype="int32"),
+        "key": pd.Series([], dtype="uint64"),
+        "n": pd.Series([], dtype="int32"),
+        "row": pd.Series([], dtype="int64"),
+        "duplicate_of": pd.Series([], dtype=object),
+    }
+)
+
+
+def count_and_copy(part: pd.DataFrame) -> pd.DataFrame:
+    """One shuffled partition of `read_keys`'s rows, occurrences (``kind`` 0, shuffled by key)
+    and documents (``kind`` 1, by page hash) together: `count_pages` and `first_copies` of
+    each, as one frame to route back to the files (`ROUTED_META`: a hit has ``row`` -1, a
+    copy ``key`` 0)."""
+    occurrences = part.loc[part["kind"] == 0, list(OCCURRENCES_META.columns)]
+    documents = part.loc[part["kind"] == 1, list(DOCUMENTS_META.columns)]
+    hits = count_pages(occurrences).assign(row=np.int64(-1), duplicate_of=None)
+    copies = first_copies(documents).assign(key=np.uint64(0), n=np.int32(0))
+    routed = pd.concat([hits, copies], ignore_index=True)[list(ROUTED_META.columns)]
+    return routed.astype(ROUTED_META.dtypes)
+
+
 def count_pages(occurrences: pd.DataFrame) -> pd.DataFrame:
     """For one partition holding every occurrence of its keys: ``(file, key, n)`` for each key
     on two or more distinct pages and each file holding it."""
@@ -315,11 +339,14 @@ def _rewrite_group(
     )
     if changed.any():
         rebuilt = {}
-        rows = flat.to_pylist()
         for d in np.flatnonzero(changed):
-            a, b = k.offsets[d], k.offsets[d + 1]
+            # Only the changed documents' blocks become Python values (most keep theirs).
+            a, b = int(k.offsets[d]), int(k.offsets[d + 1])
             rebuilt[int(d)] = rebuild(
-                rows[a:b], labels[a:b], formats=formats, include_comments=include_comments
+                flat.slice(a, b - a).to_pylist(),
+                labels[a:b],
+                formats=formats,
+                include_comments=include_comments,
             )
         for name in ("text", "markdown", "n_good", "n_chars", "n_words"):
             columns[name] = _replaced(

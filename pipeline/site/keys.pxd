@@ -10,5 +10,8 @@ cdef uint64_t _OFFSET, _PRIME, _MASK
 @cython.locals(h=uint64_t, c=uint64_t, started=cython.bint, space=cython.bint, ch=cython.Py_UCS4, s=str)
 cpdef uint64_t _fnv(str text, bint fold_digits)
 
+@cython.locals(h=uint64_t, c=cython.uchar, started=cython.bint, space=cython.bint)
+cpdef uint64_t _fnv_ascii(bytes data, bint fold_digits)
+
 @cython.locals(i=Py_ssize_t, view=uint64_t[::1])
 cpdef _fill(list texts, object out, bint fold_digits)

@@ -55,10 +55,12 @@ def _fnv(text: str, fold_digits: bool) -> int:
     """The FNV-1a hash of ``text``'s normalized form (see the module), folded code point by
     code point without building that form; digits are kept as they are unless
     ``fold_digits``."""
+    s = text.lower()
+    if s.isascii():  # most text: one pass over its bytes
+        return _fnv_ascii(s.encode("ascii"), fold_digits)
     h = _OFFSET
     started = False
     space = False
-    s = text.lower()
     for ch in s:
         if ch.isspace():
             space = started
@@ -67,6 +69,26 @@ def _fnv(text: str, fold_digits: bool) -> int:
             h = ((h ^ 32) * _PRIME) & _MASK
             space = False
         c = 48 if fold_digits and ch.isdecimal() else ord(ch)
+        h = ((h ^ c) * _PRIME) & _MASK
+        started = True
+    return h
+
+
+def _fnv_ascii(data: bytes, fold_digits: bool) -> int:
+    """`_fnv` of ASCII text, from its bytes: the same hash (ASCII white space is what
+    `str.isspace` says of it, 9-13 and 28-32; its decimal digits are 48-57)."""
+    h = _OFFSET
+    started = False
+    space = False
+    for c in data:
+        if c == 32 or 9 <= c <= 13 or 28 <= c <= 31:
+            space = started
+            continue
+        if space:
+            h = ((h ^ 32) * _PRIME) & _MASK
+            space = False
+        if fold_digits and 48 <= c <= 57:
+            c = 48
         h = ((h ^ c) * _PRIME) & _MASK
         started = True
     return h

@@ -84,3 +84,22 @@ def test_sites_by_host_and_by_registered_domain() -> None:
     assert site_of("http://[::1/", "<urn:1>") == "\x00<urn:1>"
     with pytest.raises(ValueError, match="site key must be one of host, domain"):
         site_of("http://a.example/", "r", "path")
+
+
+def _reference(text: str, fold: bool) -> int:
+    """The hash from its definition: FNV-1a over the code points of the normalized text."""
+    folded = "".join("0" if fold and c.isdecimal() else c for c in text.lower())
+    h = 0xCBF29CE484222325
+    for c in " ".join(folded.split()):
+        h = ((h ^ ord(c)) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.characters(max_codepoint=127)) | st.text(),
+    st.booleans(),
+)
+def test_the_hash_is_fnv_of_the_normalized_code_points(text: str, fold: bool) -> None:
+    # ASCII text takes the byte path, the rest the code point path: both are this hash.
+    assert hash_texts([text], fold_digits=fold)[0] == _reference(text, fold)
