@@ -125,16 +125,18 @@ def shuffle_volume(out: Path) -> dict[str, Any]:
     hits = files.count_pages(occ)
     n_docs = sum(len(d) for d in documents) or 1
     n_pages = len(docs)
-    # As Arrow moves them: the shuffled columns' fixed widths, strings at their lengths.
-    occ_bytes = len(occ) * (8 + 8 + 4)
+    # As Arrow moves them (pipeline.job.site_stage's frames): an occurrence row is key, page,
+    # file, row, kind and three null strings (an offset each); a document row the same with its
+    # strings; a routed row is file, key, n, row and a string (null for a hit).
+    occ_bytes = len(occ) * (8 + 8 + 4 + 8 + 1 + 3 * 4)
     doc_bytes = int(
-        len(docs) * (8 + 4 + 8)
+        len(docs) * (8 + 8 + 4 + 8 + 1)
         + sum(
             docs[c].map(lambda s: len(s.encode()) + 4).sum()
             for c in ("warc_date", "url", "record_id")
         )
     )
-    hit_bytes = len(hits) * (4 + 8 + 4)
+    hit_bytes = len(hits) * (4 + 8 + 4 + 8 + 4)
     return {
         "docs": n_pages,
         "occurrence_rows_per_doc": round(len(occ) / n_docs, 1),
