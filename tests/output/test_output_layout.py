@@ -178,15 +178,21 @@ def _written_with_schema(out: Path, version: bytes, *, docs: bool = True) -> Non
 
 
 @pytest.mark.parametrize("docs", [True, False], ids=["docs", "rejects-only"])
-def test_an_output_of_another_schema_version_is_refused(tmp_path: Path, docs: bool) -> None:
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_an_output_of_another_schema_version_is_refused(
+    tmp_path: Path, docs: bool, version: str
+) -> None:
     out = tmp_path / "out"
-    _written_with_schema(out, b"1", docs=docs)
+    _written_with_schema(out, version.encode(), docs=docs)
     before = _files(tmp_path)
     with pytest.raises(
-        OutputError, match=r"schema version 1, and this warcclean writes schema version 3"
+        OutputError, match=rf"schema version {version}, and this warcclean writes schema version 3"
     ) as info:
         check_output(str(out))
     assert "new output directory" in str(info.value)
+    # The message says what the versions since then added.
+    assert "the blocks' shape and site_pages, the documents' duplicate_of" in str(info.value)
+    assert ("markdown and structure" in str(info.value)) == (version == "1")
     assert _files(tmp_path) == before
 
 
