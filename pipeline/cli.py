@@ -26,7 +26,10 @@ class _Commands(click.Group):
     """The group, with commands that import Dask loaded only when they are asked for: every
     other command (and ``--help``) starts without Dask's half second of imports."""
 
-    LAZY: ClassVar[dict[str, tuple[str, str]]] = {"run": ("pipeline.job.command", "main")}
+    LAZY: ClassVar[dict[str, tuple[str, str]]] = {
+        "run": ("pipeline.job.command", "main"),
+        "site": ("pipeline.job.site_command", "main"),
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.LAZY])
@@ -55,6 +58,7 @@ def program() -> None:
 
 # The commands below are defined by their owners' modules:
 #   run    -> pipeline.job.command (the Dask job; also jobs/clean_warcs.py)
+#   site   -> pipeline.job.site_command (the site stage alone, over an earlier output)
 #   clean  -> this file (debug one page)
 #   eval   -> pipeline.evaluate
 #   report, show -> pipeline.report (the run report and the page viewer)

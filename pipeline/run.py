@@ -181,6 +181,7 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
                     batch_bytes=cfg.batch_bytes,
                     text=cfg.writes_text,
                     markdown=cfg.writes_markdown,
+                    include_comments=cfg.include_comments,
                 )
             )
             input_bytes = _size(stream)

@@ -79,6 +79,7 @@ def test_wheel_is_compiled_where_a_compiler_is(compiled_wheel: zipfile.ZipFile) 
         "learned/features",
         "learned/stacked",
         "learned/netwalk",
+        "site/keys",
     ):
         assert [n for n in names if n.startswith(f"pipeline/{module}.") and n.endswith(".so")]
         # The source ships too: the freshness check reads it.

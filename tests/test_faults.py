@@ -66,6 +66,9 @@ def make_inputs(directory: Path, n: int = N_INPUTS) -> list[str]:
 
 
 def reference_rows(inputs: list[str], out: Path) -> list[str]:
+    from pipeline.job.site_stage import run_site_stage
+    from pipeline.site.rule import SiteSettings
+
     with (
         LocalCluster(
             processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
@@ -73,6 +76,8 @@ def reference_rows(inputs: list[str], out: Path) -> list[str]:
         Client(cluster) as client,
     ):
         result = schedule.run_job(client, inputs, JobConfig(output=str(out)))
+        # The job ends with the site stage (its defaults): so does the reference.
+        run_site_stage(client, str(out), SiteSettings())
     assert not result.failed
     ref = rows(out)
     assert len(ref) == N_INPUTS * PAGES_PER_INPUT

@@ -36,6 +36,7 @@ from pipeline.job.schedule import (
     pending_inputs,
     run_job,
 )
+from pipeline.job.site_command import print_site_result, site_options
 from pipeline.job.task import InputFailure
 from pipeline.jobconfig import (
     DEFAULT_BATCH_ROWS,
@@ -200,6 +201,7 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
     help="Least level of Dask's and warcclean's log messages shown, on this machine and on the "
     "local cluster's workers.",
 )
+@site_options
 def main(
     inputs: tuple[str, ...],
     output: str,
@@ -227,8 +229,13 @@ def main(
     limit: int | None,
     verbose: bool,
     log_level: str,
+    site_repeats: int,
+    site_key: str,
+    site_max_chars: int,
+    site_max_share: float,
 ) -> None:
-    """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
+    """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output,
+    then run the site stage over the whole output (--site-repeats)."""
     from rich.console import Console
     from rich.markup import escape
     from rich.progress import (
@@ -282,8 +289,21 @@ def main(
             check_report_path(report_path, cfg.storage_dict)
     except OutputError as exc:
         raise click.UsageError(str(exc)) from exc
+    from pipeline.site.rule import SiteSettings
+
+    site_settings = SiteSettings(
+        min_pages=site_repeats,
+        site_key=site_key,
+        max_chars=site_max_chars,
+        max_share=site_max_share,
+    )
+    # A site stage stopped while it published its files is finished before anything is
+    # written, so that its journal can never move a file over one this run writes.
+    finished = _finish_site_stage(cfg)
     out = Console()
     err = Console(stderr=True)
+    if finished:
+        out.print("site stage: finished publishing a stage that was stopped")
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     # matplotlib loads while the workers run, so the report costs only its drawing at the end.
     warming = None if no_html_report else warm_up_report()
@@ -336,8 +356,16 @@ def main(
             todo_done = pending_inputs(paths, cfg)[1]
             progress.update(task, advance=len(todo_done))
             result = run_job(client, paths, cfg, retries=retries, on_report=on_report)
+        from pipeline.job.site_stage import quiet_shuffle_logs, run_site_stage
+
+        quiet_shuffle_logs()
+        # Over the whole output (this run's documents and every earlier run's), after every
+        # input is cleaned; also after failed inputs, whose re-run then counts again.
+        site = run_site_stage(client, cfg.output, site_settings, storage_options=cfg.storage_dict)
     out.print(summary_table(result))
+    print_site_result(site, out.print)
     report = run_report(result, cfg, started_at)
+    report["site_stage"] = site.to_dict()
     try:
         where = write_run_report(report, cfg, report_path)
     except Exception as exc:  # the output changed under the run (disk full, permissions)
@@ -367,6 +395,16 @@ def main(
             if not charts_available():
                 out.print(f"(tables only: {escape(CHARTS_HINT)} adds the charts)", soft_wrap=True)
     sys.exit(1 if result.failed else 0)
+
+
+def _finish_site_stage(cfg: JobConfig) -> bool:
+    """Publish what a site stage stopped while publishing left journaled; True if it did."""
+    from fsspec.core import url_to_fs
+
+    from pipeline.site.commit import SitePaths, publish
+
+    fs, root = url_to_fs(cfg.output, **cfg.storage_dict if "://" in cfg.output else {})
+    return fs.isdir(root) and publish(fs, SitePaths(root))
 
 
 def run_as_program() -> None:

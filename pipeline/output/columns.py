@@ -33,7 +33,7 @@ ROW_OVERHEAD = 1500
 
 # The Block fields written as they are, and where each sits in the Block named tuple.
 _BLOCK_FIELDS = ("text", "tag", "dom_path", "is_heading", "n_chars", "n_words", "n_link_chars")
-_BLOCK_FIELDS += ("n_tags", "n_markup_chars")
+_BLOCK_FIELDS += ("n_tags", "n_markup_chars", "shape")
 _AT = {name: Block._fields.index(name) for name in _BLOCK_FIELDS}
 
 _DOC_FIELDS = tuple(name for name in DOCS_SCHEMA.names if name != "blocks")
@@ -120,6 +120,7 @@ class DocColumns:
                 markdown,
                 list(result.structure),
                 *metadata,
+                None,  # duplicate_of: the site stage's
             )
         )
         self.nbytes += size
@@ -152,8 +153,15 @@ class DocColumns:
             score=self.scores,
         )
         fields = list(BLOCK_TYPE)
+        # Counted by the site stage, over the whole output, after every input is cleaned.
+        site_pages = pa.nulls(len(self.labels), pa.int32())
+        arrays = {"site_pages": site_pages}
         struct = pa.StructArray.from_arrays(
-            [pa.array(values[f.name], type=f.type) for f in fields], fields=fields
+            [
+                arrays[f.name] if f.name in arrays else pa.array(values[f.name], type=f.type)
+                for f in fields
+            ],
+            fields=fields,
         )
         offsets = pa.array([0, *accumulate(self.block_counts)], type=pa.int32())
         return pa.ListArray.from_arrays(offsets, struct, type=DOCS_SCHEMA.field("blocks").type)

@@ -35,7 +35,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.output.columns import DocColumns, RejectColumns
-from pipeline.output.schema import DOCS_SCHEMA, REJECTS_SCHEMA, partition_language, writer_options
+from pipeline.output.schema import (
+    REJECTS_SCHEMA,
+    docs_file_schema,
+    partition_language,
+    writer_options,
+)
 from pipeline.types import CleanResult, RawPage, Rejected
 
 
@@ -78,7 +83,7 @@ def _temp_name(final: str) -> str:
     return f"{directory}/.{name}.{secrets.token_hex(6)}.tmp"
 
 
-class _AtomicFile:
+class AtomicFile:
     """One output file: a temp name + rename locally, the final key directly elsewhere."""
 
     def __init__(self, fs: fsspec.AbstractFileSystem, final: str) -> None:
@@ -124,7 +129,7 @@ class _Partition:
     ) -> None:
         self.new_buffer = buffer
         self.rows: Any = buffer()
-        self.file = _AtomicFile(fs, final)
+        self.file = AtomicFile(fs, final)
         try:
             self.writer = pq.ParquetWriter(self.file.handle, schema, **writer_options(schema))
         except BaseException:
@@ -174,10 +179,14 @@ class PartitionedParquetSink:
         batch_bytes: int,
         text: bool = True,
         markdown: bool = True,
+        include_comments: bool = False,
     ) -> None:
         self.fs = fs
         # Which of the documents' text and Markdown columns are filled (`DocColumns`).
         self._doc_buffer = partial(DocColumns, text=text, markdown=markdown)
+        # The footer says how the text was rendered, for the site stage to render it again.
+        formats = "both" if text and markdown else "text" if text else "markdown"
+        self._docs_schema = docs_file_schema(formats, include_comments)
         self.paths = paths
         self.batch_rows = batch_rows
         self.batch_bytes = batch_bytes
@@ -203,7 +212,7 @@ class PartitionedParquetSink:
         part = self._docs.get(language)
         if part is None:
             part = self._docs[language] = _Partition(
-                self.fs, self.paths.docs(language), DOCS_SCHEMA, self._doc_buffer
+                self.fs, self.paths.docs(language), self._docs_schema, self._doc_buffer
             )
         size = part.rows.add(
             page, result, cleaner_version=cleaner_version, cleaner_params=cleaner_params

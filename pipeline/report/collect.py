@@ -258,6 +258,9 @@ class OutputSummary:
     issues_by_kind: Counter[str] = field(default_factory=Counter)
     issue_log: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # what could not be read, or disagrees
+    # The last site stage published over the output (`_site/state.json`: its settings and
+    # report, `pipeline.job.site_stage`); None when no stage ran.
+    site_stage: dict[str, Any] | None = None
 
     @property
     def n_rejects(self) -> int:
@@ -301,8 +304,20 @@ def collect(
     _add_runs(summary, runs, {m["stem"] for m in markers if "stem" in m})
     _read_docs(fs, root, summary)
     _read_rejects(fs, root, summary)
+    _read_site_stage(fs, root, summary)
     _cross_check(summary)
     return summary
+
+
+def _read_site_stage(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSummary) -> None:
+    path = f"{root}/_site/state.json"
+    if not fs.exists(path):
+        return
+    state = _load_json(fs, [path], summary).get(path)
+    if isinstance(state, dict) and isinstance(state.get("report"), dict):
+        summary.site_stage = state
+    elif state is not None:
+        summary.problems.append(f"{path} is not a site stage's state, ignored")
 
 
 def _load_json(fs: fsspec.AbstractFileSystem, paths: list[str], summary: OutputSummary) -> dict:

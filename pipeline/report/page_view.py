@@ -26,6 +26,7 @@ from pipeline.types import CleanResult, LabeledBlock, Verdict
 
 # Shown first, in this order, when a block has them; any other feature follows in its own order.
 _FEATURE_ORDER = (
+    "site_pages",
     "tag",
     "is_heading",
     "class",
@@ -43,6 +44,7 @@ _FEATURE_ORDER = (
     "dom_path",
 )
 _FEATURE_NAMES = {
+    "site_pages": "pages of its site",
     "is_heading": "heading",
     "class": "class",
     "class_cues": "class cues",
@@ -257,7 +259,8 @@ def view_of_row(
             )
     blocks = []
     for i, b in enumerate(stored):
-        features = {k: v for k, v in b.items() if k not in ("text", "label", "score")}
+        # The shape is what the renderer reads (shown in the Markdown pane), not a feature.
+        features = {k: v for k, v in b.items() if k not in ("text", "label", "score", "shape")}
         if extra is not None:
             features.update(extra[i])
         blocks.append(
@@ -304,6 +307,7 @@ _CSS = """
   border-radius: 3px; margin-right: 6px; color: #fff; background: var(--good); }
 .removed .badge { background: #8a93a3; }
 .blk[data-label="comment"] .badge { background: #a8741a; }
+.blk[data-label="repeat"] .badge { background: #6b5ca5; }
 .txt { white-space: pre-wrap; overflow-wrap: anywhere; }
 .feat { font-size: 11.5px; color: var(--muted); margin-top: 4px; overflow-wrap: anywhere; }
 .feat b { font-weight: 600; color: #3b4252; }
@@ -383,8 +387,12 @@ def _feature_line(features: Iterable[tuple[str, Any]], class_: str) -> Safe:
 
 def _block(b: BlockView, *, differs: bool = False) -> Safe:
     state = "kept" if b.kept else "removed"
+    badge = state if b.kept else f"removed ({b.label})"
+    if b.label == "repeat":
+        pages = dict(b.features).get("site_pages")
+        badge = f"removed (repeat: on {pages} pages of its site)"
     head = [
-        el("span", state if b.kept else f"removed ({b.label})", class_="badge"),
+        el("span", badge, class_="badge"),
         f"#{b.index}",
         f" · score {fmt_float(b.score, 3)}" if b.score is not None else "",
     ]
@@ -438,6 +446,11 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
             "span",
             el("span", "removed (comment)", class_="badge", style="background:#a8741a"),
             "a reader comment: out of the text unless comments are included",
+        ),
+        el(
+            "span",
+            el("span", "removed (repeat)", class_="badge", style="background:#6b5ca5"),
+            "kept by the cleaner, but on many pages of its site: taken out by the site stage",
         ),
         class_="legend sub",
     )

@@ -113,6 +113,7 @@ def render_report(summary: OutputSummary, *, with_charts: bool | None = None) ->
         _distributions(summary),
         _structure(summary),
         _metadata(summary),
+        _site_stage(summary),
         _cleaners(summary),
         _page_columns(summary),
         _failed(summary),
@@ -523,6 +524,74 @@ def _metadata(summary: OutputSummary) -> Safe:
         ),
         _count_table(rows, "column", total, "metadata-fill", "documents"),
         id_="metadata",
+    )
+
+
+def _site_stage(summary: OutputSummary) -> Safe:
+    """What the last site stage marked: per language, the sites where it took most, and the
+    duplicates (`pipeline.job.site_stage`)."""
+    state = summary.site_stage
+    if state is None:
+        return Safe("")
+    report = state["report"]
+    settings = state.get("settings") or {}
+    totals = report.get("totals") or {}
+
+    def share(part: int, whole: int) -> str:
+        return fmt_float(100 * part / whole, 1) + " %" if whole else "–"
+
+    heads = ("language", "documents", "changed", "blocks marked", "characters marked", "share")
+    numeric = heads[1:]
+    rows = [
+        el(
+            "tr",
+            el("td", language),
+            *(
+                el("td", fmt_int(int(counts.get(k, 0))), class_="n")
+                for k in ("docs", "docs_changed", "repeat_blocks", "repeat_chars")
+            ),
+            el("td", share(counts.get("repeat_chars", 0), counts.get("kept_chars", 0)), class_="n"),
+        )
+        for language, counts in (report.get("languages") or {}).items()
+    ]
+    site_rows = [
+        el(
+            "tr",
+            el("td", entry["site"], class_="wrap"),
+            el("td", entry["language"]),
+            *(
+                el("td", fmt_int(int(entry.get(k, 0))), class_="n")
+                for k in ("docs", "repeat_blocks", "repeat_chars")
+            ),
+            el("td", share(entry.get("repeat_chars", 0), entry.get("kept_chars", 0)), class_="n"),
+        )
+        for entry in report.get("top_sites") or ()
+    ]
+    site_heads = ("site", "language", "documents", "blocks marked", "characters marked", "share")
+    return _section(
+        "Site stage: blocks repeated on a site, and duplicates",
+        el(
+            "p",
+            f"Kept blocks whose normalized text is on {settings.get('min_pages', '?')} or more "
+            f"documents of their site (by {settings.get('site_key', 'host')}) are labelled "
+            "repeat and left out of the text and Markdown; each block's site_pages holds its "
+            f"count. {count(int(totals.get('repeat_blocks', 0)), 'block')}, "
+            f"{count(int(totals.get('repeat_chars', 0)), 'character')} "
+            f"({share(totals.get('repeat_chars', 0), totals.get('kept_chars', 0))} of the kept "
+            f"text) in {count(int(totals.get('docs_changed', 0)), 'document')}. "
+            f"{count(int(totals.get('duplicates', 0)), 'document')} "
+            + agree(
+                int(totals.get("duplicates", 0)), "is an exact duplicate", "are exact duplicates"
+            )
+            + " of an earlier one (duplicate_of; no row is removed).",
+            class_="sub",
+        ),
+        _table(heads, rows, numeric=numeric, id="site-languages"),
+        el("h3", "Sites where it took the most text") if site_rows else Safe(""),
+        _table(site_heads, site_rows, numeric=site_heads[2:], id="site-top")
+        if site_rows
+        else Safe(""),
+        id_="site-stage",
     )
 
 

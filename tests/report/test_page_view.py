@@ -286,3 +286,18 @@ def test_one_character_count_the_documents_and_what_the_others_are() -> None:
     assert len(plain.kept_text) == len(plain.text)
     page = render_page(dataclasses.replace(plain, markdown=""))
     assert "the document's text (n_chars)" not in page
+
+
+def test_a_repeat_block_shows_as_removed_with_its_count() -> None:
+    block = {"text": "Sign up for our newsletter", "label": "repeat", "score": 0.9, "tag": "p",
+             "site_pages": 12, "shape": {"heading": 0}}  # fmt: skip
+    kept = {"text": "The article itself.", "label": "good", "score": 0.9, "tag": "p",
+            "site_pages": 1, "shape": None}  # fmt: skip
+    row = {"record_id": "r", "cleaner": "neighbours", "text": kept["text"], "blocks": [kept, block]}
+    page = render_page(view_of_row(row, title="t"))
+    assert kept_texts(page) == ["The article itself."]
+    tree = LexborHTMLParser(page)
+    (repeat,) = tree.css('.blk[data-label="repeat"]')
+    assert "removed (repeat: on 12 pages of its site)" in repeat.text()
+    assert "pages of its site 12" in repeat.css_first(".feat").text()
+    assert "heading" not in repeat.css_first(".feat").text()  # the shape is no feature
