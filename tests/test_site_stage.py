@@ -314,6 +314,23 @@ def test_the_site_command_runs_on_an_output_and_refuses_what_is_not_one(
     assert bad.exit_code == 2 and "would mark every kept block" in bad.output
 
 
+def test_the_site_command_takes_the_outputs_lock(tmp_path: Path, cleaned) -> None:
+    # Issue 48: one job per output, the stage that rewrites the documents' files included.
+    from pipeline.job.site_command import main
+    from pipeline.output import lock
+
+    out = _copy(cleaned[1], tmp_path / "out")
+    held = lock.acquire(str(out), cleaner="bte")  # a job of this (running) process
+    refused = CliRunner().invoke(main, [str(out), "--scheduler", "inproc", "--force"])
+    assert refused.exit_code == 2 and "cleaner bte" in refused.output
+    assert "still running" in refused.output
+    assert not (out / "_site").exists()
+    lock.release(held)
+    ok = CliRunner().invoke(main, [str(out), "--scheduler", "inproc"])
+    assert ok.exit_code == 0, ok.output
+    assert (out / "_site" / "state.json").exists() and not (out / lock.LOCK_NAME).exists()
+
+
 def test_on_a_scheduler_and_two_worker_processes(tmp_path: Path, cleaned, client) -> None:
     reference = _copy(cleaned[1], tmp_path / "ref")
     run_site_stage(client, str(reference), K3)

@@ -118,6 +118,12 @@ def _memory_limit(ctx: click.Context, param: click.Parameter, value: str) -> str
     metavar="K=V",
     help="fsspec option for a remote output, e.g. endpoint_url=http://...",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Take over the output's lock when the job that holds it is gone (as `warcclean run "
+    "--force`).",
+)
 def main(
     output: str,
     site_repeats: int,
@@ -128,6 +134,7 @@ def main(
     workers: int | None,
     memory_limit: str | int | None,
     storage: tuple[str, ...],
+    force: bool,
 ) -> None:
     """Run the site stage over OUTPUT, an output of `warcclean run` (see its --site-repeats)."""
     from pipeline.job.site_stage import quiet_shuffle_logs, run_site_stage
@@ -152,6 +159,14 @@ def main(
     fs, root = url_to_fs(output, **options if "://" in output else {})
     if written_schema_version(fs, root.rstrip("/")) is None:
         raise click.UsageError(f"{output} holds no warcclean documents: nothing to count")
+    from pipeline.output import lock
+
+    try:
+        # The stage rewrites the documents' files: never beside a job writing the same output.
+        held = lock.acquire(output, options, cleaner="(site stage)", force=force)
+    except lock.OutputLocked as exc:
+        raise click.UsageError(str(exc)) from exc
+    click.get_current_context().call_on_close(lambda: lock.release(held))
     quiet_shuffle_logs()
     with make_client(scheduler, workers, 1, memory_limit) as client:
         result = run_site_stage(client, output, settings, storage_options=options)

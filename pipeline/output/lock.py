@@ -189,6 +189,6 @@ def _message(output: str, holder: dict[str, Any], gone: bool | None) -> str:
     else:
         advice = "it is still running: wait for it to end, or write to another output"
     return (
-        f"--output {output} is being written by another warcclean {who}; {advice} "
+        f"the output {output} is being written by another warcclean {who}; {advice} "
         f"(lock file {LOCK_NAME} in the output)"
     )
