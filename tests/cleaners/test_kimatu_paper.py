@@ -371,3 +371,27 @@ def test_the_paper_variant_runs_through_the_cli(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["params"] == {"variant": "paper"}
+
+
+@pytest.mark.shared
+def test_the_paper_variant_runs_on_held_out_pages_and_keeps_their_text(wcxb_dir: Path) -> None:
+    # Issue 51: variant="paper" was refused on every held-out page; the first 40 held-out wcxb
+    # pages (sites no constant was chosen on) run, and their text is the reference's text.
+    from pipeline.evaluate.datasets import load_dataset
+    from pipeline.evaluate.scoring import score_text
+
+    split = json.loads((Path(kp.__file__).parents[1] / "models" / "neighbours.json").read_text())
+    held_out = {
+        i.split("/", 1)[1] for i in split["metadata"]["split"]["test_ids"] if i[:5] == "wcxb/"
+    }
+    pages = [p for p in load_dataset(wcxb_dir) if p.id in held_out][:40]
+    assert len(pages) == 40
+    scores = []
+    for page in pages:
+        result = clean_html(page.read_html(), cleaner="kimatu", variant="paper")
+        assert NO_TREE_NOTE not in result.notes  # the paper's elements, cut from the page
+        f1 = score_text(page, result.text).f1
+        if f1 is not None:
+            scores.append(f1)
+    assert len(scores) >= 30
+    assert sum(scores) / len(scores) > 0.5
