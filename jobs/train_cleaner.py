@@ -948,14 +948,14 @@ def train_density_papers(
     from sklearn.neural_network import MLPClassifier
     from sklearn.preprocessing import StandardScaler
 
-    from pipeline.cleaners.density_lm import pal_stage_one
+    from pipeline.cleaners.density import pal_stage_one
     from pipeline.cleaners.ngram import (
         ClassLmModel,
         class_prior,
         save_class_model,
         train_witten_bell,
     )
-    from pipeline.cleaners.units import article_paragraphs, source_lines
+    from pipeline.cleaners.units import article_paragraphs, source_lines, visible
     from pipeline.learned.density_mlp import FEATURE_NAMES as MLP_FEATURES
     from pipeline.learned.density_mlp import FORMAT as MLP_FORMAT
     from pipeline.learned.density_mlp import unit_features
@@ -972,7 +972,8 @@ def train_density_papers(
     for p in parts["train"]:
         lines = source_lines(sources[p.key])
         kept = [u for u, k in zip(lines, pal_stage_one(lines), strict=True) if k]
-        for u, y in zip(kept, _unit_labels(p, [u.text for u in kept]), strict=True):
+        # Labelled by what a reader sees of the line; the models learn its raw text, as Pal's do.
+        for u, y in zip(kept, _unit_labels(p, [visible(u.text) for u in kept]), strict=True):
             if y == 1:
                 content.append(u.text)
             elif y == 0:
@@ -988,7 +989,7 @@ def train_density_papers(
             "order": order,
             "bits": bits,
             "smoothing": "interpolated Witten-Bell, lambda factor = order (LingPipe's default)",
-            "unit": "HTML source lines, tags stripped",
+            "unit": "HTML source lines, counted as Pal's DensityFilter counts them",
             "first_stage": "Pal: >= 60 chars, smoothed density > 0.5 - sample stddev",
             "training_lines": {"content": len(content), "boilerplate": len(boiler)},
         },

@@ -42,24 +42,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pipeline.cleaners.density import StddevDensityCleaner, check_variant, pal_threshold
+from pipeline.cleaners.density import (
+    StddevDensityCleaner,
+    check_unit,
+    check_variant,
+    pal_stage_one,
+)
 from pipeline.cleaners.ngram import load_class_model, load_model
-from pipeline.cleaners.units import PaperUnits, Unit, page_html, source_lines, verdicts_for_blocks
+from pipeline.cleaners.units import (
+    PaperUnits,
+    Unit,
+    labels_from_units,
+    page_html,
+    source_lines,
+    visible,
+)
 from pipeline.types import Block, LabeledBlock, Verdict
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "density-lm.npz"
 PAPER_MODEL = Path(__file__).resolve().parents[1] / "models" / "density-lm-paper.npz"
-UNITS = ("lines", "blocks")
-# Said in the page's notes when the paper variant had to judge blocks for lack of the page's
-# HTML (a caller that does not pass ``tree=``).
-
-
-def pal_stage_one(units: Sequence[Unit], base: float = 0.5, min_chars: int = 60) -> list[bool]:
-    """Pal's density filter over chunks, exactly as published (see the module docstring)."""
-    densities = [(u.n_text + 1) / (u.n_html + 1) for u in units]
-    lengths = [u.n_text for u in units]
-    bar = pal_threshold(densities, lengths, base, min_chars, paper=True)
-    return [d > bar and n >= min_chars and n > 0 for d, n in zip(densities, lengths, strict=True)]
 
 
 def block_units(blocks: Sequence[Block]) -> list[Unit]:
@@ -86,9 +87,7 @@ class DensityLmCleaner(PaperUnits):
         unit: str | None = None,
     ) -> None:
         self.variant = check_variant(variant)
-        if unit is not None and (variant != "paper" or unit not in UNITS):
-            raise ValueError(f"unit is for variant='paper' only, one of {', '.join(UNITS)}")
-        self.unit = unit or ("lines" if variant == "paper" else "blocks")
+        self.unit = check_unit(self.variant, unit)
         # Only Pal's source lines need the page's HTML.
         self.needs_tree = self.unit == "lines"
         self.filter = StddevDensityCleaner(base=base, min_chars=min_chars)
@@ -155,13 +154,6 @@ class DensityLmCleaner(PaperUnits):
         units = source_lines(page_html(tree))
         scores = self.unit_scores(units)
         keep = [s is not None and s >= threshold for s in scores]
-        mapped = verdicts_for_blocks([b.text for b in blocks], units, keep)
-        return [
-            LabeledBlock(
-                b,
-                Verdict.GOOD if good else Verdict.BAD,
-                None,
-                None if unit is None else scores[unit],
-            )
-            for b, (good, unit) in zip(blocks, mapped, strict=True)
-        ]
+        # The classifier read Pal's raw line text; blocks are found in what a reader sees of it.
+        shown = [u._replace(text=visible(u.text)) for u in units]
+        return labels_from_units(blocks, shown, keep, scores)

@@ -291,6 +291,13 @@ def revise(
 
 
 _PARAM_NAMES = frozenset(f.name for f in fields(JusTextParams))
+# The page's note when no block is good context-free. jusText then keeps nothing, by its own
+# rules: its good blocks are the only anchors, near-good and short blocks between bad ones or the
+# page's edges (which count as bad) are bad, and a heading is kept only before a good block. So
+# a small page whose paragraphs are all 200 characters or shorter (near-good at best) comes out
+# empty, as it does with the jusText package; the note says why instead of leaving an empty text
+# unexplained.
+NO_GOOD_BLOCK = "no_good_block"
 
 
 class JusTextCleaner:
@@ -316,6 +323,16 @@ class JusTextCleaner:
     def params(self) -> dict[str, Any]:
         # Computed once: asdict deep-copies, and this is read for every page.
         return dict(self._param_dict)
+
+    def label_noted(
+        self, blocks: Sequence[Block], stoplist: frozenset[str] | None
+    ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
+        """`label`, and `NO_GOOD_BLOCK` when the page has blocks but none is good context-free
+        (then none is kept)."""
+        labeled = self.label(blocks, stoplist)
+        if labeled and not any(lb.cf_class is GOOD for lb in labeled):
+            return labeled, (NO_GOOD_BLOCK,)
+        return labeled, ()
 
     def label(self, blocks: Sequence[Block], stoplist: frozenset[str] | None) -> list[LabeledBlock]:
         densities = stopword_densities(blocks, stoplist)

@@ -4,8 +4,8 @@ carried back to our blocks.
 Every cleaner labels `pipeline.html.segment`'s blocks, but two of the seed papers judge other
 units, and their ``variant="paper"`` reproduces that:
 
-* `source_lines`: Pal (2009) splits the page's HTML **source into lines**; a line's text is the
-  line with its tags stripped, its size the whole line.
+* `source_lines`: Pal (2009) splits the page's HTML **source into lines**, and counts each line's
+  text and markup characters as his code does (a ``<`` … ``>`` flag reset on every line).
 * `article_paragraphs`: the "easy way" article (ai-depot) judges the paragraphs an HTML-to-text
   formatter writes: a break at ``p``, ``h1``-``h6``, ``li``, ``dl``/``dt``/``dd``,
   ``blockquote``, ``pre`` and ``hr`` and at every ``<br>``, but none at ``div``, ``table`` or
@@ -14,8 +14,9 @@ units, and their ``variant="paper"`` reproduces that:
 Both read the HTML as a string: a cleaner is given the parsed tree (`Cleaner.needs_tree`), whose
 serialisation (`page_html`) keeps the source's text and its line breaks; what it cannot keep is
 a line break inside a tag, and the tags lexbor adds (``<tbody>``, a closing ``</p>``) count as
-markup. Script, style, title and comment contents are markup, never text, in both units: they
-are not what a reader sees in the page's body, and HTML-to-text formatters drop them.
+markup. In the article's paragraphs, script, style, title and comment contents are markup, never
+text: an HTML-to-text formatter drops them. Pal's code has no such rule: what lies outside ``<``
+… ``>`` on a line is text, a script's code included, and his filter judges it so.
 
 `verdicts_for_blocks` maps unit verdicts back to blocks: a block is kept when most of its
 characters lie in kept units. A unit that holds several blocks (a minified page's one source
@@ -33,13 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pipeline.types import Block, LabeledBlock
+from pipeline.types import Block, LabeledBlock, Verdict
 
-# Markup whose contents are not text: comments, scripts, styles, and the tags themselves.
-_MARKUP = re.compile(
-    r"<!--.*?-->|<(script|style|title)\b.*?</\1\s*>|<[!?/]?[A-Za-z][^>]*>|<![^>]*>",
-    re.DOTALL | re.IGNORECASE,
-)
 _SPACE = re.compile(r"\s+")
 _TAG = re.compile(r"<[!?/]?[A-Za-z][^>]*>|<![^>]*>")
 # The article's formatter starts a new paragraph at these tags, opening or closing.
@@ -78,8 +74,8 @@ _CLOSERS = {
 
 
 class Unit(NamedTuple):
-    """One unit of a page: its visible text (whitespace-normalised), the characters of that text
-    and the characters of the unit's whole HTML (text and markup)."""
+    """One unit of a page: its text (as the method that cut it reads it), the characters of that
+    text and the characters of the unit's whole HTML (text and markup)."""
 
     text: str
     n_text: int
@@ -97,27 +93,50 @@ def page_html(tree: Any) -> str:
     return tree.html or ""
 
 
-def _visible(raw: str) -> str:
+def visible(raw: str) -> str:
+    """Text as a reader sees it: entities decoded, whitespace runs as one space."""
     return _SPACE.sub(" ", htmllib.unescape(raw)).strip()
 
 
-def _markup_newlines(match: re.Match[str]) -> str:
-    return "\n" * match.group().count("\n")
+# Java's BufferedReader.readLine ends a line at "\n", "\r" or "\r\n"; String.trim drops every
+# character up to U+0020 at both ends.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_JAVA_SPACE = "".join(map(chr, range(33)))
+_ANGLE = re.compile(r"[<>]")
 
 
 def source_lines(source: str) -> list[Unit]:
-    """Pal's chunks: every non-blank line of the HTML source, its text the line without markup.
-    ``n_text`` counts the visible text (entities decoded, whitespace runs as one space), ``n_html``
-    the line's characters without its indentation."""
-    # Markup replaced by just its line breaks: line k of ``text_only`` is line k's text.
-    text_only = _MARKUP.sub(_markup_newlines, source).split("\n")
+    """Pal's chunks, counted as his ``DensityFilter`` counts them: every line of the HTML source
+    that is not blank once trimmed, read character by character with a flag that ``<`` sets and
+    ``>`` clears, anew on every line. Characters read while the flag is set are markup (the
+    brackets themselves are neither), the others are the line's text, so a script's code, a
+    comment's inner lines and a tag's continuation on the next line are text, and entities are
+    not decoded. ``text`` is that text as the classifier reads it (untrimmed), ``n_text`` its
+    trimmed length and ``n_html`` markup plus ``n_text``, so that ``(n_text + 1) / (n_html + 1)``
+    is his density. `visible` gives the text a reader sees, to find the blocks in."""
     out: list[Unit] = []
-    for line, raw in zip(source.split("\n"), text_only, strict=True):
-        stripped = line.strip()
-        if not stripped:
+    for raw_line in _LINE_BREAK.split(source):
+        line = raw_line.strip(_JAVA_SPACE)
+        if not line:
             continue
-        text = _visible(raw) if raw and not raw.isspace() else ""
-        out.append(Unit(text, len(text), len(stripped)))
+        parts: list[str] = []
+        markup = 0
+        in_markup = False
+        pos = 0
+        for match in _ANGLE.finditer(line):
+            if in_markup:
+                markup += match.start() - pos
+            else:
+                parts.append(line[pos : match.start()])
+            in_markup = match.group() == "<"
+            pos = match.end()
+        if in_markup:
+            markup += len(line) - pos
+        else:
+            parts.append(line[pos:])
+        text = "".join(parts)
+        n_text = len(text.strip(_JAVA_SPACE))
+        out.append(Unit(text, n_text, markup + n_text))
     return out
 
 
@@ -134,7 +153,7 @@ def article_paragraphs(source: str) -> list[Unit]:
 
     def close(end: int) -> None:
         parts.append(source[visible_from:end])
-        text = _visible(_TAG.sub("", "".join(parts)))
+        text = visible(_TAG.sub("", "".join(parts)))
         if text:
             out.append(Unit(text, len(text), carried + end - start))
         parts.clear()
@@ -194,6 +213,22 @@ def verdicts_for_blocks(
         share = (kept_before[cursor] - kept_before[at]) / len(needle)
         out.append((bool(share > 0.5), int(owner[(at + cursor - 1) // 2])))
     return out
+
+
+def labels_from_units(
+    blocks: Sequence[Block],
+    units: Sequence[Unit],
+    keep: Sequence[bool],
+    scores: Sequence[float | None],
+) -> list[LabeledBlock]:
+    """Blocks labelled from the verdicts of units cut from the same page (`verdicts_for_blocks`),
+    each with the score of the unit holding its middle character (None where it has none)."""
+    mapped = verdicts_for_blocks([b.text for b in blocks], units, keep)
+    good, bad = Verdict.GOOD, Verdict.BAD
+    return [
+        LabeledBlock(b, good if kept else bad, None, None if u is None else scores[u])
+        for b, (kept, u) in zip(blocks, mapped, strict=True)
+    ]
 
 
 # What a paper variant notes when it was given no page and judged our blocks instead.

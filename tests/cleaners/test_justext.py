@@ -405,3 +405,57 @@ def test_han_kana_weight_leaves_latin_text_alone() -> None:
     for weight in (1, 2, 3):
         params = JusTextParams(han_kana_weight=weight)
         assert classify_context_free([block(text)], None, params) == [CfClass.SHORT]
+
+
+# --- a small article page (issue 50: "cleaner='justext' returned empty text") -------------------
+
+SMALL_ARTICLE = (
+    "<html><head><title>My first post</title></head><body><h1>My first post</h1>"
+    "<p>This is a short article with two paragraphs of text that a user might write on a blog.</p>"
+    "<p>It has a second paragraph too, with a few more words about the topic at hand and more.</p>"
+    "</body></html>"
+)
+LONG_PARAGRAPH = (
+    "<p>The river carved the valley over thousands of years, and the farmers who came later "
+    "followed its course down to the sea, where they built their first town on the banks of the "
+    "estuary and traded with the ships that came in on the tide.</p>"
+)
+
+
+def test_a_small_page_without_a_long_block_is_empty_as_jusText_is_written() -> None:
+    from pipeline.clean import clean_html
+
+    result = clean_html(SMALL_ARTICLE, cleaner="justext")
+    # The language is found and its stoplist used: that is not why the page is empty.
+    assert (result.language.code, result.stoplist) == ("en", "en")
+    # Both paragraphs are grammatical (stopword density above 0.32) but 86 characters long, under
+    # LENGTH_HIGH (200): near-good, not good. With no good block to anchor them, the near-good
+    # blocks lie between the page's edges, which count as bad, and become bad; the heading is kept
+    # only before a good block. So nothing is kept, as the jusText package also keeps nothing.
+    assert [lb.cf_class for lb in result.blocks] == [S, N, N]
+    assert all(lb.verdict is Verdict.BAD for lb in result.blocks)
+    assert result.text == ""
+    assert result.notes == ("no_good_block",)
+    # One good block anchors the page: its near-good neighbours and the heading before it stay.
+    anchored = clean_html(
+        SMALL_ARTICLE.replace("</body>", LONG_PARAGRAPH + "</body>"), cleaner="justext"
+    )
+    assert [lb.cf_class for lb in anchored.blocks] == [S, N, N, G]
+    assert all(lb.verdict is Verdict.GOOD for lb in anchored.blocks)
+    assert anchored.notes == ()
+    # On a small page a lower LENGTH_HIGH makes its paragraphs good, and jusText keeps them.
+    lowered = clean_html(SMALL_ARTICLE, cleaner="justext", length_high=80)
+    assert lowered.text.startswith("My first post\n\nThis is a short article")
+    assert lowered.notes == ()
+
+
+def test_the_package_keeps_nothing_on_the_same_small_page() -> None:
+    justext = pytest.importorskip("justext")
+    paragraphs = justext.justext(SMALL_ARTICLE, justext.get_stoplist("English"))
+    assert [p.cf_class for p in paragraphs] == ["short", "neargood", "neargood"]
+    assert not [p for p in paragraphs if not p.is_boilerplate]
+
+
+def test_no_note_on_a_page_without_blocks() -> None:
+    labeled, notes = JusTextCleaner().label_noted([], STOP)
+    assert labeled == [] and notes == ()

@@ -13,14 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from pipeline.clean import clean_html
-from pipeline.cleaners.density import StddevDensityCleaner, smoothed_density
-from pipeline.cleaners.density_lm import (
-    PAPER_MODEL as LM_PAPER_MODEL,
-)
-from pipeline.cleaners.density_lm import (
-    DensityLmCleaner,
-    pal_stage_one,
-)
+from pipeline.cleaners.density import StddevDensityCleaner, pal_stage_one, smoothed_density
+from pipeline.cleaners.density_lm import PAPER_MODEL as LM_PAPER_MODEL
+from pipeline.cleaners.density_lm import DensityLmCleaner
 from pipeline.cleaners.ngram import (
     ClassLmModel,
     WittenBellLm,
@@ -103,24 +98,34 @@ and its second line &amp; more.</p><p>Second<br>after the break</p></div>
 </body></html>"""
 
 
-def test_source_lines_are_the_lines_of_the_html_with_tags_stripped() -> None:
+def test_source_lines_count_as_pals_density_filter() -> None:
     lines = source_lines(SOURCE)
     texts = [u.text for u in lines]
+    # Pal's code: what lies outside "<" ... ">" on a line is text, scripts and titles included,
+    # with the flag reset on every line and entities left as they are.
     assert texts == [
-        "",  # the head: title and script are not text
-        "",  # the script's second line
+        'Titlevar s = "not',
+        'text";',
         "Home | News",
         "First paragraph, its first line",
-        "and its second line & more.Secondafter the break",
+        "and its second line &amp; more.Secondafter the break",
         "cell onecell two",
         "item oneitem two",
         "",
     ]
     third = lines[2]
     assert third.n_text == len("Home | News")
-    assert third.n_html == len(
-        '<body><div class="nav"><a href="/">Home</a> | <a href="/n">News</a></div>'
-    )
+    # Markup is what lies between the brackets, the brackets not counted.
+    tags = ("body", 'div class="nav"', 'a href="/"', "/a", 'a href="/n"', "/a", "/div")
+    assert third.n_html == len("Home | News") + sum(map(len, tags))
+    assert (lines[0].n_text, lines[0].n_html) == (17, 17 + len("htmlheadtitle/titlescript"))
+
+
+def test_source_lines_trim_as_java_and_reset_the_markup_flag_on_every_line() -> None:
+    # A tag broken over two lines: its second half, before ">", is text to Pal's code.
+    lines = source_lines('  <a href="x"\r\n   class="y">Link</a>  \n\n\t\n')
+    assert [u.text for u in lines] == ["", 'class="y"Link']
+    assert [(u.n_text, u.n_html) for u in lines] == [(0, len('a href="x"')), (13, 13 + 2)]
 
 
 def test_article_paragraphs_break_at_p_br_li_but_not_at_div_or_table_cells() -> None:
@@ -333,3 +338,57 @@ def test_paper_variant_runs_through_the_job(cleaner: str, tmp_path: Path) -> Non
     assert report.stats.balanced
     rows = docs_table(out).to_pylist()
     assert rows and all(json.loads(r["cleaner_params"]) == {"variant": "paper"} for r in rows)
+
+
+# --- the article's simple filters and Pal's filter alone, on their own units --------------------
+
+
+def test_article_filters_judge_paragraphs_by_density_above_05_or_the_mean() -> None:
+    from pipeline.cleaners.density import FixedDensityCleaner, MeanDensityCleaner
+
+    # A layout table: one paragraph to the article's formatter (no break at td), two blocks to us.
+    # The left cell is dense on its own (0.6), the right one is mostly markup.
+    left = "x" * 60
+    html = (
+        "<html><body><p>" + "Prose " * 30 + "</p>"
+        f"<table><tr><td class='cell'>{left}</td>"
+        f"<td><span class='a'><span class='b'><span class='c'>tiny</span></span></span></td>"
+        "</tr></table></body></html>"
+    )
+    tree = parse(html)
+    blocks = segment(tree)
+    paragraphs = article_paragraphs(page_html(tree))
+    assert len(paragraphs) == 2 and len(blocks) == 3
+    fixed = FixedDensityCleaner(variant="paper")
+    assert fixed.needs_tree and fixed.params() == {"threshold": 0.5, "variant": "paper"}
+    labels = good(fixed.label(blocks, None, tree=tree))
+    expected = [u.density > 0.5 for u in paragraphs]
+    # Both cells take their paragraph's verdict: the table's density, not each cell's own.
+    assert labels == [expected[0], expected[1], expected[1]]
+    assert good(FixedDensityCleaner().label(blocks, None)) == [b.text_density > 0.5 for b in blocks]
+    mean_bar = statistics.mean(u.density for u in paragraphs)
+    mean_labels = good(MeanDensityCleaner(variant="paper").label(blocks, None, tree=tree))
+    assert mean_labels[0] == (paragraphs[0].density > mean_bar)
+    assert MeanDensityCleaner(variant="paper").params() == {"variant": "paper"}
+    assert MeanDensityCleaner().params() == {}
+
+
+def test_pal_filter_alone_on_source_lines() -> None:
+    tree = parse(PAGE)
+    blocks = segment(tree)
+    paper = StddevDensityCleaner(variant="paper")
+    assert paper.needs_tree and paper.params()["unit"] == "lines"
+    units = source_lines(page_html(tree))
+    keep = pal_stage_one(units)
+    labeled = paper.label(blocks, None, tree=tree)
+    kept_text = " ".join(lb.block.text for lb in labeled if lb.verdict is Verdict.GOOD)
+    assert all(u.text.strip() in kept_text for u, k in zip(units, keep, strict=True) if k)
+    assert not any(lb.block.text.startswith("Section") for lb in labeled if good([lb])[0])
+    # Without the page, or with unit=blocks, Pal's rule runs on our blocks.
+    on_blocks = StddevDensityCleaner(variant="paper", unit="blocks")
+    assert not on_blocks.needs_tree
+    assert good(on_blocks.label(blocks, None)) == good(paper.label(blocks, None))
+    labeled, notes = paper.label_noted(blocks, None)
+    assert notes == ("paper_unit_unavailable",)
+    with pytest.raises(ValueError, match="unit"):
+        StddevDensityCleaner(unit="lines")
