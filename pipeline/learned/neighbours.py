@@ -10,7 +10,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pipeline.cleaners.registry import model_params
-from pipeline.learned import consent_guard, lead_rescue, link_lists, markup_guard, teaser_lists
+from pipeline.learned import (
+    code_rescue,
+    consent_guard,
+    lead_rescue,
+    link_lists,
+    markup_guard,
+    teaser_lists,
+)
 from pipeline.learned.decision import decide
 from pipeline.learned.features import block_fields, page_features
 from pipeline.learned.link_guard import TRUSTED_LANGUAGES, guard
@@ -54,14 +61,16 @@ def guarded(
     teasers: bool = True,
     tree: Any = None,
     consent: bool = True,
+    code: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
     (`pipeline.learned.markup_guard`), the consent-dialog guard on the parsed page ``tree``
     (`pipeline.learned.consent_guard`; none without a tree), the link guard
     (`pipeline.learned.link_guard`), the link-list items dropped (`pipeline.learned.link_lists`),
     the teaser-list items dropped (`pipeline.learned.teaser_lists`), then the standfirst above the
-    body (`pipeline.learned.lead_rescue`). ``link_guard=False``, ``lists=False``,
-    ``teasers=False``, ``consent=False`` and ``lead=False`` leave out those steps (the cleaner's
+    body (`pipeline.learned.lead_rescue`) and the code blocks between kept content
+    (`pipeline.learned.code_rescue`). ``link_guard=False``, ``lists=False``, ``teasers=False``,
+    ``consent=False``, ``lead=False`` and ``code=False`` leave out those steps (the cleaner's
     options; a benchmark's comparison)."""
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
@@ -86,6 +95,10 @@ def guarded(
         # Last, so that the body it looks above is the one the guards left.
         keep, rescued = lead_rescue.rescue(keep, probs, blocks)
         notes += rescued
+    if code:
+        # After every step that drops blocks: "between kept content" means what stays kept.
+        keep, coded = code_rescue.rescue(keep, probs, blocks)
+        notes += coded
     return keep, notes
 
 
@@ -99,6 +112,8 @@ class NeighboursCleaner:
     as content, as WCXB's references do), ``teaser_lists=False``
     `pipeline.learned.teaser_lists` (likewise for lists of teasers), ``consent_guard=False``
     `pipeline.learned.consent_guard` (cookie-consent dialogs kept as the model says),
+    ``code_rescue=False`` `pipeline.learned.code_rescue` (code between kept content left as the
+    model says),
     ``strictness`` sets the power the probabilities of a page outside English are raised to
     before the model's rule decides (`page_rule`; 1: as the model says them; higher: stricter).
     Under that rule, blocks of markup written out as text are never kept
@@ -122,10 +137,11 @@ class NeighboursCleaner:
         teaser_lists: bool = True,
         strictness: float = OUTSIDE_ENGLISH_POWER,
         consent_guard: bool = True,
+        code_rescue: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
-        options += (("consent_guard", consent_guard),)
+        options += (("consent_guard", consent_guard), ("code_rescue", code_rescue))
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -138,6 +154,7 @@ class NeighboursCleaner:
         self.link_lists = link_lists
         self.teaser_lists = teaser_lists
         self.consent_guard = consent_guard
+        self.code_rescue = code_rescue
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or self.default_model)
@@ -159,6 +176,8 @@ class NeighboursCleaner:
             out["teaser_lists"] = False
         if not self.consent_guard:
             out["consent_guard"] = False
+        if not self.code_rescue:
+            out["code_rescue"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
             out["strictness"] = self.strictness
         return out
@@ -194,7 +213,7 @@ class NeighboursCleaner:
         """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s,
         `pipeline.learned.consent_guard`'s, `pipeline.learned.link_guard`'s,
         `pipeline.learned.link_lists`'s, `pipeline.learned.teaser_lists`'s, then
-        `pipeline.learned.lead_rescue`'s).
+        `pipeline.learned.lead_rescue`'s and `pipeline.learned.code_rescue`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
@@ -223,6 +242,7 @@ class NeighboursCleaner:
                 self.teaser_lists,
                 tree,
                 self.consent_guard,
+                self.code_rescue,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]
