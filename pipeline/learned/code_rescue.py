@@ -81,14 +81,18 @@ def rescue(
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` with the code blocks between kept content kept too (see the module's
     docstring), and the page note when it kept any."""
-    flags = keep.tolist()
+    flags: list[bool] | None = None
     found: list[int] = []
     kept_texts: set[str] | None = None
-    for i, block in enumerate(blocks):
-        if flags[i] or probs[i] < MIN_PROB or block.ancestor_cues & _CHROME_BITS:
+    # Most dropped blocks have no shape, so no code: one test each, in numpy and then in Python.
+    for i in np.flatnonzero(~keep & (probs >= MIN_PROB)).tolist():
+        block = blocks[i]
+        if block.shape is None or block.ancestor_cues & _CHROME_BITS or not is_code(block):
             continue
-        if not is_code(block) or not CHROME_TAGS.isdisjoint(block.dom_path.split(".")):
+        if not CHROME_TAGS.isdisjoint(block.dom_path.split(".")):
             continue
+        if flags is None:
+            flags = keep.tolist()
         above = _nearest_kept(flags, i, -1)
         if above is None:
             continue
