@@ -249,7 +249,8 @@ def shown_text(node, code_only: bool = False) -> str:
         tag = sub.tag
         if tag == "-text":
             text = (sub.text_content or "").replace("\r\n", "\n").replace("\r", "\n")
-            if code_only and not in_code and text.strip() and sub.parent is not node:
+            # selectolax builds a new node object per access: nodes compare by their lexbor node.
+            if code_only and not in_code and text.strip() and sub.parent.mem_id != node.mem_id:
                 continue
             for k, part in enumerate(text.split("\n")):
                 if k:
@@ -305,7 +306,7 @@ def code_text(pre) -> str:
     copy or "Try" button beside the code) are not code and are left out, as long as some text
     is left. A gutter of line numbers beside the lines, every other line counting up by one, is
     left out too."""
-    codes = [c for c in pre.css("code") if c is not pre and not _has_ancestor(c, "code")]
+    codes = [c for c in pre.css("code") if not _has_ancestor(c, "code")]
     text = shown_text(pre, code_only=len(codes) == 1)
     if not text.strip():
         text = shown_text(pre)
