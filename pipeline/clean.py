@@ -13,6 +13,7 @@ from pipeline.errors import PageTooComplex
 from pipeline.html import guard
 from pipeline.html.decode import decode_html
 from pipeline.html.guard import Deadline
+from pipeline.html.metadata import NO_HEAD, HeadFacts, read_head
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
@@ -119,13 +120,21 @@ def label_blocks(
     tree: Any,
     url: str | None,
     language: str,
+    head: HeadFacts | None = None,
 ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
     """``impl``'s labels for the page's blocks and its notes about the page, given what the
     cleaner declares it needs (`pipeline.cleaners.registry.Cleaner`): ``tree`` is the parsed page
-    the cues are read from."""
+    the cues are read from, ``head`` what its head says when the caller has read it
+    (`pipeline.html.metadata.read_head`; None: read here if the cleaner needs it)."""
     extra: dict[str, Any] = {}
-    if getattr(impl, "needs_page_cues", False):
-        extra["cues"] = page_cues(tree, url)
+    needs_head = getattr(impl, "needs_head", False)
+    needs_cues = getattr(impl, "needs_page_cues", False)
+    if head is None and (needs_head or needs_cues):
+        head = read_head(tree, url) if tree is not None else NO_HEAD
+    if needs_cues:
+        extra["cues"] = page_cues(tree, url, head)
+    if needs_head:
+        extra["head"] = head
     if getattr(impl, "needs_language", False):
         extra["language"] = language
     if getattr(impl, "needs_tree", False):
@@ -189,6 +198,9 @@ def clean_decoded(
     if _stage_hook is not None:
         _stage_hook("parse")
     tree = parse(decoded.html if utf8 is None else utf8)
+    # One pass over the head for the page's metadata, the cleaner's page cues and the comment
+    # step's forum types.
+    head = read_head(tree, url)
     deadline.check("parse")
     if _stage_hook is not None:
         _stage_hook("segmentation")
@@ -210,9 +222,9 @@ def clean_decoded(
     stoplist = stoplists.stoplist(guess.code)
     if _stage_hook is not None:
         _stage_hook("labelling")
-    labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code)
+    labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code, head)
     deadline.check("labelling")
-    labeled, comment_notes = label_comments(keep_whole(labeled), tree, url)
+    labeled, comment_notes = label_comments(keep_whole(labeled), tree, url, head.schema_types)
     notes += comment_notes
     kept = (Verdict.GOOD, Verdict.COMMENT) if include_comments else (Verdict.GOOD,)
     rendered = render([lb.block for lb in labeled if lb.verdict in kept], markdown=markdown)
@@ -228,4 +240,5 @@ def clean_decoded(
         notes=notes,
         markdown=rendered.markdown,
         structure=rendered.structure,
+        metadata=head.metadata,
     )

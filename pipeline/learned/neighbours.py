@@ -3,6 +3,7 @@ block features (`pipeline.learned.features`), run in numpy and compiled loops.""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -10,6 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pipeline.cleaners.registry import model_params
+from pipeline.html.metadata import HeadFacts
 from pipeline.learned import (
     code_rescue,
     consent_guard,
@@ -17,6 +19,7 @@ from pipeline.learned import (
     link_lists,
     markup_guard,
     teaser_lists,
+    title_heading,
 )
 from pipeline.learned.decision import decide
 from pipeline.learned.features import block_fields, page_features
@@ -62,16 +65,20 @@ def guarded(
     tree: Any = None,
     consent: bool = True,
     code: bool = True,
+    head: HeadFacts | None = None,
+    title: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
     (`pipeline.learned.markup_guard`), the consent-dialog guard on the parsed page ``tree``
     (`pipeline.learned.consent_guard`; none without a tree), the link guard
     (`pipeline.learned.link_guard`), the link-list items dropped (`pipeline.learned.link_lists`),
-    the teaser-list items dropped (`pipeline.learned.teaser_lists`), then the standfirst above the
-    body (`pipeline.learned.lead_rescue`) and the code blocks between kept content
-    (`pipeline.learned.code_rescue`). ``link_guard=False``, ``lists=False``, ``teasers=False``,
-    ``consent=False``, ``lead=False`` and ``code=False`` leave out those steps (the cleaner's
-    options; a benchmark's comparison)."""
+    the teaser-list items dropped (`pipeline.learned.teaser_lists`), the standfirst above the
+    body (`pipeline.learned.lead_rescue`), the code blocks between kept content
+    (`pipeline.learned.code_rescue`), then the page's title heading
+    (`pipeline.learned.title_heading`, from what its ``head`` says; none without it).
+    ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``, ``lead=False``,
+    ``code=False`` and ``title=False`` leave out those steps (the cleaner's options; a
+    benchmark's comparison)."""
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
     if consent:
@@ -99,6 +106,13 @@ def guarded(
         # After every step that drops blocks: "between kept content" means what stays kept.
         keep, coded = code_rescue.rescue(keep, probs, blocks)
         notes += coded
+    if title and head is not None:
+        # After every step that drops blocks: the heading names the text that is left.
+        meta = head.metadata
+        keep, titled = title_heading.keep_title(
+            keep, blocks, head.titles, (meta.site_name,), meta.canonical_url
+        )
+        notes += titled
     return keep, notes
 
 
@@ -113,9 +127,10 @@ class NeighboursCleaner:
     `pipeline.learned.teaser_lists` (likewise for lists of teasers), ``consent_guard=False``
     `pipeline.learned.consent_guard` (cookie-consent dialogs kept as the model says),
     ``code_rescue=False`` `pipeline.learned.code_rescue` (code between kept content left as the
-    model says),
-    ``strictness`` sets the power the probabilities of a page outside English are raised to
-    before the model's rule decides (`page_rule`; 1: as the model says them; higher: stricter).
+    model says), ``title_heading=False`` `pipeline.learned.title_heading` (for a corpus whose
+    texts leave the page's title out, as WCXB's references mostly do), ``strictness`` sets the
+    power the probabilities of a page outside English are raised to before the model's rule
+    decides (`page_rule`; 1: as the model says them; higher: stricter).
     Under that rule, blocks of markup written out as text are never kept
     (`pipeline.learned.markup_guard`)."""
 
@@ -125,6 +140,8 @@ class NeighboursCleaner:
     needs_language: ClassVar[bool] = True
     # The consent guard reads the parsed page (`pipeline.learned.consent_guard`).
     needs_tree: ClassVar[bool] = True
+    # The title heading is matched to the titles the head gives (`pipeline.learned.title_heading`).
+    needs_head: ClassVar[bool] = True
     default_model: ClassVar[Path] = DEFAULT_MODEL
 
     def __init__(
@@ -138,10 +155,12 @@ class NeighboursCleaner:
         strictness: float = OUTSIDE_ENGLISH_POWER,
         consent_guard: bool = True,
         code_rescue: bool = True,
+        title_heading: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
         options += (("consent_guard", consent_guard), ("code_rescue", code_rescue))
+        options += (("title_heading", title_heading),)
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -155,6 +174,7 @@ class NeighboursCleaner:
         self.teaser_lists = teaser_lists
         self.consent_guard = consent_guard
         self.code_rescue = code_rescue
+        self.title_heading = title_heading
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or self.default_model)
@@ -178,6 +198,8 @@ class NeighboursCleaner:
             out["consent_guard"] = False
         if not self.code_rescue:
             out["code_rescue"] = False
+        if not self.title_heading:
+            out["title_heading"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
             out["strictness"] = self.strictness
         return out
@@ -198,9 +220,10 @@ class NeighboursCleaner:
         cues: np.ndarray | None = None,
         language: str | None = None,
         tree: Any = None,
+        head: HeadFacts | None = None,
     ) -> list[LabeledBlock]:
         """`label_noted` without the page notes."""
-        return self.label_noted(blocks, stoplist, cues, language, tree)[0]
+        return self.label_noted(blocks, stoplist, cues, language, tree, head)[0]
 
     def label_noted(
         self,
@@ -209,18 +232,22 @@ class NeighboursCleaner:
         cues: np.ndarray | None = None,
         language: str | None = None,
         tree: Any = None,
+        head: HeadFacts | None = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
         """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s,
         `pipeline.learned.consent_guard`'s, `pipeline.learned.link_guard`'s,
-        `pipeline.learned.link_lists`'s, `pipeline.learned.teaser_lists`'s, then
-        `pipeline.learned.lead_rescue`'s and `pipeline.learned.code_rescue`'s).
+        `pipeline.learned.link_lists`'s, `pipeline.learned.teaser_lists`'s,
+        `pipeline.learned.lead_rescue`'s, `pipeline.learned.code_rescue`'s, then
+        `pipeline.learned.title_heading`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
         nothing and has no known URL. ``language``: the page's ISO 639 code, which decides
         whether the rule is the stricter one and the link guard looks at the page (None: both).
         ``tree``: the parsed page the blocks were cut from, which the consent guard reads (None:
-        no consent guard).
+        no consent guard). ``head``: what the page's head says
+        (`pipeline.html.metadata.read_head`), whose titles the title heading is matched to
+        (None: no title heading kept).
         The guards, whose bounds were set on the model's probabilities, see those, and so do the
         blocks' scores."""
         # Transposed once for the features and the page rule, which both read the texts and
@@ -243,6 +270,8 @@ class NeighboursCleaner:
                 tree,
                 self.consent_guard,
                 self.code_rescue,
+                head,
+                self.title_heading,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]
@@ -276,3 +305,10 @@ class FastNeighboursCleaner(NeighboursCleaner):
                 "neighbours-fast needs a model on the cheap feature set (feature_set: cheap); "
                 "use the neighbours cleaner for this model"
             )
+
+
+# Its options are `NeighboursCleaner`'s: declared so that `inspect.signature`, and with it the
+# registry's parameter checks, names them rather than ``**options``.
+FastNeighboursCleaner.__signature__ = inspect.signature(  # type: ignore[attr-defined]
+    NeighboursCleaner
+)
