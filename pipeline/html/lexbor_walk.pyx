@@ -58,7 +58,6 @@ from pipeline.html.structure import (
 )
 from pipeline.compiled import check_fresh
 from pipeline.types import Block, Shape
-from pipeline.html.tex_text import block_tex, may_hold_tex
 from pipeline.lang.words import count_words
 
 check_fresh(__name__, __file__)
@@ -807,14 +806,6 @@ cdef object _block(
                 return None
             if spans:
                 shape = with_spans(shape or _PLAIN, spans)
-        if may_hold_tex(text):
-            # See walk._block: TeX between MathJax's delimiters becomes math spans.
-            tex = block_tex(text, shape.spans if shape is not None else ())
-            if tex is not None:
-                text, n_words, found = tex
-                shape = with_spans(shape or _PLAIN, found)
-                if link_chars > len(text):
-                    link_chars = len(text)
     # tuple.__new__(Block, fields) copies a tuple of the fields into a new Block, after a
     # method look-up and an argument tuple of its own: the fields go straight into the Block here
     # (same type, same items). A tuple subclass is never untracked the way a plain tuple of atoms

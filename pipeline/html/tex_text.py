@@ -11,21 +11,56 @@ renders ``\\(`` as ``(`` (a backslash escape), so the formula lost its markers.
 ``<pre>`` too; a ``<pre>`` block never comes here), and gives the block its text with the
 delimiters taken out and a math span over each formula's TeX, which is how the walk records MathML
 and MathJax 2's scripts (`pipeline.types.Shape.spans`: "math" inline, "display_math" for a display).
-Both segmentation walks call it on every block whose text holds a backslash or a dollar sign, so
-their blocks stay identical.
+`pipeline.html.segment.segment` calls it, after either walk, on the blocks whose text holds a
+backslash or a "$$". On a page that loads MathJax or KaTeX (`typesets_tex`) every delimited
+formula counts; on any other page (a site may bundle its typesetter out of sight, as a Next.js
+blog does) only one that holds a TeX command such as ``\\subseteq``: a browser without a
+typesetter shows ``\\(`` as written, and a shell's ``find . \\( -name "*.ts" \\)`` is not TeX.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-# An opening delimiter; "\\$$" is an escaped dollar and a dollar, never an opener (MathJax's
-# processEscapes).
-_OPEN = re.compile(r"\\[(\[]|(?<!\\)\$\$")
-_CLOSE = {"\\(": re.compile(r"\\\)"), "\\[": re.compile(r"\\\]"), "$$": re.compile(r"(?<!\\)\$\$")}
+# A "$$" delimiter: "\\$$" is an escaped dollar and a dollar, never one (MathJax's
+# processEscapes), and neither is a "$$" in a longer run of dollars: price tiers ("$, $$, or $$$",
+# "Price range: $$-$$$") are common in text, display TeX between "$$$" is not.
+_DOLLARS = r"(?<![\\$])\$\$(?!\$)"
+_OPEN = re.compile(r"\\[(\[]|" + _DOLLARS)
+_CLOSE = {"\\(": re.compile(r"\\\)"), "\\[": re.compile(r"\\\]"), "$$": re.compile(_DOLLARS)}
+# What display TeX between "$$" holds besides words: a command, a script, a brace, an operator, a
+# digit. Two price tiers in a sentence ("$$ to $$") hold words only; a formula of one letter
+# ("$$x$$") is TeX too.
+_TEX_SIGN = re.compile(r"[\\^_{}=+\-*/<>|()\[\]0-9]")
+_SYMBOL = re.compile(r"\w")
+# A TeX command ("\\alpha", "\\frac"): what a formula holds that a shell's or a regular
+# expression's parentheses do not.
+_COMMAND = re.compile(r"\\[A-Za-z]+")
 # A formula longer than this is not one: an opener and a closer this far apart in a paragraph are
 # two stray delimiters (a Windows path, a regular expression written out), not TeX.
 MAX_TEX_CHARS = 2000
+
+
+# A script that typesets TeX in the browser: MathJax's or KaTeX's file, or a page's inline
+# configuration or call of either (``MathJax = {``, ``text/x-mathjax-config``,
+# ``renderMathInElement``, which is KaTeX's auto-render).
+_TYPESETTER = re.compile(r"mathjax|katex|renderMathInElement", re.IGNORECASE)
+
+
+def typesets_tex(tree: Any) -> bool:
+    """Whether the parsed page ``tree`` (a selectolax parser) loads a script that typesets TeX:
+    one whose ``src`` or ``type`` or whose own text names MathJax or KaTeX."""
+    for script in tree.css("script"):
+        attributes = script.attributes
+        for name in ("src", "type"):
+            value = attributes.get(name)
+            if value and _TYPESETTER.search(value):
+                return True
+        text = script.text(deep=True)
+        if text and _TYPESETTER.search(text):
+            return True
+    return False
 
 
 def may_hold_tex(text: str) -> bool:
@@ -34,14 +69,15 @@ def may_hold_tex(text: str) -> bool:
 
 
 def tex_spans(
-    text: str, spans: tuple[tuple[int, int, str], ...]
+    text: str, spans: tuple[tuple[int, int, str], ...], commands_only: bool = False
 ) -> tuple[str, tuple[tuple[int, int, str], ...]] | None:
     """``text`` with each delimited formula's delimiters taken out, and ``spans`` (offsets into
     ``text``, in order, not overlapping) moved to the new text with a math span added for each
     formula; None when it holds none. A formula must hold something besides whitespace, lie
     outside every span (inline code, math the walk already found) and close within
-    `MAX_TEX_CHARS` characters of where it opens; blanks inside the delimiters go outside the
-    span."""
+    `MAX_TEX_CHARS` characters of where it opens, and with ``commands_only`` (a page that loads
+    no typesetter, `typesets_tex`) hold a TeX command such as ``\\alpha``; blanks inside the
+    delimiters go outside the span."""
     found: list[tuple[int, int, int, int, str]] = []  # (open, tex start, tex end, close end, kind)
     at = 0
     while True:
@@ -66,6 +102,11 @@ def tex_spans(
         trail = len(tex.rstrip())
         if trail <= lead:
             at = after
+            continue
+        if (opener.group() == "$$" and not _looks_like_tex(tex[lead:trail])) or (
+            commands_only and _COMMAND.search(tex) is None
+        ):
+            at = inner
             continue
         kind = "math" if opener.group() == "\\(" else "display_math"
         found.append((start, inner + lead, inner + trail, after, kind))
@@ -94,6 +135,11 @@ def tex_spans(
     return "".join(parts), tuple(sorted((*moved, *new_spans)))
 
 
+def _looks_like_tex(tex: str) -> bool:
+    """Whether what stands between two "$$" is TeX rather than words between two price marks."""
+    return _TEX_SIGN.search(tex) is not None or _SYMBOL.fullmatch(tex) is not None
+
+
 def _inside(spans: tuple[tuple[int, int, str], ...], at: int) -> int | None:
     """The end of the span that holds offset ``at``, or None."""
     for start, end, _ in spans:
@@ -118,12 +164,11 @@ def _moved(cuts: list[tuple[int, int]], offset: int) -> int:
 
 
 def block_tex(
-    text: str, spans: tuple[tuple[int, int, str], ...]
+    text: str, spans: tuple[tuple[int, int, str], ...], commands_only: bool = False
 ) -> tuple[str, int, tuple[tuple[int, int, str], ...]] | None:
     """A block's (text, word count, spans) with its delimited formulas made math spans
-    (`tex_spans`), or None when it holds none: what both walks give a block whose text may hold
-    one (`may_hold_tex`)."""
-    found = tex_spans(text, spans)
+    (`tex_spans`, ``commands_only`` as there), or None when it holds none."""
+    found = tex_spans(text, spans, commands_only)
     if found is None:
         return None
     text, spans = found

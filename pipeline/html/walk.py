@@ -49,7 +49,6 @@ from pipeline.html.structure import (
     with_raw,
     with_spans,
 )
-from pipeline.html.tex_text import block_tex, may_hold_tex
 from pipeline.lang.words import UNSPACED_CHAR, count_words
 from pipeline.types import Block, Shape
 
@@ -374,14 +373,6 @@ def _block(
         # normalisation followed by its per-paragraph one (a run split across nodes has a line
         # break iff a part has).
         text, n_words = _normalized(pieces[0] if len(pieces) == 1 else "".join(pieces))
-    if pre_raw is None and may_hold_tex(text):
-        # TeX between MathJax's delimiters in the text: math spans, as MathML gives.
-        tex = block_tex(text, shape.spans if shape is not None else ())
-        if tex is not None:
-            text, n_words, found = tex
-            shape = with_spans(shape or _PLAIN, found)
-            if link_chars > len(text):
-                link_chars = len(text)
     # The block element's tag and classes ("div.post.main"). A page repeats a few styles over
     # and over, so each is formatted once per page.
     if style is None:

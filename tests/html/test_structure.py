@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from pipeline import compiled
 from pipeline.html import walk as python_walk
-from pipeline.html.segment import parse, segment
+from pipeline.html.segment import parse, segment, with_tex
 from pipeline.html.structure import code_language
+from pipeline.html.tex_text import typesets_tex
 from pipeline.types import Block, Shape
 
 
@@ -399,8 +400,12 @@ def test_mathjax3_display_math_and_a_container_without_mathml() -> None:
 
 
 # lanl/FEHM, Macros/MacroVcon.html (Sphinx with MathJax 2.7.5, which typesets \( \) in the
-# browser): the author's TeX is in the page's text.
-SPHINX_TEX = (
+# browser): the author's TeX is in the page's text, and its head loads MathJax.
+MATHJAX2_SCRIPT = (
+    '<script async="async" type="text/javascript" src="https://cdnjs.cloudflare.com/ajax/libs/'
+    'mathjax/2.7.5/latest.js?config=TeX-AMS-MML_HTMLorMML"></script>'
+)
+SPHINX_TEX = MATHJAX2_SCRIPT + (
     '<p>Parameters related to thermal conductivity are\n<span class="math notranslate '
     'nohighlight">\\(\\lambda_{IS,300},\\gamma_1,\\gamma_2,\\alpha_4,\\alpha_3,\\alpha_2,\\alpha_1,'
     '\\alpha_0\\)</span> and <span class="math notranslate nohighlight">\\(\\phi\\)</span>.\nAn '
@@ -417,11 +422,12 @@ def test_tex_between_mathjax_delimiters_in_the_text_becomes_math() -> None:
     ]  # fmt: skip
     assert "\\(" not in block.text and "\\)" not in block.text
     assert block.n_words == len(block.text.split())
-    assert _python_blocks(SPHINX_TEX) == [block]
+    assert block.n_chars == len(block.text)
+    assert with_tex(parse(SPHINX_TEX), _python_blocks(SPHINX_TEX)) == [block]
 
 
 def test_display_tex_and_what_is_not_tex() -> None:
-    html = (
+    html = MATHJAX2_SCRIPT + (
         '<div class="math notranslate nohighlight">\n\\[H[b] = \\sum_{i=1}^{N} x_i\\]</div>'
         "<p>Costs $$5 and \\$$ and <code>\\(not math\\)</code> and a stray \\( alone.</p>"
         "<p>$$ \\int_0^1 f $$</p><pre>\\(kept as code\\)</pre>"
@@ -438,4 +444,53 @@ def test_display_tex_and_what_is_not_tex() -> None:
         ("\\int_0^1 f", ((0, 10, "display_math"),)),
         ("\\(kept as code\\)", ()),  # MathJax leaves <pre> alone too
     ]
-    assert blocks == _python_blocks(html)
+    assert blocks == with_tex(parse(html), _python_blocks(html))
+
+
+# WCXB dev page 2831 (a coding agent's log): a shell command in the text, on a page that loads
+# no typesetter. A browser shows its \( \) as written, and so does the block.
+SHELL_FIND = (
+    '<p>$ find /home/runner/work/solid-email/solid-email -type f \\( -name "*.test.ts" -o -name'
+    '\n"*.test.tsx" \\)\nRead README.md</p>'
+)
+
+
+def test_tex_holding_a_command_is_math_on_a_page_without_a_typesetter() -> None:
+    # WCXB dev page 0431, a Next.js blog whose bundled scripts typeset its TeX: no script names
+    # MathJax or KaTeX, but "\\subseteq" is TeX, where a shell's "\\( -name" is not.
+    html = (
+        "<p>Something as wild as $$ A \\subseteq B \\land x \\in A \\Rightarrow\nx \\in B$$ can "
+        "be a perfectly valid type in Lean.</p>" + SHELL_FIND
+    )
+    first, second = segment(html)
+    assert [(first.text[a:b], k) for a, b, k in first.shape.spans] == [
+        ("A \\subseteq B \\land x \\in A \\Rightarrow\nx \\in B", "display_math")
+    ]
+    assert second.text == SHELL_FIND[len("<p>") : -len("</p>")]
+
+
+@pytest.mark.parametrize(
+    ("head", "typeset"),
+    [
+        ("", False),
+        (MATHJAX2_SCRIPT, True),
+        # MathJax 3 from a CDN, its configuration inline, KaTeX's auto-render call.
+        ('<script id="MathJax-script" async src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/'
+         'tex-mml-chtml.js"></script>', True),
+        ("<script>window.MathJax = {tex: {inlineMath: [['\\\\(', '\\\\)']]}};</script>", True),
+        ('<script type="text/x-mathjax-config">MathJax.Hub.Config({});</script>', True),
+        ('<script defer src="/js/contrib/auto-render.min.js"></script>'
+         "<script>document.addEventListener('DOMContentLoaded', () => "
+         "renderMathInElement(document.body));</script>", True),
+        ('<script src="/js/app.js"></script><script>var price = "$$";</script>', False),
+    ],
+)  # fmt: skip
+def test_tex_in_the_text_only_where_the_page_typesets_it(head: str, typeset: bool) -> None:
+    (block,) = segment(head + SHELL_FIND)
+    assert typesets_tex(parse(head + SHELL_FIND)) is typeset
+    if typeset:
+        assert "\\(" not in block.text
+        assert [k for _, _, k in block.shape.spans] == ["math"]
+    else:
+        assert block.text == SHELL_FIND[len("<p>") : -len("</p>")]
+        assert block.shape is None

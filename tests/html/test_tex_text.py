@@ -22,6 +22,9 @@ def spans_text(result: tuple[str, tuple[tuple[int, int, str], ...]] | None) -> l
         ("where \\( x^2 \\) grows", ["where x^2 grows", [("x^2", "math")]]),
         ("\\[\\sum_i i\\]", ["\\sum_i i", [("\\sum_i i", "display_math")]]),
         ("so $$ a+b $$ holds", ["so a+b holds", [("a+b", "display_math")]]),
+        ("$$x$$", ["x", [("x", "display_math")]]),
+        # A run of dollars is skipped, a "$$" after it may still open a formula.
+        ("$$$ then $$\\alpha$$", ["$$$ then \\alpha", [("\\alpha", "display_math")]]),
         # Two formulas, the second right after the first.
         ("\\(a\\)\\(b\\) and \\(c\\)", ["ab and c", [("a", "math"), ("b", "math"), ("c", "math")]]),
         # A display formula over line breaks (the block's text keeps them as "\n").
@@ -43,10 +46,26 @@ def test_delimited_formulas(text: str, expected: list) -> None:
         "\\(   \\) is empty",
         "C:\\Program Files\\(x86",  # a Windows path
         "$$$$",
+        # Price tiers (WCXB dev pages 0178 and 0332): "$$" in a run of dollars delimits nothing,
+        # and words alone between two "$$" are not TeX.
+        "calendars color-coded to indicate which days were $, $$, or $$$ for a given route",
+        "Price range: $$-$$$",
+        "$$–$$$ Italian",
+        "from $$ to $$ a night",
     ],
 )
 def test_no_formula(text: str) -> None:
     assert tex_spans(text, ()) is None
+
+
+def test_commands_only_takes_formulas_that_hold_a_tex_command() -> None:
+    text = "find . \\( -name x \\) where \\(\\alpha_1\\) and \\[ x^2 \\]"
+    assert spans_text(tex_spans(text, (), commands_only=True)) == [
+        "find . \\( -name x \\) where \\alpha_1 and \\[ x^2 \\]",
+        [("\\alpha_1", "math")],
+    ]
+    assert tex_spans("a \\( b \\) c", (), commands_only=True) is None
+    assert block_tex("a \\( b \\) c", (), commands_only=False) == ("a b c", 3, ((2, 3, "math"),))
 
 
 def test_code_spans_hide_delimiters_and_move_with_the_text() -> None:
