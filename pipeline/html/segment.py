@@ -162,20 +162,26 @@ def with_tex(tree: LexborHTMLParser, blocks: list[Block]) -> list[Block]:
     TeX command); the same list, changed in place. After the walk, so that both walks give the
     same blocks: a block's text, character and word counts and spans change, its link characters
     at most down to its length. A ``<pre>``'s block is left alone, as MathJax leaves it."""
-    found = [
-        i
-        for i, block in enumerate(blocks)
-        if may_hold_tex(block.text) and (block.shape is None or not block.shape.pre)
-    ]
-    if not found:
+    # Most pages hold neither a backslash nor "$$": one scan of all their text in C says so.
+    if not may_hold_tex("\n".join([block.text for block in blocks])):
         return blocks
-    commands_only = not typesets_tex(tree)
-    for i in found:
-        block = blocks[i]
+    typeset: bool | None = None  # whether the page loads a typesetter, asked once it matters
+    for i, block in enumerate(blocks):
         shape = block.shape
-        tex = block_tex(block.text, shape.spans if shape is not None else (), commands_only)
+        if not may_hold_tex(block.text) or (shape is not None and shape.pre):
+            continue
+        spans = shape.spans if shape is not None else ()
+        # Every formula a typesetter would take; the stricter rule finds none where this finds
+        # none, so the page's scripts are read only on a page with something like a formula.
+        tex = block_tex(block.text, spans)
         if tex is None:
             continue
+        if typeset is None:
+            typeset = typesets_tex(tree)
+        if not typeset:
+            tex = block_tex(block.text, spans, commands_only=True)
+            if tex is None:
+                continue
         text, n_words, spans = tex
         blocks[i] = block._replace(
             text=text,
