@@ -1,7 +1,8 @@
 """Structure kept in the output: code blocks, table rows (issue 34), and what Markdown costs.
 
 Usage:
-    python bench/structure.py [--data DIR] [--limit N] [--benchenv DIR] [--out FILE]
+    python bench/structure.py [--data DIR] [--part all|test] [--limit N] [--benchenv DIR]
+                              [--no-outside] [--out FILE]
     python bench/structure.py --cost [--rounds 5] [--limit N] [--out FILE]
 
 Data: WCXB v1.0 (Murrough Foley, 2026, CC-BY-4.0), its development split as laid out in
@@ -21,14 +22,21 @@ of its tokens are matched by the ground truth's multiset (multiset overlap / tok
   at least 80% of its data rows have their tokens in the ground truth. Its scored rows are all of
   its data rows.
 
-A page is selected when it has at least one selected ``<pre>`` or ``<table>``.
+A page is selected when it has at least one selected ``<pre>`` or ``<table>``. ``--part test``
+takes only the pages of the test part of the learned models' site split (the held-out pages,
+ids from ``pipeline/models/neighbours.json``, as ``bench/benchmark_tables.py`` reads them);
+``--part all`` (the default) every dev page.
 
 **Metrics.**
 
 * *code kept exactly*: share of selected ``<pre>`` whose text appears line for line as
-  consecutive lines of the output. The ``<pre>``'s text is what a browser shows: entities
-  decoded, ``<br>`` as a newline, U+00A0 as a space, trailing whitespace of each line and blank
-  lines at both edges dropped, every other line (blank lines inside, leading whitespace) kept.
+  consecutive lines of the output. The ``<pre>``'s text is what a browser shows (`code_text`):
+  entities decoded, ``<br>`` and line feeds as line breaks, every block-level element (a
+  highlighter's ``<div class="line">``) on lines of its own by the CSS rule a browser applies,
+  a ``<span>`` whose class names a line ending its line where no line feed does, the words of
+  a language label or a "Try" button beside a ``<pre>``'s one ``<code>`` and a gutter of line
+  numbers left out, U+00A0 as a space, trailing whitespace of each line and blank lines at both
+  edges dropped, every other line (blank lines inside, leading whitespace) kept.
   Output lines get the same U+00A0 and trailing-whitespace treatment. For text outputs the lines
   must be equal. For Markdown outputs the prefix Markdown syntax itself adds (the four spaces
   of an indented code block, a list item's indent before a fence, a blockquote's ``>``) is
@@ -191,15 +199,128 @@ def _in_truth(tokens: list[str], truth: Counter) -> bool:
     return overlap / len(tokens) >= IN_TRUTH
 
 
-def shown_text(node) -> str:
-    """A node's text as a browser shows it in ``<pre>``: entities decoded, ``<br>`` a newline."""
-    parts = []
-    for sub in node.traverse(include_text=True):
-        if sub.tag == "-text":
-            parts.append(sub.text_content or "")
-        elif sub.tag == "br":
-            parts.append("\n")
-    return "".join(parts)
+# Elements the HTML standard's rendering section (the browser's default style sheet) lays out as
+# blocks: inside a ``<pre>`` each starts and ends a line. Table cells stay on their row's line.
+BROWSER_BLOCKS = frozenset(
+    (
+        "address article aside blockquote caption center dd details dialog dir div dl dt "
+        "fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr legend li "
+        "listing main menu nav ol p plaintext pre search section summary table tbody tfoot thead "
+        "tr ul xmp"
+    ).split()
+)
+# Never shown: what a browser does not render (and `hidden`, its display: none).
+NOT_SHOWN = frozenset("script style template head noscript".split())
+# A block's edge; a forced break (a line feed or <br>); the end of a span that names a line.
+_SOFT, _HARD, _LINE_END = 1, 2, 3
+
+
+def _names_line(sub) -> bool:
+    """A ``<span>`` that highlighters' style sheets make a block: a class word ``line`` or one
+    ending in ``-line`` (Shiki, twoslash, Gatsby's ``gatsby-highlight-code-line``, GitBook's
+    ``highlight-line``, prism-react-renderer's ``token-line``)."""
+    classes = (sub.attributes.get("class") or "").split() if sub.tag == "span" else ()
+    return any(word == "line" or word.endswith("-line") for word in classes)
+
+
+def shown_text(node, code_only: bool = False) -> str:
+    """A node's text as a browser shows it in ``<pre>``: entities decoded, ``<br>`` and line feeds
+    forced breaks, each block-level element (`BROWSER_BLOCKS`) on lines of its own.
+
+    The CSS model: the content between two block edges is one run of inline content, cut into
+    lines by its forced breaks; a line that ends in a break is shown even when empty, a last line
+    only when it holds something (so ``<div>a<br></div><div>b</div>`` is two lines, and
+    ``<div>a</div>`` + line feed + ``<div>b</div>`` three, the middle one blank), which is what
+    headless Chromium lays out (lines measured from its character boxes on such ``<pre>``). The
+    page's style sheets are not at hand: a ``<span>`` whose class names a line (`_names_line`) is
+    taken to end its line, as highlighters' style sheets make it, where no line feed already
+    does.
+
+    ``code_only``: text outside the one ``<code>`` that lies in some element of the ``<pre>``
+    is left out (see `code_text`).
+    """
+    items: list[str | int] = []
+    stack = [(node, False, node.tag == "code")]
+    while stack:
+        sub, leaving, in_code = stack.pop()
+        if leaving:
+            items.append(leaving)
+            continue
+        tag = sub.tag
+        if tag == "-text":
+            text = (sub.text_content or "").replace("\r\n", "\n").replace("\r", "\n")
+            # selectolax builds a new node object per access: nodes compare by their lexbor node.
+            if code_only and not in_code and text.strip() and sub.parent.mem_id != node.mem_id:
+                continue
+            for k, part in enumerate(text.split("\n")):
+                if k:
+                    items.append(_HARD)
+                if part:
+                    items.append(part)
+            continue
+        if tag == "br":
+            items.append(_HARD)
+            continue
+        if sub is not node and (
+            not tag or tag[0] == "-" or tag in NOT_SHOWN or "hidden" in sub.attributes
+        ):
+            continue
+        if sub is not node and tag in BROWSER_BLOCKS:
+            items.append(_SOFT)
+            stack.append((sub, _SOFT, in_code))
+        elif _names_line(sub):
+            stack.append((sub, _LINE_END, in_code))
+        children = []
+        child = sub.child
+        while child is not None:
+            children.append(child)
+            child = child.next
+        in_code = in_code or tag == "code"
+        stack.extend((c, False, in_code) for c in reversed(children))
+    lines: list[str] = []
+    line: list[str] = []
+    broke = True  # the last forced break ends the text so far
+    for k, item in enumerate((*items, _SOFT)):
+        if item == _LINE_END:
+            after = next((x for x in items[k + 1 :] if isinstance(x, str) or x == _HARD), None)
+            if broke or after == _HARD:
+                continue
+            item = _HARD
+        if item == _HARD:
+            lines.append("".join(line))
+            line = []
+            broke = True
+        elif item == _SOFT:
+            if line:
+                lines.append("".join(line))
+                line = []
+        else:
+            line.append(item)
+            broke = False
+    return "\n".join(lines)
+
+
+def code_text(pre) -> str:
+    """A ``<pre>``'s code as a browser shows it (`shown_text`). When the ``<pre>`` holds one
+    ``<code>`` (not counting those inside it), words in its other elements (a language label, a
+    copy or "Try" button beside the code) are not code and are left out, as long as some text
+    is left. A gutter of line numbers beside the lines, every other line counting up by one, is
+    left out too."""
+    codes = [c for c in pre.css("code") if not _has_ancestor(c, "code")]
+    text = shown_text(pre, code_only=len(codes) == 1)
+    if not text.strip():
+        text = shown_text(pre)
+    lines = text.split("\n")
+    numbers = lines[0::2]
+    first = int(numbers[0]) if numbers[0].isdecimal() else -1
+    if (
+        len(lines) >= 4
+        and all(n.isdecimal() for n in numbers)
+        and [int(n) for n in numbers] == list(range(first, first + len(numbers)))
+        and any(line.strip() for line in lines[1::2])
+    ):
+        return "\n".join(lines[1::2])
+    return text
 
 
 def _out_line(line: str) -> str:
@@ -238,7 +359,7 @@ def select(html: str, truth_text: str) -> tuple[list[list[str]], list[list[list[
     for pre in tree.css("pre"):
         if _has_ancestor(pre, "pre"):
             continue
-        lines = code_lines(shown_text(pre))
+        lines = code_lines(code_text(pre))
         if all(line.strip().isdigit() for line in lines if line):
             continue  # a line-number gutter beside the code, not code
         if lines and _in_truth(_tokens("\n".join(lines)), truth):
@@ -404,12 +525,22 @@ def _compiled() -> dict[str, bool]:
     }
 
 
-def load_pages(data: Path, limit: int | None):
+def test_part_ids() -> set[str]:
+    """The wcxb page ids of the test part of the learned models' site split."""
+    model = REPO / "pipeline" / "models" / "neighbours.json"
+    split = json.loads(model.read_text("utf-8"))["metadata"]["split"]
+    return {i.split("/", 1)[1] for i in split["test_ids"] if i.startswith("wcxb/")}
+
+
+def load_pages(data: Path, limit: int | None, part: str = "all"):
     from pipeline.evaluate.datasets import load_dataset
 
     if not (data / "html").is_dir():
         raise SystemExit(f"error: {data / 'html'} not found (give --data the wcxb-dev folder)")
     pages = sorted(load_dataset(data), key=lambda page: page.id)
+    if part == "test":
+        held_out = test_part_ids()
+        pages = [page for page in pages if page.id in held_out]
     return pages[:limit] if limit else pages
 
 
@@ -490,7 +621,7 @@ def measure(args: argparse.Namespace) -> dict:
         from pipeline.clean import clean_html
     run = {n: v for n, v in SYSTEMS.items() if v[1] or clean_html is not None}
     info = machine()
-    pages = load_pages(args.data, args.limit)
+    pages = load_pages(args.data, args.limit, args.part)
     has_md_kw = clean_html is not None and markdown_keyword()
     md_kw = {"markdown": True} if has_md_kw else {}
     selected, selection = [], {}
@@ -525,16 +656,20 @@ def measure(args: argparse.Namespace) -> dict:
         f"({time.monotonic() - t0:.0f} s); outside systems ...",
         file=sys.stderr,
     )
-    outside, versions = run_outside(
-        args.benchenv, [{"id": p.id, "html": html, "url": p.url} for p, html in selected]
-    )
+    if args.no_outside:
+        run = {n: v for n, v in run.items() if not v[1]}
+        outside, versions = {p.id: {"errors": {}} for p, _ in selected}, {}
+    else:
+        outside, versions = run_outside(
+            args.benchenv, [{"id": p.id, "html": html, "url": p.url} for p, html in selected]
+        )
     totals = {name: Counter() for name in run}
     f1_sel: dict[str, list[float]] = {name: [] for name in run}
     emptied = Counter()
     per_page = {}
     for page, _html in selected:
         pres, tables = selection[page.id]
-        outputs = {**ours[page.id], **{n: outside[page.id][n] for n in SYSTEMS if SYSTEMS[n][1]}}
+        outputs = {**ours[page.id], **{n: outside[page.id][n] for n in run if SYSTEMS[n][1]}}
         if outside[page.id]["errors"]:
             errors.setdefault(page.id, {}).update(outside[page.id]["errors"])
         per_page[page.id] = {
@@ -590,6 +725,7 @@ def measure(args: argparse.Namespace) -> dict:
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "command": "python " + " ".join([sys.argv[0], *sys.argv[1:]]),
         "data": str(args.data),
+        "part": args.part,
         "data_citation": "WCXB v1.0, Murrough Foley (2026), dev split, CC-BY-4.0",
         "selection_rule": f"<pre>/<table> rows with >= {IN_TRUTH:.0%} of tokens in main_content",
         "pages_all": len(pages),
@@ -727,6 +863,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the wcxb-dev folder")
     parser.add_argument("--limit", type=int, default=None, help="only the first N pages")
+    parser.add_argument(
+        "--part",
+        choices=("all", "test"),
+        default="all",
+        help="every dev page, or the test part of the models' site split (held out)",
+    )
+    parser.add_argument(
+        "--no-outside", action="store_true", help="warcclean only (no comparison virtualenv)"
+    )
     parser.add_argument("--benchenv", type=Path, default=DEFAULT_BENCHENV)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--cost", action="store_true", help="Markdown's CPU cost, on vs off")
@@ -758,7 +903,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         report = measure(args)
-        out = args.out or DEFAULT_OUT
+        out = args.out or (
+            DEFAULT_OUT if args.part == "all" else DEFAULT_OUT.with_name("structure_test.json")
+        )
         print_table(report)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1) + "\n")

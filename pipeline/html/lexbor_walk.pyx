@@ -46,13 +46,16 @@ cdef extern from "string.h":
     void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen)
 
 from pipeline.html.structure cimport ShapeTracker
-from pipeline.html.walk cimport _next_checkpoint, _path_string
+from pipeline.html.walk cimport _next_checkpoint, _normalized, _path_string
 
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.html import walk as _python_walk
 from pipeline.html.class_cues import ANCESTOR_WORDS, ancestor_cue_bits
-from pipeline.html.structure import code_language, pre_language, with_raw, with_spans
+from pipeline.html.structure import (
+    LINE_TAGS, PRE_EDGE, PRE_LINE_END, code_language, names_line, pre_language, pre_shown,
+    with_raw, with_spans,
+)
 from pipeline.compiled import check_fresh
 from pipeline.types import Block, Shape
 from pipeline.lang.words import count_words
@@ -119,6 +122,7 @@ cdef enum:
     _LINK = 64
     _SHAPE = 128
     _SPECIAL = 256
+    _LINE_SPAN = 512
     _SKIPPED = _KILLED | _UNWRAPPED
     _PRE_MASK = ~(_BLOCK | _SHAPE | _SPECIAL)
     _CUE_SHIFT = 10
@@ -127,7 +131,7 @@ cdef enum:
 FLAGS = {
     "_BLOCK": _BLOCK, "_KILLED": _KILLED, "_UNWRAPPED": _UNWRAPPED, "_VOID": _VOID,
     "_HEADING": _HEADING, "_BR": _BR, "_LINK": _LINK, "_SHAPE": _SHAPE, "_SPECIAL": _SPECIAL,
-    "_CUE_SHIFT": _CUE_SHIFT,
+    "_LINE_SPAN": _LINE_SPAN, "_CUE_SHIFT": _CUE_SHIFT,
 }
 
 # Same per-page cache split as the Python walk: predefined ids by list index, others by dict.
@@ -778,7 +782,7 @@ cdef bint _is_tex_script(wc_node *node):
 cdef object _block(
     Py_ssize_t index, Text *raw, str tag, str dom_path, str style_text, bint heading,
     Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, Runs *runs, Py_ssize_t run,
-    int ancestor_cues, object shape, object pre_text, Py_ssize_t marks,
+    int ancestor_cues, object shape, object pre_raw, Py_ssize_t marks,
 ):
     # walk._block, with the text already normalised; empties ``raw`` for the next block. None
     # when the block held nothing but the marks of empty inline code (the Python walk makes no
@@ -788,14 +792,20 @@ cdef object _block(
     raw.length = raw.words = 0
     raw.gap = True
     raw.newline = False
-    if marks:
-        text, n_words, spans = _unmark(text, marks)
-        if not text:
-            return None
-        if spans:
-            shape = with_spans(shape or _PLAIN, spans)
-    if pre_text and shape is not None:
-        shape = with_raw(shape, "".join(pre_text))
+    if pre_raw is not None:
+        # See walk._block: a <pre>'s text is what the browser shows.
+        text, n_words = _normalized(pre_raw)
+        if link_chars > len(text):
+            link_chars = len(text)
+        if shape is not None:
+            shape = with_raw(shape, pre_raw)
+    else:
+        if marks:
+            text, n_words, spans = _unmark(text, marks)
+            if not text:
+                return None
+            if spans:
+                shape = with_spans(shape or _PLAIN, spans)
     # tuple.__new__(Block, fields) copies a tuple of the fields into a new Block, after a
     # method look-up and an argument tuple of its own: the fields go straight into the Block here
     # (same type, same items). A tuple subclass is never untracked the way a plain tuple of atoms
@@ -1165,9 +1175,11 @@ cdef object _walk(
     cdef ShapeTracker shaper = ShapeTracker()
     cdef object shape = None
     cdef bint shape_due = True
-    # Inside a <pre> (see walk.walk): its text as the page has it.
-    cdef Py_ssize_t pre_depth = 0
+    # Inside a <pre> (see walk.walk): 1 plus the elements open in it, its text as pieces, the
+    # <code> elements open in it and how many it has held.
+    cdef Py_ssize_t pre_depth = 0, pre_code = 0, pre_codes = 0
     cdef object pre_text = None
+    cdef str piece
     # Inline code: its edges are marked in the block's text, and `_unmark` turns the marks into
     # `Shape.spans` when the block is made.
     cdef Py_ssize_t code_depth = 0, marks = 0
@@ -1191,8 +1203,12 @@ cdef object _walk(
                 text_node = <wc_character_data *> node
                 data = text_node.data.data
                 length = text_node.data.length
-                if pre_depth:
-                    pre_text.append(_decode(data, length))
+                if pre_depth and length:
+                    piece = _decode(data, length)
+                    if pre_depth > 1 and not pre_code and not piece.isspace():
+                        pre_text.append((piece,))
+                    else:
+                        pre_text.append(piece)
                 if _is_ascii_blank(data, length):
                     raw.gap = True  # the Python walk's " " piece
                 else:
@@ -1262,7 +1278,7 @@ cdef object _walk(
                     if node.type == WC_NODE_ELEMENT and _is_tex_script(node):
                         _fallback("math")
                         return None
-                elif tag == "math":
+                elif tag == "math" or tag == "mjx-container":
                     _fallback("math")
                     return None
                 elif tag != "pre":  # inline code: a span, marked in the text (`_MARKS`)
@@ -1324,6 +1340,10 @@ cdef object _walk(
                             shaper.name_language(
                                 code_language(_decode(class_data, class_length))
                             )
+                        elif pre_depth and tag == "span" and names_line(
+                            _decode(class_data, class_length)
+                        ):
+                            kind |= _LINE_SPAN  # see walk.walk
                     if id_data != NULL and depth:
                         cues |= _cached_cue_bits(cue_cache, id_data, id_length)
             if not kind & _SKIPPED:
@@ -1331,6 +1351,14 @@ cdef object _walk(
                     shaper.enter(tag)
                 _enter_path(paths, len(path))
                 path.append(tag)
+                if pre_depth:
+                    pre_depth += 1
+                    if tag in LINE_TAGS:
+                        pre_text.append(PRE_EDGE)
+                    elif tag == "code":
+                        if not pre_code:
+                            pre_codes += 1
+                        pre_code += 1
                 if kind & _HEADING:
                     headings_open += 1
                 if kind & _BLOCK or (br and kind & _BR and not pre_depth):
@@ -1345,7 +1373,9 @@ cdef object _walk(
                         block = _block(
                             len(blocks), raw, block_tag, dom_path or "",
                             _style_text(styles, style_at, style_texts), heading, link_chars, tags,
-                            markup, runs, run, ancestor_cues, shape, pre_text, marks,
+                            markup, runs, run, ancestor_cues, shape,
+                            None if pre_text is None else pre_shown(pre_text, pre_codes == 1),
+                            marks,
                         )
                         marks = 0
                         if block is not None:
@@ -1360,6 +1390,7 @@ cdef object _walk(
                     if kind & _SPECIAL:  # a <pre>: one block, its text kept as it is
                         pre_depth = 1
                         pre_text = []
+                        pre_code = pre_codes = 0
                         # walk.walk's pre_language(own class, classes of styles[-3:-1])
                         shaper.name_language(pre_language(
                             _style_class(styles, styles.count - 1),
@@ -1421,7 +1452,9 @@ cdef object _walk(
                         block = _block(
                             len(blocks), raw, block_tag, dom_path or "",
                             _style_text(styles, style_at, style_texts), heading, link_chars, tags,
-                            markup, runs, run, ancestor_cues, shape, pre_text, marks,
+                            markup, runs, run, ancestor_cues, shape,
+                            None if pre_text is None else pre_shown(pre_text, pre_codes == 1),
+                            marks,
                         )
                         marks = 0
                         if block is not None:
@@ -1447,6 +1480,14 @@ cdef object _walk(
                 else:
                     if dom_path is None and len(path) <= block_depth:
                         dom_path = _dom_path(path, len(path), paths, path_strings)
+                    if pre_depth > 1:
+                        pre_depth -= 1
+                        if path[-1] in LINE_TAGS:
+                            pre_text.append(PRE_EDGE)
+                        elif path[-1] == "code":
+                            pre_code -= 1
+                        elif kind & _LINE_SPAN:
+                            pre_text.append(PRE_LINE_END)
                     path.pop()
                     if kind & _LINK and link_depth:
                         link_depth -= 1
@@ -1466,7 +1507,7 @@ cdef object _walk(
         block = _block(
             len(blocks), raw, block_tag, dom_path or "", _style_text(styles, style_at, style_texts),
             heading, link_chars, tags, markup, runs, run, ancestor_cues, shape,
-            pre_text, marks,
+            None if pre_text is None else pre_shown(pre_text, pre_codes == 1), marks,
         )
         if block is not None:
             blocks.append(block)

@@ -1,5 +1,7 @@
 """Math on web pages, as LaTeX: the segmentation walk (`pipeline.html.walk`) hands every `<math>`
-element and every MathJax 2 ``<script type="math/tex">`` here instead of descending into them.
+element, every MathJax 2 ``<script type="math/tex">`` and every MathJax 3 ``<mjx-container>``
+here instead of descending into them (TeX written in the text between MathJax's delimiters is
+`pipeline.html.tex_text`'s).
 
 A corpus wants the formula a reader would type, not the glyph soup the text of a MathML tree
 gives ("x=−b±b2−4ac2a"). Most pages that carry MathML also carry the author's TeX: KaTeX,
@@ -191,6 +193,18 @@ def math_latex(node: LexborNode) -> tuple[str, bool]:
         attrs.get("mode") or ""
     ).strip().lower() == "display"
     return _convert(node).strip(), display
+
+
+def container_latex(node: LexborNode) -> tuple[str, bool] | None:
+    """For MathJax 3's ``<mjx-container>``: the LaTeX of the assistive MathML it holds beside its
+    drawing (``<mjx-assistive-mml><math>``, the only source of the formula MathJax 3 leaves in
+    the page), and whether it is display math; None when it holds no MathML."""
+    for sub in node.traverse():
+        if sub.tag == "math":
+            latex, display = math_latex(sub)
+            value = (node.attributes.get("display") or "").strip().lower()
+            return latex, display or value == "true" or value == "block"
+    return None
 
 
 def script_latex(type_attr: str | None, text: str) -> tuple[str, bool] | None:

@@ -21,8 +21,10 @@ from pipeline.compiled import is_compiled_file
 from pipeline.errors import PageTooComplex
 from pipeline.html import walk as _walk
 from pipeline.html.guard import Deadline
+from pipeline.html.structure import with_spans
+from pipeline.html.tex_text import block_tex, may_hold_tex, typesets_tex
 from pipeline.html.walk import _KINDS
-from pipeline.types import Block
+from pipeline.types import Block, Shape
 
 # The walk over lexbor's structs (pipeline/html/lexbor_walk.pyx), when `c_walk_status` finds it
 # usable: built, for the lexbor version whose struct layout it declares, and giving the same
@@ -150,8 +152,48 @@ def segment(
             tree, root.mem_id, max_nodes, record_runs, deadline, _KINDS, PageTooComplex
         )
         if blocks is not None:
-            return blocks
-    return _walk.walk(root, max_nodes, record_runs, deadline)
+            return with_tex(tree, blocks)
+    return with_tex(tree, _walk.walk(root, max_nodes, record_runs, deadline))
+
+
+def with_tex(tree: LexborHTMLParser, blocks: list[Block]) -> list[Block]:
+    """``blocks`` with the TeX written in their text between MathJax's or KaTeX's delimiters made
+    math spans (`pipeline.html.tex_text`; on a page that loads neither, only formulas holding a
+    TeX command); the same list, changed in place. After the walk, so that both walks give the
+    same blocks: a block's text, character and word counts and spans change, its link characters
+    at most down to its length. A ``<pre>``'s block is left alone, as MathJax leaves it."""
+    # Most pages hold neither a backslash nor "$$": one scan of all their text in C says so.
+    if not may_hold_tex("\n".join([block.text for block in blocks])):
+        return blocks
+    typeset: bool | None = None  # whether the page loads a typesetter, asked once it matters
+    for i, block in enumerate(blocks):
+        shape = block.shape
+        if not may_hold_tex(block.text) or (shape is not None and shape.pre):
+            continue
+        spans = shape.spans if shape is not None else ()
+        # Every formula a typesetter would take; the stricter rule finds none where this finds
+        # none, so the page's scripts are read only on a page with something like a formula.
+        tex = block_tex(block.text, spans)
+        if tex is None:
+            continue
+        if typeset is None:
+            typeset = typesets_tex(tree)
+        if not typeset:
+            tex = block_tex(block.text, spans, commands_only=True)
+            if tex is None:
+                continue
+        text, n_words, spans = tex
+        blocks[i] = block._replace(
+            text=text,
+            n_chars=len(text),
+            n_words=n_words,
+            n_link_chars=min(block.n_link_chars, len(text)),
+            shape=with_spans(shape or _PLAIN, spans),
+        )
+    return blocks
+
+
+_PLAIN = Shape()
 
 
 def path_tag(dom_path: str) -> str:

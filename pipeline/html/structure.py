@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from pipeline.compiled import check_fresh
+from pipeline.html.class_cues import cached_when_short
 from pipeline.types import Shape
 
 # Compiled with Cython when the install can (structure.pxd makes the tracker an extension type):
@@ -196,6 +197,136 @@ class ShapeTracker:
                     ),
                 )
         return self._cached
+
+
+# Inside a ``<pre>`` the walks record its text as pieces (`pre_shown`): strings as the page has
+# them (a ``<br>`` as a line feed), `PRE_EDGE` where an element a browser lays out as a block
+# (`LINE_TAGS`) starts or ends, `PRE_LINE_END` where a ``<span>`` whose class names a line ends
+# (`names_line`), and a 1-tuple around text that lies outside the ``<pre>``'s code but inside some
+# element of it (a language label, a "Try" or "Copy" link beside the ``<code>``).
+PRE_EDGE = 0
+PRE_LINE_END = 1
+# Elements the HTML standard's rendering section (a browser's default style sheet) lays out as
+# blocks: inside a <pre> each starts and ends a line. Table cells stay on their row's line.
+LINE_TAGS = frozenset(
+    (
+        "address article aside blockquote caption center dd details dialog dir div dl dt "
+        "fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr legend li "
+        "listing main menu nav ol p plaintext pre search section summary table tbody tfoot thead "
+        "tr ul xmp"
+    ).split()
+)
+
+
+@cached_when_short
+def names_line(class_value: str) -> bool:
+    """Whether a ``<span>``'s class attribute says it is one line of code, which highlighters'
+    style sheets make a block: ``line`` (Shiki, twoslash), ``gatsby-highlight-code-line``,
+    ``highlight-line`` (GitBook), ``token-line`` (prism-react-renderer): a class word ``line`` or
+    one ending in ``-line`` (not ``line-number``, a gutter's number)."""
+    return any(word == "line" or word.endswith("-line") for word in class_value.split())
+
+
+def pre_shown(parts: list, one_code: bool) -> str:
+    """A ``<pre>``'s text as a browser shows it, from the walk's pieces (see `PRE_EDGE`).
+
+    Highlighters write one ``<div class="line">`` per line, with no line feed between them, and
+    CodeMirror ends each with a ``<br>``; a browser shows one line per block either way. Its
+    rule, from CSS: the content between two block edges is a run of inline content, cut into
+    lines by its line feeds; a line that ends in a line feed is shown even when empty, a last line
+    only when it holds something. So ``<div>a<br></div><div>b</div>`` is two lines,
+    ``<div>a</div>`` + line feed + ``<div>b</div>`` three (the middle one blank), and a ``<pre>``'s
+    final line feed shows nothing (checked against headless Chromium's line boxes:
+    tests/html/test_pre_browser.py).
+
+    A span that names a line (`PRE_LINE_END`) ends its line too, but only where no line feed is
+    already there: Shiki writes a line feed between its line spans, Gatsby's and GitBook's write
+    none.
+
+    ``one_code``: the ``<pre>`` holds one ``<code>`` (not counting ``<code>`` inside it), so the
+    words in other elements beside it (the 1-tuples) are not its code and are left out, unless
+    nothing else is left. A gutter of line numbers laid out as blocks of their own beside the
+    lines (``1``, first line, ``2``, second line, ...) is left out too.
+    """
+    if PRE_LINE_END in parts:
+        parts = _ended_lines(parts)
+    runs: list[list] = []
+    run: list = []
+    aside = False  # some text outside the code
+    kept = False  # some text that is not whitespace, besides that
+    for part in parts:
+        if type(part) is str:
+            run.append(part)
+            if not kept and not part.isspace():
+                kept = True
+        elif type(part) is tuple:
+            aside = True
+            run.append(part)
+        else:
+            runs.append(run)
+            run = []
+    runs.append(run)
+    drop = one_code and aside and kept
+    chunks: list[str] = []
+    for pieces in runs:
+        if not pieces:
+            continue
+        text = "".join(
+            [p for p in pieces if type(p) is str]
+            if drop
+            else [p if type(p) is str else p[0] for p in pieces]
+        )
+        if text:
+            chunks.append(text[:-1] if text[-1] == "\n" else text)
+    shown = "\n".join(chunks)
+    if len(runs) > 1:
+        return _without_gutter(shown)
+    return shown
+
+
+def _ended_lines(parts: list) -> list:
+    """``parts`` with each `PRE_LINE_END` made a line feed where the text before it (line feeds
+    made so far included) does not end with one and the text after it does not start with one,
+    and left out elsewhere: an empty line span, which a browser draws zero lines high, shows no
+    line."""
+    out: list = []
+    for k, part in enumerate(parts):
+        if type(part) is not int or part != PRE_LINE_END:
+            out.append(part)
+            continue
+        before = _text_of(out, len(out) - 1, -1)
+        after = _text_of(parts, k + 1, 1)
+        if before and before[-1] != "\n" and not after.startswith("\n"):
+            out.append("\n")
+    return out
+
+
+def _text_of(parts: list, k: int, step: int) -> str:
+    """The text of the nearest piece from ``k`` on in direction ``step``, or ""."""
+    while 0 <= k < len(parts):
+        part = parts[k]
+        if type(part) is str:
+            return part
+        if type(part) is tuple:
+            return part[0]
+        k += step
+    return ""
+
+
+def _without_gutter(text: str) -> str:
+    """``text`` without a gutter of line numbers that its block elements laid out as lines of their
+    own, every other line (at least two of them, counting up by one from the first line)."""
+    lines = text.split("\n")
+    if len(lines) < 4:
+        return text
+    numbers = lines[0::2]
+    if not all(n.isdecimal() and len(n) < 7 for n in numbers):
+        return text
+    start = int(numbers[0])
+    for k, n in enumerate(numbers):
+        if int(n) != start + k:
+            return text
+    return "\n".join(lines[1::2])
 
 
 def with_spans(shape: Shape, spans: tuple[tuple[int, int, str], ...] | list) -> Shape:

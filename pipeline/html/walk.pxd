@@ -8,6 +8,7 @@ from pipeline.html.structure cimport ShapeTracker
 
 # The walk's tag flags, as C constants so that each flag test is one machine instruction.
 cdef int _BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK, _SHAPE, _SPECIAL, _SKIPPED
+cdef int _LINE_SPAN
 cdef int _PRE_MASK, _CUE_SHIFT
 cdef bint _COMPILED
 cdef bytes _UNSPACED_BMP
@@ -21,7 +22,8 @@ cdef Py_ssize_t _UNSPACED_FROM, _IDS_LISTED
     style_texts=dict, run=Py_ssize_t, n=Py_ssize_t, attrs=dict, name=str, entered_kinds=list,
     tag_id=Py_ssize_t, text_id=Py_ssize_t, by_id=list, content=str, style_cues=list,
     inherited=cython.int, cues=cython.int, ancestor_cues=cython.int, pre_depth=Py_ssize_t,
-    code_depth=Py_ssize_t, code_start=Py_ssize_t, shape_due=cython.bint,
+    code_depth=Py_ssize_t, code_start=Py_ssize_t, shape_due=cython.bint, pre_code=Py_ssize_t,
+    pre_codes=Py_ssize_t,
     shaper=ShapeTracker,
 )
 cpdef list walk(object root, object max_nodes, bint record_runs, object deadline)
@@ -30,7 +32,7 @@ cpdef list walk(object root, object max_nodes, bint record_runs, object deadline
 cdef object _block(
     Py_ssize_t index, list pieces, str tag, str dom_path, object style, bint heading,
     Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, object runs, Py_ssize_t run,
-    dict style_texts, int ancestor_cues, object shape, object pre_text, object spans,
+    dict style_texts, int ancestor_cues, object shape, object pre_raw, object spans,
 )
 
 @cython.locals(n_words=Py_ssize_t, lines=list)

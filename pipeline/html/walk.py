@@ -35,12 +35,17 @@ from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.errors import PageTooComplex
 from pipeline.html.class_cues import ancestor_cue_bits
 from pipeline.html.guard import Deadline
-from pipeline.html.mathml import math_latex, script_latex
+from pipeline.html.mathml import container_latex, math_latex, script_latex
 from pipeline.html.structure import (
+    LINE_TAGS,
+    PRE_EDGE,
+    PRE_LINE_END,
     SHAPE_TAGS,
     ShapeTracker,
     code_language,
+    names_line,
     pre_language,
+    pre_shown,
     with_raw,
     with_spans,
 )
@@ -81,13 +86,14 @@ _HEADING_TAGS = frozenset(f"h{i}" for i in range(10))
 MAX_PATH_ELEMENTS = 48
 
 # Elements whose text the walk treats specially (`_SPECIAL`): <pre> keeps its text exactly and
-# is one block whatever it holds; inline code becomes a span of its block; <math> and MathJax's
-# <script type="math/tex"> become LaTeX. The C walk hands pages holding any of them to this walk.
+# is one block whatever it holds; inline code becomes a span of its block; <math>, MathJax 2's
+# <script type="math/tex"> and MathJax 3's <mjx-container> (its assistive MathML) become LaTeX.
+# The C walk hands pages holding math to this walk.
 INLINE_CODE_TAGS = frozenset("code kbd samp tt".split())
-SPECIAL_TAGS = frozenset(("pre", "math", "script", *INLINE_CODE_TAGS))
+SPECIAL_TAGS = frozenset(("pre", "math", "script", "mjx-container", *INLINE_CODE_TAGS))
 # Elements that only draw a formula whose source the page also carries (MathJax 3's visual
-# output; MathJax 2's and KaTeX's are recognised by class, see `_draws_math`): dropped, or a
-# formula would come out twice, once as glyph soup.
+# output inside an <mjx-container> without MathML; MathJax 2's and KaTeX's are recognised by
+# class, see `_draws_math`): dropped, or a formula would come out twice, once as glyph soup.
 MATH_DRAWING_TAGS = frozenset(("mjx-math",))
 
 # What the walk does with a tag, as bit flags: one look-up per element answers every question the
@@ -105,6 +111,9 @@ _BLOCK, _KILLED, _UNWRAPPED, _VOID, _HEADING, _BR, _LINK, _SHAPE, _SPECIAL = (
     256,
 )
 _SKIPPED = _KILLED | _UNWRAPPED  # no open/close events of their own
+# Set on a <span> inside a <pre> whose class names a line of code (`names_line`): its end ends the
+# line (`PRE_LINE_END`).
+_LINE_SPAN = 512
 # Inside a <pre>, elements lose these flags: the <pre> stays one block with one shape.
 _PRE_MASK = ~(_BLOCK | _SHAPE | _SPECIAL)
 # The walk's stacks of entered elements keep each element's flags in the low bits and, from this
@@ -333,13 +342,21 @@ def _block(
     style_texts: dict[tuple[str, str | None], str],
     ancestor_cues: int,
     shape: Shape | None,
-    pre_text: list[str] | None,
+    pre_raw: str | None,
     spans: list[tuple[int, int, str]] | None,
 ) -> Block:
-    # Pieces are raw text; normalising once per block equals jusText's per-node normalisation
-    # followed by its per-paragraph one (a run split across nodes has a line break iff a part has).
-    joined = pieces[0] if len(pieces) == 1 else "".join(pieces)
-    if spans:
+    if pre_raw is not None:
+        # A <pre>'s block holds its text as the browser shows it (`pre_shown`), whitespace
+        # normalised like any block's: its lines apart, a label or button beside its code left
+        # out (so fewer characters may be left than were counted as link text). Inline code
+        # around the <pre> makes no span in it: the whole block is code.
+        text, n_words = _normalized(pre_raw)
+        if link_chars > len(text):
+            link_chars = len(text)
+        if shape is not None:
+            shape = with_raw(shape, pre_raw)
+    elif spans:
+        joined = pieces[0] if len(pieces) == 1 else "".join(pieces)
         # Spans were recorded as piece indexes (pieces only grow while a block is built), which
         # keeps a block of many inline code elements linear: they become offsets here, once.
         offsets = [0]
@@ -352,9 +369,10 @@ def _block(
         if moved:
             shape = with_spans(shape or _PLAIN, moved)
     else:
-        text, n_words = _normalized(joined)
-    if pre_text and shape is not None:
-        shape = with_raw(shape, "".join(pre_text))
+        # Pieces are raw text; normalising once per block equals jusText's per-node
+        # normalisation followed by its per-paragraph one (a run split across nodes has a line
+        # break iff a part has).
+        text, n_words = _normalized(pieces[0] if len(pieces) == 1 else "".join(pieces))
     # The block element's tag and classes ("div.post.main"). A page repeats a few styles over
     # and over, so each is formatted once per page.
     if style is None:
@@ -454,9 +472,11 @@ def walk(
     shaper = ShapeTracker()
     shape: Shape | None = None
     shape_due = True
-    # Inside a <pre> (depth > 0): its text as the page has it, for `Shape.raw`.
+    # Inside a <pre>: 1 plus the elements open inside it. Its text as pieces for `pre_shown`
+    # (`Shape.raw`), the <code> elements open in it and how many it has held (outermost only).
     pre_depth = 0
-    pre_text: list[str] | None = None
+    pre_text: list | None = None
+    pre_code = pre_codes = 0
     # Inline code and math of the open block, as (first piece, piece after it, kind).
     spans: list[tuple[int, int, str]] | None = None
     code_depth = 0
@@ -486,7 +506,14 @@ def walk(
             if pre_depth:
                 content = node.text_content
                 if content:
-                    pre_text.append(content)
+                    if (
+                        pre_depth > 1
+                        and not pre_code
+                        and not (_is_blank(content) if _COMPILED else content.isspace())
+                    ):
+                        pre_text.append((content,))  # beside the code, in some element
+                    else:
+                        pre_text.append(content)
             # Most text nodes are inter-tag whitespace: lexbor answers that in C, without
             # building the string (a non-ASCII space such as U+00A0 still takes the long way).
             if node.is_empty_text_node:
@@ -565,7 +592,11 @@ def walk(
                     value = attrs.get("class")
                     if value:
                         cues |= ancestor_cue_bits(value)
-                        if ("MathJax" in value or "katex-html" in value) and _draws_math(value):
+                        if (
+                            ("MathJax" in value or "katex-html" in value)
+                            and tag != "mjx-container"  # MathJax 3: its source is inside
+                            and _draws_math(value)
+                        ):
                             kind = _KILLED
                     value = attrs.get("id")
                     if value:
@@ -578,6 +609,11 @@ def walk(
                 elif tag == "math":
                     math = math_latex(node)
                     kind = _KILLED
+                elif tag == "mjx-container":
+                    math = container_latex(node)
+                    # Without MathML inside, its content is walked as any element's (its
+                    # drawing, <mjx-math>, is dropped by tag).
+                    kind = _KILLED if math is not None else kind & ~_SPECIAL
                 elif kind & _KILLED:  # <script>
                     math = script_latex(node.attributes.get("type"), node.text(deep=True))
                 elif tag != "pre":
@@ -617,6 +653,18 @@ def walk(
                 if kind & _SHAPE:
                     shaper.enter(tag)
                 path.append(tag)
+                if pre_depth:
+                    pre_depth += 1
+                    if tag in LINE_TAGS:
+                        pre_text.append(PRE_EDGE)
+                    elif tag == "code":
+                        if not pre_code:
+                            pre_codes += 1
+                        pre_code += 1
+                    elif tag == "span" and attrs:
+                        value = attrs.get("class")
+                        if value and names_line(value):
+                            kind |= _LINE_SPAN
                 if kind & _HEADING:
                     headings_open += 1
                 if attrs:
@@ -649,7 +697,7 @@ def walk(
                                 style_texts,
                                 ancestor_cues,
                                 shape,
-                                pre_text,
+                                None if pre_text is None else pre_shown(pre_text, pre_codes == 1),
                                 spans,
                             )
                         )
@@ -661,6 +709,7 @@ def walk(
                     if kind & _SPECIAL:  # <pre>: one block, its text kept as it is
                         pre_depth = 1
                         pre_text = []
+                        pre_code = pre_codes = 0
                         shaper.name_language(
                             pre_language(attrs.get("class"), [c for _, c in styles[-3:-1]])
                         )
@@ -731,7 +780,7 @@ def walk(
                                 style_texts,
                                 ancestor_cues,
                                 shape,
-                                pre_text,
+                                None if pre_text is None else pre_shown(pre_text, pre_codes == 1),
                                 spans,
                             )
                         )
@@ -754,6 +803,14 @@ def walk(
                     if dom_path is None and len(path) <= block_depth:
                         # The open block's start path is about to change: build its string now.
                         dom_path = _path_string(path)
+                    if pre_depth > 1:
+                        pre_depth -= 1
+                        if path[-1] in LINE_TAGS:
+                            pre_text.append(PRE_EDGE)
+                        elif path[-1] == "code":
+                            pre_code -= 1
+                        elif kind & _LINE_SPAN:
+                            pre_text.append(PRE_LINE_END)
                     path.pop()
                     if kind & _LINK and link_depth:
                         # jusText clears its link flag at any </a>; a depth counter is the same
@@ -787,7 +844,7 @@ def walk(
                 style_texts,
                 ancestor_cues,
                 shape,
-                pre_text,
+                None if pre_text is None else pre_shown(pre_text, pre_codes == 1),
                 spans,
             )
         )

@@ -13,6 +13,7 @@ import numpy as np
 from pipeline.cleaners.registry import model_params
 from pipeline.html.metadata import HeadFacts
 from pipeline.learned import (
+    code_rescue,
     consent_guard,
     lead_rescue,
     link_lists,
@@ -63,6 +64,7 @@ def guarded(
     teasers: bool = True,
     tree: Any = None,
     consent: bool = True,
+    code: bool = True,
     head: HeadFacts | None = None,
     title: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -71,11 +73,12 @@ def guarded(
     (`pipeline.learned.consent_guard`; none without a tree), the link guard
     (`pipeline.learned.link_guard`), the link-list items dropped (`pipeline.learned.link_lists`),
     the teaser-list items dropped (`pipeline.learned.teaser_lists`), the standfirst above the
-    body (`pipeline.learned.lead_rescue`), then the page's title heading
+    body (`pipeline.learned.lead_rescue`), the code blocks between kept content
+    (`pipeline.learned.code_rescue`), then the page's title heading
     (`pipeline.learned.title_heading`, from what its ``head`` says; none without it).
-    ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``, ``lead=False``
-    and ``title=False`` leave out those steps (the cleaner's options; a benchmark's
-    comparison)."""
+    ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``, ``lead=False``,
+    ``code=False`` and ``title=False`` leave out those steps (the cleaner's options; a
+    benchmark's comparison)."""
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
     if consent:
@@ -99,6 +102,10 @@ def guarded(
         # Last, so that the body it looks above is the one the guards left.
         keep, rescued = lead_rescue.rescue(keep, probs, blocks)
         notes += rescued
+    if code:
+        # After every step that drops blocks: "between kept content" means what stays kept.
+        keep, coded = code_rescue.rescue(keep, probs, blocks)
+        notes += coded
     if title and head is not None:
         # After every step that drops blocks: the heading names the text that is left.
         meta = head.metadata
@@ -119,10 +126,11 @@ class NeighboursCleaner:
     as content, as WCXB's references do), ``teaser_lists=False``
     `pipeline.learned.teaser_lists` (likewise for lists of teasers), ``consent_guard=False``
     `pipeline.learned.consent_guard` (cookie-consent dialogs kept as the model says),
-    ``title_heading=False`` `pipeline.learned.title_heading` (for a corpus whose texts leave the
-    page's title out, as WCXB's references mostly do), ``strictness`` sets the power the
-    probabilities of a page outside English are raised to before the model's rule decides
-    (`page_rule`; 1: as the model says them; higher: stricter).
+    ``code_rescue=False`` `pipeline.learned.code_rescue` (code between kept content left as the
+    model says), ``title_heading=False`` `pipeline.learned.title_heading` (for a corpus whose
+    texts leave the page's title out, as WCXB's references mostly do), ``strictness`` sets the
+    power the probabilities of a page outside English are raised to before the model's rule
+    decides (`page_rule`; 1: as the model says them; higher: stricter).
     Under that rule, blocks of markup written out as text are never kept
     (`pipeline.learned.markup_guard`)."""
 
@@ -146,11 +154,13 @@ class NeighboursCleaner:
         teaser_lists: bool = True,
         strictness: float = OUTSIDE_ENGLISH_POWER,
         consent_guard: bool = True,
+        code_rescue: bool = True,
         title_heading: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
-        options += (("consent_guard", consent_guard), ("title_heading", title_heading))
+        options += (("consent_guard", consent_guard), ("code_rescue", code_rescue))
+        options += (("title_heading", title_heading),)
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -163,6 +173,7 @@ class NeighboursCleaner:
         self.link_lists = link_lists
         self.teaser_lists = teaser_lists
         self.consent_guard = consent_guard
+        self.code_rescue = code_rescue
         self.title_heading = title_heading
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
@@ -185,6 +196,8 @@ class NeighboursCleaner:
             out["teaser_lists"] = False
         if not self.consent_guard:
             out["consent_guard"] = False
+        if not self.code_rescue:
+            out["code_rescue"] = False
         if not self.title_heading:
             out["title_heading"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
@@ -224,7 +237,8 @@ class NeighboursCleaner:
         """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s,
         `pipeline.learned.consent_guard`'s, `pipeline.learned.link_guard`'s,
         `pipeline.learned.link_lists`'s, `pipeline.learned.teaser_lists`'s,
-        `pipeline.learned.lead_rescue`'s, then `pipeline.learned.title_heading`'s).
+        `pipeline.learned.lead_rescue`'s, `pipeline.learned.code_rescue`'s, then
+        `pipeline.learned.title_heading`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
@@ -255,6 +269,7 @@ class NeighboursCleaner:
                 self.teaser_lists,
                 tree,
                 self.consent_guard,
+                self.code_rescue,
                 head,
                 self.title_heading,
             )

@@ -47,8 +47,10 @@ def test_table_page() -> None:
 def test_code_page() -> None:
     code = 'def greet(name):\n    """Say hello."""\n\n\tprint(f"hi {name}")\n'
     html = f'<p>Example:</p><div class="highlight-python"><pre>{code}</pre></div>'
-    assert _markdown(html) == f"Example:\n\n```python\n{code}\n```"
-    assert _text(html) == f"Example:\n\n{code}"
+    # Every line as the browser shows it: the final line feed shows no blank line of its own.
+    shown = code.removesuffix("\n")
+    assert _markdown(html) == f"Example:\n\n```python\n{shown}\n```"
+    assert _text(html) == f"Example:\n\n{shown}"
 
 
 def test_quote_page() -> None:
@@ -79,7 +81,8 @@ def test_an_article_through_the_default_cleaner_keeps_its_code_and_table() -> No
         f"<p>{prose}</p></article><footer><p>Copyright 2026</p></footer></body></html>"
     )
     result = clean_html(html)
-    assert f"```\n{code}\n```" in result.markdown
+    shown = code.removesuffix("\n")  # a final line feed shows no line of its own
+    assert f"```\n{shown}\n```" in result.markdown
     assert "| Format | Records per second |\n| --- | --- |\n| WARC | 12,000 |" in result.markdown
     assert "Format\tRecords per second\nWARC\t12,000\nARC\t9,500" in result.text
     assert result.structure == ("code", "table")
