@@ -20,7 +20,7 @@ with no kept text is a page of its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -158,6 +158,38 @@ def _groups(handle: BinaryIO, columns: list[str] | None) -> Iterator[pa.Table]:
         yield parquet.read_row_group(i, columns=columns)
 
 
+def file_keys(handle: BinaryIO, settings: SiteSettings) -> Iterator[tuple[_Keys, pa.Table]]:
+    """Each row group's keys (`_keys_of`) and the few columns they were read from."""
+    for group in _groups(handle, _KEY_COLUMNS):
+        yield _keys_of(group, settings), group
+
+
+def occurrences_of(k: _Keys) -> tuple[np.ndarray, np.ndarray]:
+    """A row group's block occurrences: each block's key and its document's page identity
+    (one pair per block, repeats included)."""
+    doc_of = np.repeat(np.arange(len(k.pages)), np.diff(k.offsets))
+    return k.keys, k.pages[doc_of]
+
+
+def documents_of(k: _Keys, group: pa.Table, first_row: int) -> pd.DataFrame:
+    """A row group's documents with kept text (`DOCUMENTS_META` without ``file``): what
+    `first_copies` orders them by, and their rows in the file."""
+    has_copy = k.copies != 0
+
+    def column(name: str) -> np.ndarray:
+        return np.asarray(group.column(name).to_pylist(), dtype=object)[has_copy]
+
+    return pd.DataFrame(
+        {
+            "page": k.copies[has_copy],
+            "warc_date": column("warc_date"),
+            "url": column("url"),
+            "record_id": column("record_id"),
+            "row": np.arange(first_row, first_row + group.num_rows, dtype=np.int64)[has_copy],
+        }
+    )
+
+
 def read_keys(
     handle: BinaryIO, file_id: int, settings: SiteSettings
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -165,29 +197,11 @@ def read_keys(
     occurrences = []
     documents = []
     row = 0
-    for group in _groups(handle, _KEY_COLUMNS):
-        k = _keys_of(group, settings)
-        n_docs = group.num_rows
-        doc_of = np.repeat(np.arange(n_docs), np.diff(k.offsets))
-        occ = pd.DataFrame({"key": k.keys, "page": k.pages[doc_of]})
-        occurrences.append(occ.drop_duplicates())
-        has_copy = k.copies != 0
-        documents.append(
-            pd.DataFrame(
-                {
-                    "page": k.copies[has_copy],
-                    "warc_date": np.asarray(group.column("warc_date").to_pylist(), dtype=object)[
-                        has_copy
-                    ],
-                    "url": np.asarray(group.column("url").to_pylist(), dtype=object)[has_copy],
-                    "record_id": np.asarray(group.column("record_id").to_pylist(), dtype=object)[
-                        has_copy
-                    ],
-                    "row": np.arange(row, row + n_docs, dtype=np.int64)[has_copy],
-                }
-            )
-        )
-        row += n_docs
+    for k, group in file_keys(handle, settings):
+        keys, pages = occurrences_of(k)
+        occurrences.append(pd.DataFrame({"key": keys, "page": pages}).drop_duplicates())
+        documents.append(documents_of(k, group, row))
+        row += group.num_rows
     occ = pd.concat([OCCURRENCES_META[["key", "page"]], *occurrences], ignore_index=True)
     # Documents of one file that are copies of each other add their page once.
     occ = occ.drop_duplicates(ignore_index=True)
@@ -294,8 +308,10 @@ def _rewrite_group(
     include_comments: bool,
     stats: dict[tuple[str, str], np.ndarray],
     language: str,
+    k: _Keys | None,
 ) -> pa.Table:
-    k = _keys_of(group, settings, pages=False)
+    if k is None:
+        k = _keys_of(group, settings, pages=False)
     blocks = group.column("blocks").combine_chunks()
     flat = blocks.flatten()
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
@@ -363,21 +379,20 @@ def _rewrite_group(
 def rewrite_file(
     source: BinaryIO,
     target: BinaryIO,
-    hits: pd.DataFrame,
-    copies: pd.DataFrame,
+    hits: tuple[np.ndarray, np.ndarray],
+    copies: dict[int, str],
     settings: SiteSettings,
     language: str,
+    keys: Sequence[_Keys] | None = None,
 ) -> pd.DataFrame:
     """Write ``source`` (a documents file) to ``target`` with the stage's columns (module step
-    3): ``hits`` are its ``(key, n)`` rows from `count_pages`, ``copies`` its ``(row,
-    duplicate_of)`` rows from `first_copies`. Returns what changed, per site (`STATS_META`)."""
+    3): ``hits`` are the repeated keys, sorted, and their counts (`count_pages`, or
+    `hits_of`), ``copies`` the duplicate documents' ``record_id`` of their first copy by row
+    (`first_copies`); ``keys``, when given, are `read_keys`'s for each row group, so that the
+    file's blocks are not hashed again. Returns what changed, per site (`STATS_META`)."""
     parquet = pq.ParquetFile(source)
     schema = parquet.schema_arrow
     formats, include_comments = file_rendering(schema.metadata)
-    order = np.argsort(hits["key"].to_numpy(), kind="stable")
-    hit_keys = hits["key"].to_numpy()[order]
-    hit_n = hits["n"].to_numpy()[order]
-    copy_of = dict(zip(copies["row"].tolist(), copies["duplicate_of"].tolist(), strict=True))
     stats: dict[tuple[str, str], np.ndarray] = {}
     row = 0
     with pq.ParquetWriter(target, schema, **writer_options(schema)) as writer:
@@ -386,16 +401,28 @@ def rewrite_file(
             new = _rewrite_group(
                 group,
                 row,
-                (hit_keys, hit_n),
-                copy_of,
+                hits,
+                copies,
                 settings,
                 formats,
                 include_comments,
                 stats,
                 language,
+                None if keys is None else keys[i],
             )
             writer.write_table(new, row_group_size=max(1, new.num_rows))
             row += group.num_rows
     rows = [(lang, site, *values.tolist()) for (lang, site), values in stats.items()]
     out = pd.DataFrame(rows, columns=list(STATS_META.columns))
     return out.astype(STATS_META.dtypes) if rows else STATS_META.copy()
+
+
+def sorted_hits(hits: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """`count_pages`'s rows for one file as `rewrite_file` takes them: keys sorted, counts."""
+    order = np.argsort(hits["key"].to_numpy(), kind="stable")
+    return hits["key"].to_numpy()[order], hits["n"].to_numpy()[order]
+
+
+def copies_by_row(copies: pd.DataFrame) -> dict[int, str]:
+    """`first_copies`'s rows for one file as `rewrite_file` takes them: row -> first copy."""
+    return dict(zip(copies["row"].tolist(), copies["duplicate_of"].tolist(), strict=True))

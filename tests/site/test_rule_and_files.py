@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.site.files import count_pages, first_copies
+from pipeline.site.gathered import count_hits
 from pipeline.site.keys import hash_texts
 from pipeline.site.rule import SiteSettings, cleaner_labels
 
@@ -68,6 +69,22 @@ def test_counts_do_not_depend_on_row_order(rows: list, rng) -> None:
     a = count_pages(_occurrences(rows)).sort_values(["key", "file"]).reset_index(drop=True)
     b = count_pages(_occurrences(shuffled)).sort_values(["key", "file"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 6), st.integers(0, 3)), max_size=40))
+def test_the_gathered_count_agrees_with_the_partition_count(rows: list) -> None:
+    # count_pages sees one partition's occurrences (each file's own repeats already removed);
+    # count_hits sees every occurrence of every file, repeats and all: the same keys and counts.
+    occ = _occurrences(rows)
+    keys, n = count_hits(occ["key"].to_numpy(), occ["page"].to_numpy())
+    assert keys.tolist() == sorted(keys.tolist())
+    expected = count_pages(occ.drop_duplicates()).drop_duplicates("key").sort_values("key")
+    assert keys.tolist() == expected["key"].tolist()
+    assert n.tolist() == expected["n"].tolist()
+    distinct = {(k, p) for k, p, _ in rows}
+    for key, count in zip(keys.tolist(), n.tolist(), strict=True):
+        assert count == sum(1 for k, _ in distinct if k == key) >= 2
 
 
 def _documents(rows: list[tuple]) -> pd.DataFrame:
