@@ -290,6 +290,7 @@ def test_the_job_runs_the_stage_and_reports_it(tmp_path: Path, cleaned) -> None:
         "site_key": "host",
         "max_chars": 200,
         "max_share": 1.0,
+        "long_pages": 3,
     }
     assert stage["totals"]["repeat_blocks"] == 4
     assert stage["top_sites"][0]["site"] == "news.a.example"

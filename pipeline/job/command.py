@@ -232,6 +232,7 @@ def main(
     site_repeats: int,
     site_key: str,
     site_max_chars: int,
+    site_long_repeats: int,
     site_max_share: float,
 ) -> None:
     """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output,
@@ -295,6 +296,7 @@ def main(
         min_pages=site_repeats,
         site_key=site_key,
         max_chars=site_max_chars,
+        long_pages=site_long_repeats,
         max_share=site_max_share,
     )
     # A site stage stopped while it published its files is finished before anything is

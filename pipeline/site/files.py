@@ -119,13 +119,21 @@ def _offsets(blocks: pa.ListArray) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
 
 
+def _labels(labels: pa.Array) -> np.ndarray:
+    """The labels as a numpy object array whose equal values are one string object: taken
+    from the few distinct ones, rather than one new string per block."""
+    encoded = labels.dictionary_encode()
+    vocabulary = np.array([*encoded.dictionary.to_pylist(), None], dtype=object)[:-1]
+    return vocabulary[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
 def _keys_of(group: pa.Table, settings: SiteSettings, *, pages: bool = True) -> _Keys:
     blocks = group.column("blocks").combine_chunks()
     flat = blocks.flatten()
     offsets = _offsets(blocks)
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
     texts = children["text"].to_pylist()
-    labels = cleaner_labels(children["label"].to_numpy(zero_copy_only=False))
+    labels = cleaner_labels(_labels(children["label"]))
     urls = group.column("url").to_pylist()
     ids = group.column("record_id").to_pylist()
     sites = [site_of(u, r, settings.site_key) for u, r in zip(urls, ids, strict=True)]
@@ -315,7 +323,7 @@ def _rewrite_group(
     blocks = group.column("blocks").combine_chunks()
     flat = blocks.flatten()
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
-    stored = children["label"].to_numpy(zero_copy_only=False)
+    stored = _labels(children["label"])
     site_pages = _lookup(k.keys, *hits)
     n_chars = children["n_chars"].to_numpy(zero_copy_only=False)
     repeat = settings.marks(k.labels, site_pages, k.text_hashes, n_chars, k.offsets)
@@ -328,21 +336,24 @@ def _rewrite_group(
     # What the report counts: per site, the documents, those changed and the duplicates, and
     # the blocks and characters the text held and those now marked.
     kept = np.isin(k.labels, list(kept_labels(include_comments)))
-    per_doc = pd.DataFrame(
-        {
-            "site": k.sites,
-            "docs": 1,
-            "docs_changed": changed.astype(np.int64),
-            "duplicates": [int(first_row + d in copies) for d in range(n_docs)],
-            "kept_blocks": _per_doc(kept, doc_of, n_docs),
-            "kept_chars": _per_doc(np.where(kept, n_chars, 0), doc_of, n_docs),
-            "repeat_blocks": _per_doc(repeat, doc_of, n_docs),
-            "repeat_chars": _per_doc(np.where(repeat, n_chars, 0), doc_of, n_docs),
-        }
+    per_doc = np.stack(
+        [
+            np.ones(n_docs, dtype=np.int64),
+            changed.astype(np.int64),
+            np.array([first_row + d in copies for d in range(n_docs)], dtype=np.int64),
+            _per_doc(kept, doc_of, n_docs),
+            _per_doc(np.where(kept, n_chars, 0), doc_of, n_docs),
+            _per_doc(repeat, doc_of, n_docs),
+            _per_doc(np.where(repeat, n_chars, 0), doc_of, n_docs),
+        ],
+        axis=1,
     )
-    for site, values in per_doc.groupby("site", sort=False).sum().iterrows():
+    names, site_of_doc = np.unique(np.array(k.sites, dtype=object), return_inverse=True)
+    per_site = np.zeros((len(names), per_doc.shape[1]), dtype=np.int64)
+    np.add.at(per_site, site_of_doc.reshape(-1), per_doc)
+    for site, values in zip(names.tolist(), per_site, strict=True):
         row = stats.setdefault((language, str(site)), np.zeros(7, dtype=np.int64))
-        row += values.to_numpy(dtype=np.int64)
+        row += values
 
     columns = {name: group.column(name) for name in group.column_names}
     fields = list(BLOCK_TYPE)
