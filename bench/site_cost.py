@@ -16,6 +16,10 @@ On daniel's pages as bench/site_stage.py packs them (synthetic URLs on each site
    stage runs over the cleaned output, and over one 4 times larger: every documents file copied
    3 more times under new names, each copy's URLs on other hosts (``c1.<host>`` ...), so the
    larger output has 4 times the sites, pages and files of the same kind (flat: within 10%).
+   Both outputs are below the job's bound for the one-task stage (`GATHER_BYTES`), so each is
+   measured twice: shuffled (``gather_bytes=0``, what an output above the bound gets, whose
+   memory must stay flat) and gathered (the default here, whose memory grows with the output
+   up to that bound).
 3. **Shuffle volume.** Rows and bytes each shuffle moves per document (the occurrence rows
    after each file's own de-duplication, the documents rows, the repeated keys routed back),
    counted from the same output with the stage's functions; with the measured CPU they give the
@@ -84,8 +88,9 @@ def enlarge(src: Path, dst: Path, times: int) -> None:
             pq.write_table(copy.cast(table.schema), target, compression="zstd")
 
 
-def peak_rss(out: Path, workers: int) -> dict[str, Any]:
-    """The stage over ``out`` on fresh worker processes; each worker's peak RSS (MiB)."""
+def peak_rss(out: Path, workers: int, gather_bytes: int) -> dict[str, Any]:
+    """The stage over ``out`` on fresh worker processes; each worker's peak RSS (MiB).
+    ``gather_bytes`` 0 makes it shuffle whatever the output's size."""
     from distributed import Client, LocalCluster
 
     from pipeline.job.site_stage import run_site_stage
@@ -96,7 +101,7 @@ def peak_rss(out: Path, workers: int) -> dict[str, Any]:
         Client(cluster) as client,
     ):
         started = time.perf_counter()
-        result = run_site_stage(client, str(out), SiteSettings())
+        result = run_site_stage(client, str(out), SiteSettings(), gather_bytes=gather_bytes)
         seconds = time.perf_counter() - started
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     return {
@@ -184,9 +189,16 @@ def main() -> None:
                 got[arm] = tree_cpu([WARCCLEAN, "site", str(out), "--workers",
                                      str(args.workers), *extra])  # fmt: skip
             alone.append(got)
+        from pipeline.job.site_stage import GATHER_BYTES
+
         enlarge(cleaned, work / "x4", 4)
-        memory = {"x1": peak_rss(work / "alone-zero-0", args.workers),
-                  "x4": peak_rss(work / "x4", args.workers)}  # fmt: skip
+        memory = {}
+        for name, gather_bytes in (("shuffled", 0), ("gathered", GATHER_BYTES)):
+            for size in ("x1", "x4"):
+                src = work / ("alone-zero-0" if size == "x1" else "x4")
+                out = work / f"rss-{name}-{size}"
+                shutil.copytree(src, out)
+                memory[f"{name}_{size}"] = peak_rss(out, args.workers, gather_bytes)
         volume = shuffle_volume(cleaned)
         stage_state = json.loads((work / "job-on-0" / "_site" / "state.json").read_text())
     finally:
@@ -194,8 +206,10 @@ def main() -> None:
     in_job = [g["on"]["cpu_s"] / g["off"]["cpu_s"] - 1 for g in rounds]
     stage_alone = [g["stage"]["cpu_s"] - g["zero"]["cpu_s"] for g in alone]
     cleaning = statistics.median(g["off"]["cpu_s"] for g in rounds)
-    x1 = max(memory["x1"]["worker_peak_rss_mib"])
-    x4 = max(memory["x4"]["worker_peak_rss_mib"])
+    x1 = max(memory["shuffled_x1"]["worker_peak_rss_mib"])
+    x4 = max(memory["shuffled_x4"]["worker_peak_rss_mib"])
+    g1 = max(memory["gathered_x1"]["worker_peak_rss_mib"])
+    g4 = max(memory["gathered_x4"]["worker_peak_rss_mib"])
     payload = {
         "pages": len(urls),
         "rounds": rounds,
@@ -207,6 +221,7 @@ def main() -> None:
         "cleaning_ms_per_page": round(1000 * cleaning / len(urls), 3),
         "memory": memory,
         "rss_growth_x4": round(x4 / x1 - 1, 4),
+        "gathered_rss_growth_x4": round(g4 / g1 - 1, 4),
         "shuffle": volume,
         "stage_report_totals": stage_state["report"]["totals"],
     }

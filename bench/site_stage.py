@@ -11,13 +11,14 @@ the other half (issue 52).
 3. **Grid, on the dev half.** The sites (daniel's ``site``) of each language, sorted by pages
    (most first) then name, alternate between the dev half and the test half. The stage runs over
    copies of the "off" output with ``--site-repeats 2`` for each site key (``warcclean site``), so
-   every block carries its ``site_pages``; each setting of the grid (K, site key, length cap,
-   share guard) is then applied to the stored blocks with the stage's own rule and rebuild
-   (`pipeline.site.rule`, `pipeline.site.rebuild`) and scored; the chosen setting has the best
-   dev-half F1 among those that lower no language's dev-half F1 by more than 0.003.
+   every block carries its ``site_pages``; each setting of the grid (K, site key, a length from
+   which blocks need another number of pages: 3 or 5, or 0 for never; share guard) is then
+   applied to the stored blocks with the stage's own rule and rebuild (`pipeline.site.rule`,
+   `pipeline.site.rebuild`) and scored; the chosen setting has the best dev-half F1 among those
+   that lower no language's dev-half F1 by more than 0.003.
 4. **On.** ``warcclean run SHARDS --site-repeats K --site-key KEY`` with the chosen setting
-   (``--site-max-chars``, ``--site-max-share`` too when the grid chose them), the stage inside
-   the job.
+   (``--site-max-chars``, ``--site-long-repeats``, ``--site-max-share``), the stage inside the
+   job.
 5. **Report.** Word F1 (characters for zh) per language and over all pages, off against on, on
    the test half (the target: +0.01 or more, no language below its "off" by more than 0.003) and
    on the dev half; every document of a site with one page, and every document with no
@@ -55,7 +56,8 @@ NS = uuid.UUID("5d1c8f43-0f1e-4c55-8d0b-7c1f3b2a9e61")
 _SOURCE = re.compile(r"(\d{4})(\d{2})(\d{2})_([^_/]+)_(\w+)$")
 GRID_K = (2, 3, 4, 5, 6, 8, 10)
 GRID_MAX_CHARS = (0, 200, 400)
-GRID_MAX_SHARE = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+GRID_LONG_PAGES = (0, 3, 5)  # with a length rule: pages a long block needs (0: never marked)
+GRID_MAX_SHARE = (1.0, 0.8, 0.6)
 SITE_KEYS = ("host", "domain")
 MAX_DROP = 0.003
 WARCCLEAN = str(Path(sys.executable).with_name("warcclean"))
@@ -210,6 +212,18 @@ def simulate(docs: dict[str, dict], prepared: dict[str, tuple], rule: Any) -> di
     return out
 
 
+def rule_grid() -> list[tuple[int, int, int, float]]:
+    """(K, length, long pages, share) of every rule the grid scores: a long-block threshold
+    only with a length (without one it means nothing), and only above K."""
+    out = []
+    for k in GRID_K:
+        for cap in GRID_MAX_CHARS:
+            longs = [0] if cap == 0 else [p for p in GRID_LONG_PAGES if p == 0 or p > k]
+            for long in longs:
+                out.extend((k, cap, long, share) for share in GRID_MAX_SHARE)
+    return out
+
+
 def identical_where_untouched(off: dict, on: dict, urls: dict) -> dict[str, int]:
     hosts: Counter[str] = Counter(i["host"] for i in urls.values())
     host_of = {i["url"]: i["host"] for i in urls.values()}
@@ -259,33 +273,31 @@ def main() -> None:
             docs = read_docs(counted)
             prepared = prepare(docs)
             by_url = {urls[p.id]["url"]: p for p in pages}
-            for k in GRID_K:
-                for cap in GRID_MAX_CHARS:
-                    for share in GRID_MAX_SHARE:
-                        rule = SiteSettings(k, site_key, cap, share)
-                        f1s = dict(base_f1)
-                        for url, text in simulate(docs, prepared, rule).items():
-                            if url in by_url:
-                                f1s[by_url[url].id] = score_text(by_url[url], text).f1
-                        scores = summarize(f1s, pages, urls, half)
-                        setting = {"k": k, "site_key": site_key, "max_chars": cap}
-                        grid.append({**setting, "max_share": share, **scores})
+            for k, cap, long, share in rule_grid():
+                rule = SiteSettings(k, site_key, cap, share, long)
+                f1s = dict(base_f1)
+                for url, text in simulate(docs, prepared, rule).items():
+                    if url in by_url:
+                        f1s[by_url[url].id] = score_text(by_url[url], text).f1
+                scores = summarize(f1s, pages, urls, half)
+                setting = {"k": k, "site_key": site_key, "max_chars": cap, "long_pages": long}
+                grid.append({**setting, "max_share": share, **scores})
         base = results["off"]["dev"]
 
         def safe(entry: dict) -> bool:
             return all(entry["dev"][lang] >= base[lang] - MAX_DROP for lang in base)
 
         allowed = [g for g in grid if safe(g)] or grid
-        # Ties go to the simpler setting: fewer pages, no cap, no share guard.
+        # Ties go to the simpler setting: fewer pages, no length rule, no share guard.
         best = max(
             allowed,
             key=lambda g: (g["dev"]["all"], -g["k"], g["max_chars"] == 0, g["max_share"]),
         )
-        chosen = {k: best[k] for k in ("k", "site_key", "max_chars", "max_share")}
+        chosen = {k: best[k] for k in ("k", "site_key", "max_chars", "long_pages", "max_share")}
         on_cmd = [WARCCLEAN, "run", *shards, "-o", str(work / "on"), *common,
                   "--site-repeats", str(chosen["k"]), "--site-key", chosen["site_key"]]  # fmt: skip
-        if chosen["max_chars"]:
-            on_cmd += ["--site-max-chars", str(chosen["max_chars"])]
+        on_cmd += ["--site-max-chars", str(chosen["max_chars"])]
+        on_cmd += ["--site-long-repeats", str(chosen["long_pages"])]
         if chosen["max_share"] < 1.0:
             on_cmd += ["--site-max-share", str(chosen["max_share"])]
         seconds["on"] = run(on_cmd)

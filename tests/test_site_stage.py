@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from distributed import Client, LocalCluster
 
-from pipeline.job.site_stage import run_site_stage
+from pipeline.job.site_stage import GATHER_BYTES, run_site_stage
 from pipeline.site.rule import SiteSettings
 from tests.jobhelpers import REPO, dask_cluster, rows
 from tests.sitehelpers import (
@@ -290,6 +290,7 @@ def test_the_job_runs_the_stage_and_reports_it(tmp_path: Path, cleaned) -> None:
         "site_key": "host",
         "max_chars": 200,
         "max_share": 1.0,
+        "long_pages": 3,
     }
     assert stage["totals"]["repeat_blocks"] == 4
     assert stage["top_sites"][0]["site"] == "news.a.example"
@@ -331,11 +332,35 @@ def test_the_site_command_takes_the_outputs_lock(tmp_path: Path, cleaned) -> Non
     assert (out / "_site" / "state.json").exists() and not (out / lock.LOCK_NAME).exists()
 
 
-def test_on_a_scheduler_and_two_worker_processes(tmp_path: Path, cleaned, client) -> None:
+@pytest.mark.parametrize("gather_bytes", [0, GATHER_BYTES], ids=["shuffled", "gathered"])
+def test_on_a_scheduler_and_two_worker_processes(
+    tmp_path: Path, cleaned, client, gather_bytes: int
+) -> None:
     reference = _copy(cleaned[1], tmp_path / "ref")
-    run_site_stage(client, str(reference), K3)
+    expected = run_site_stage(client, str(reference), K3, gather_bytes=0)
     out = _copy(cleaned[1], tmp_path / "out")
     with dask_cluster(tmp_path / "logs") as address, Client(address) as remote:
-        result = run_site_stage(remote, str(out), K3)
+        result = run_site_stage(remote, str(out), K3, gather_bytes=gather_bytes)
     assert result.report["totals"]["repeat_blocks"] == 4
+    assert result.report["totals"] == expected.report["totals"]
+    assert result.report["languages"] == expected.report["languages"]
     assert rows(out) == rows(reference)
+
+
+def test_gathered_and_shuffled_stages_give_the_same_dataset(tmp_path: Path, client) -> None:
+    # Pages of the four sites and a mirror of some, in four files: marks, counts and
+    # duplicates, whichever way the stage runs (a small output is gathered by default).
+    pages = site_pages()
+    mirrored = [(url.replace("://", "://mirror."), html) for url, html in pages[:5]]
+    inputs = write_warcs(tmp_path / "in", pages + mirrored, 4)
+    clean(client, inputs, tmp_path / "cleaned")
+    results = {}
+    for gather_bytes in (0, GATHER_BYTES):
+        out = _copy(tmp_path / "cleaned", tmp_path / f"out-{gather_bytes}")
+        results[gather_bytes] = run_site_stage(client, str(out), K3, gather_bytes=gather_bytes)
+    assert rows(tmp_path / "out-0") == rows(tmp_path / f"out-{GATHER_BYTES}")
+    shuffled, gathered = results[0].report, results[GATHER_BYTES].report
+    assert gathered["totals"] == shuffled["totals"]
+    assert gathered["totals"]["duplicates"] > 0 and gathered["totals"]["repeat_blocks"] > 0
+    assert gathered["languages"] == shuffled["languages"]
+    assert gathered["top_sites"] == shuffled["top_sites"]

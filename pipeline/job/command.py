@@ -247,6 +247,7 @@ def main(
     site_repeats: int,
     site_key: str,
     site_max_chars: int,
+    site_long_repeats: int,
     site_max_share: float,
 ) -> None:
     """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output,
@@ -311,6 +312,7 @@ def main(
         min_pages=site_repeats,
         site_key=site_key,
         max_chars=site_max_chars,
+        long_pages=site_long_repeats,
         max_share=site_max_share,
     )
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -18,6 +18,7 @@ from pipeline.job.schedule import INPROC, make_client
 from pipeline.jobconfig import parse_memory_limit, parse_pairs
 from pipeline.site.keys import SITE_KEYS
 from pipeline.site.rule import (
+    DEFAULT_LONG_PAGES,
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_SHARE,
     DEFAULT_MIN_PAGES,
@@ -33,6 +34,14 @@ def _repeats(ctx: click.Context, param: click.Parameter, value: int) -> int:
     return value
 
 
+def _long_repeats(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    try:
+        SiteSettings(long_pages=value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
 def site_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The site stage's options, as ``warcclean run`` and ``warcclean site`` both take them."""
     command = click.option(
@@ -41,7 +50,18 @@ def site_options(command: Callable[..., Any]) -> Callable[..., Any]:
         default=DEFAULT_MAX_CHARS,
         show_default=True,
         metavar="N",
-        help="Blocks of N or more characters are never marked repeat (0: no cap).",
+        help="Blocks of N or more characters need --site-long-repeats pages, not K (0: no "
+        "length rule).",
+    )(command)
+    command = click.option(
+        "--site-long-repeats",
+        type=click.IntRange(min=0),
+        default=DEFAULT_LONG_PAGES,
+        show_default=True,
+        callback=_long_repeats,
+        metavar="K2",
+        help="Pages a block of --site-max-chars or more characters must be on to be marked "
+        "repeat (0: such blocks are never marked).",
     )(command)
     command = click.option(
         "--site-max-share",
@@ -129,6 +149,7 @@ def main(
     site_repeats: int,
     site_key: str,
     site_max_chars: int,
+    site_long_repeats: int,
     site_max_share: float,
     scheduler: str | None,
     workers: int | None,
@@ -148,6 +169,7 @@ def main(
         min_pages=site_repeats,
         site_key=site_key,
         max_chars=site_max_chars,
+        long_pages=site_long_repeats,
         max_share=site_max_share,
     )
     try:

@@ -18,6 +18,9 @@ multi-machine cluster, or threads of this process. Its steps are `pipeline.site.
    journals and publishes the staged files (`pipeline.site.commit`).
 
 No process ever holds more than one partition of keys, one documents row group and the sums.
+An output small enough (documents files of at most `GATHER_BYTES` in all) skips the shuffles: one
+task runs the same steps over every file (`pipeline.site.gathered`), reading each file's keys
+once, because Dask's fixed costs per task and per shuffle are most of the work there.
 Files are numbered in path order and each rule reads only a document's own data and its counts,
 so the result does not depend on the order of the inputs or the partitioning.
 """
@@ -39,7 +42,7 @@ from distributed import Client
 from fsspec.core import url_to_fs
 
 from pipeline.output.sink import AtomicFile
-from pipeline.site import files
+from pipeline.site import files, gathered
 from pipeline.site.commit import (
     DocsFile,
     SitePaths,
@@ -54,6 +57,10 @@ from pipeline.site.rule import SiteSettings
 
 # Sites named in the report: those whose text lost the most characters.
 TOP_SITES = 20
+# Outputs whose documents files hold at most this many bytes in all (about 7,500 documents at
+# daniel's 17.8 kB each) are staged in one task (`pipeline.site.gathered`), whose memory grows
+# with the output to about 40 MB here; larger ones are shuffled, with worker memory flat.
+GATHER_BYTES = 128 * 2**20
 # At least this many partitions in each shuffle: one per documents file is the rule; a tiny
 # output still spreads over a few workers.
 MIN_PARTITIONS = 2
@@ -138,7 +145,14 @@ def _rewrite(
     target = AtomicFile(fs, paths.staged(relpath))
     try:
         with fs.open(paths.final(relpath), "rb") as source:
-            stats = files.rewrite_file(source, target.handle, hits, copies, settings, language)
+            stats = files.rewrite_file(
+                source,
+                target.handle,
+                files.sorted_hits(hits),
+                files.copies_by_row(copies),
+                settings,
+                language,
+            )
         target.commit()
     except BaseException:
         target.abort()
@@ -164,9 +178,12 @@ def run_site_stage(
     settings: SiteSettings,
     *,
     storage_options: dict[str, Any] | None = None,
+    gather_bytes: int = GATHER_BYTES,
 ) -> SiteResult:
     """Run the site stage over ``output`` (everything its ``docs/`` holds) on ``client``'s
-    cluster and publish the result; see the module. ``client`` None computes in this process."""
+    cluster and publish the result; see the module. ``client`` None computes in this process.
+    Documents files of at most ``gather_bytes`` in all are staged in one task, without a
+    shuffle (`pipeline.site.gathered`): the same dataset, without Dask's fixed costs."""
     started = time.perf_counter()
     options = dict(storage_options or {})
     fs, root = _open_fs(output, options)
@@ -190,8 +207,11 @@ def run_site_stage(
         result.skipped = "no documents"
         result.seconds = time.perf_counter() - started
         return result
-    stats = _compute(client, output, options, settings, entries)
-    result.report = _report(*stats)
+    if sum(e.size for e in entries) <= gather_bytes:
+        sums = _summed(_gathered(client, output, options, settings, entries))
+    else:
+        sums = _compute(client, output, options, settings, entries)
+    result.report = _report(*sums)
     write_journal(
         fs,
         paths,
@@ -241,6 +261,35 @@ def _compute(
     if client is not None:
         return tuple(client.compute([by_language, top, totals], sync=True))  # type: ignore[return-value]
     return dask.compute(by_language, top, totals, scheduler="sync")  # type: ignore[return-value]
+
+
+def _stage_gathered(
+    output: str, storage_options: dict[str, Any], settings: SiteSettings, entries: list[DocsFile]
+) -> pd.DataFrame:
+    fs, root = _open_fs(output, storage_options)
+    return gathered.stage_files(fs, root, [(e.relpath, e.language) for e in entries], settings)
+
+
+def _gathered(
+    client: Client | None,
+    output: str,
+    options: dict[str, Any],
+    settings: SiteSettings,
+    entries: list[DocsFile],
+) -> pd.DataFrame:
+    """The per-site counts of a stage run as one task, on a worker when there is a cluster."""
+    if client is None:
+        return _stage_gathered(output, options, settings, entries)
+    task = client.submit(_stage_gathered, output, options, settings, entries, pure=False)
+    return task.result()
+
+
+def _summed(stats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
+    """`_compute`'s sums, from the per-site counts in hand."""
+    by_language = stats.groupby("language")[_SUMS].sum()
+    by_site = stats.groupby(["language", "site"])[_SUMS].sum()
+    top = by_site.reset_index().nlargest(TOP_SITES, "repeat_chars")
+    return by_language, top, stats[_SUMS].sum()
 
 
 def _report(by_language: pd.DataFrame, top: pd.DataFrame, totals: pd.Series) -> dict[str, Any]:

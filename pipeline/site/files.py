@@ -20,7 +20,7 @@ with no kept text is a page of its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -119,13 +119,21 @@ def _offsets(blocks: pa.ListArray) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
 
 
+def _labels(labels: pa.Array) -> np.ndarray:
+    """The labels as a numpy object array whose equal values are one string object: taken
+    from the few distinct ones, rather than one new string per block."""
+    encoded = labels.dictionary_encode()
+    vocabulary = np.array([*encoded.dictionary.to_pylist(), None], dtype=object)[:-1]
+    return vocabulary[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
 def _keys_of(group: pa.Table, settings: SiteSettings, *, pages: bool = True) -> _Keys:
     blocks = group.column("blocks").combine_chunks()
     flat = blocks.flatten()
     offsets = _offsets(blocks)
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
     texts = children["text"].to_pylist()
-    labels = cleaner_labels(children["label"].to_numpy(zero_copy_only=False))
+    labels = cleaner_labels(_labels(children["label"]))
     urls = group.column("url").to_pylist()
     ids = group.column("record_id").to_pylist()
     sites = [site_of(u, r, settings.site_key) for u, r in zip(urls, ids, strict=True)]
@@ -158,6 +166,38 @@ def _groups(handle: BinaryIO, columns: list[str] | None) -> Iterator[pa.Table]:
         yield parquet.read_row_group(i, columns=columns)
 
 
+def file_keys(handle: BinaryIO, settings: SiteSettings) -> Iterator[tuple[_Keys, pa.Table]]:
+    """Each row group's keys (`_keys_of`) and the few columns they were read from."""
+    for group in _groups(handle, _KEY_COLUMNS):
+        yield _keys_of(group, settings), group
+
+
+def occurrences_of(k: _Keys) -> tuple[np.ndarray, np.ndarray]:
+    """A row group's block occurrences: each block's key and its document's page identity
+    (one pair per block, repeats included)."""
+    doc_of = np.repeat(np.arange(len(k.pages)), np.diff(k.offsets))
+    return k.keys, k.pages[doc_of]
+
+
+def documents_of(k: _Keys, group: pa.Table, first_row: int) -> pd.DataFrame:
+    """A row group's documents with kept text (`DOCUMENTS_META` without ``file``): what
+    `first_copies` orders them by, and their rows in the file."""
+    has_copy = k.copies != 0
+
+    def column(name: str) -> np.ndarray:
+        return np.asarray(group.column(name).to_pylist(), dtype=object)[has_copy]
+
+    return pd.DataFrame(
+        {
+            "page": k.copies[has_copy],
+            "warc_date": column("warc_date"),
+            "url": column("url"),
+            "record_id": column("record_id"),
+            "row": np.arange(first_row, first_row + group.num_rows, dtype=np.int64)[has_copy],
+        }
+    )
+
+
 def read_keys(
     handle: BinaryIO, file_id: int, settings: SiteSettings
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -165,29 +205,11 @@ def read_keys(
     occurrences = []
     documents = []
     row = 0
-    for group in _groups(handle, _KEY_COLUMNS):
-        k = _keys_of(group, settings)
-        n_docs = group.num_rows
-        doc_of = np.repeat(np.arange(n_docs), np.diff(k.offsets))
-        occ = pd.DataFrame({"key": k.keys, "page": k.pages[doc_of]})
-        occurrences.append(occ.drop_duplicates())
-        has_copy = k.copies != 0
-        documents.append(
-            pd.DataFrame(
-                {
-                    "page": k.copies[has_copy],
-                    "warc_date": np.asarray(group.column("warc_date").to_pylist(), dtype=object)[
-                        has_copy
-                    ],
-                    "url": np.asarray(group.column("url").to_pylist(), dtype=object)[has_copy],
-                    "record_id": np.asarray(group.column("record_id").to_pylist(), dtype=object)[
-                        has_copy
-                    ],
-                    "row": np.arange(row, row + n_docs, dtype=np.int64)[has_copy],
-                }
-            )
-        )
-        row += n_docs
+    for k, group in file_keys(handle, settings):
+        keys, pages = occurrences_of(k)
+        occurrences.append(pd.DataFrame({"key": keys, "page": pages}).drop_duplicates())
+        documents.append(documents_of(k, group, row))
+        row += group.num_rows
     occ = pd.concat([OCCURRENCES_META[["key", "page"]], *occurrences], ignore_index=True)
     # Documents of one file that are copies of each other add their page once.
     occ = occ.drop_duplicates(ignore_index=True)
@@ -294,12 +316,14 @@ def _rewrite_group(
     include_comments: bool,
     stats: dict[tuple[str, str], np.ndarray],
     language: str,
+    k: _Keys | None,
 ) -> pa.Table:
-    k = _keys_of(group, settings, pages=False)
+    if k is None:
+        k = _keys_of(group, settings, pages=False)
     blocks = group.column("blocks").combine_chunks()
     flat = blocks.flatten()
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
-    stored = children["label"].to_numpy(zero_copy_only=False)
+    stored = _labels(children["label"])
     site_pages = _lookup(k.keys, *hits)
     n_chars = children["n_chars"].to_numpy(zero_copy_only=False)
     repeat = settings.marks(k.labels, site_pages, k.text_hashes, n_chars, k.offsets)
@@ -312,21 +336,24 @@ def _rewrite_group(
     # What the report counts: per site, the documents, those changed and the duplicates, and
     # the blocks and characters the text held and those now marked.
     kept = np.isin(k.labels, list(kept_labels(include_comments)))
-    per_doc = pd.DataFrame(
-        {
-            "site": k.sites,
-            "docs": 1,
-            "docs_changed": changed.astype(np.int64),
-            "duplicates": [int(first_row + d in copies) for d in range(n_docs)],
-            "kept_blocks": _per_doc(kept, doc_of, n_docs),
-            "kept_chars": _per_doc(np.where(kept, n_chars, 0), doc_of, n_docs),
-            "repeat_blocks": _per_doc(repeat, doc_of, n_docs),
-            "repeat_chars": _per_doc(np.where(repeat, n_chars, 0), doc_of, n_docs),
-        }
+    per_doc = np.stack(
+        [
+            np.ones(n_docs, dtype=np.int64),
+            changed.astype(np.int64),
+            np.array([first_row + d in copies for d in range(n_docs)], dtype=np.int64),
+            _per_doc(kept, doc_of, n_docs),
+            _per_doc(np.where(kept, n_chars, 0), doc_of, n_docs),
+            _per_doc(repeat, doc_of, n_docs),
+            _per_doc(np.where(repeat, n_chars, 0), doc_of, n_docs),
+        ],
+        axis=1,
     )
-    for site, values in per_doc.groupby("site", sort=False).sum().iterrows():
+    names, site_of_doc = np.unique(np.array(k.sites, dtype=object), return_inverse=True)
+    per_site = np.zeros((len(names), per_doc.shape[1]), dtype=np.int64)
+    np.add.at(per_site, site_of_doc.reshape(-1), per_doc)
+    for site, values in zip(names.tolist(), per_site, strict=True):
         row = stats.setdefault((language, str(site)), np.zeros(7, dtype=np.int64))
-        row += values.to_numpy(dtype=np.int64)
+        row += values
 
     columns = {name: group.column(name) for name in group.column_names}
     fields = list(BLOCK_TYPE)
@@ -363,21 +390,20 @@ def _rewrite_group(
 def rewrite_file(
     source: BinaryIO,
     target: BinaryIO,
-    hits: pd.DataFrame,
-    copies: pd.DataFrame,
+    hits: tuple[np.ndarray, np.ndarray],
+    copies: dict[int, str],
     settings: SiteSettings,
     language: str,
+    keys: Sequence[_Keys] | None = None,
 ) -> pd.DataFrame:
     """Write ``source`` (a documents file) to ``target`` with the stage's columns (module step
-    3): ``hits`` are its ``(key, n)`` rows from `count_pages`, ``copies`` its ``(row,
-    duplicate_of)`` rows from `first_copies`. Returns what changed, per site (`STATS_META`)."""
+    3): ``hits`` are the repeated keys, sorted, and their counts (`count_pages`, or
+    `hits_of`), ``copies`` the duplicate documents' ``record_id`` of their first copy by row
+    (`first_copies`); ``keys``, when given, are `read_keys`'s for each row group, so that the
+    file's blocks are not hashed again. Returns what changed, per site (`STATS_META`)."""
     parquet = pq.ParquetFile(source)
     schema = parquet.schema_arrow
     formats, include_comments = file_rendering(schema.metadata)
-    order = np.argsort(hits["key"].to_numpy(), kind="stable")
-    hit_keys = hits["key"].to_numpy()[order]
-    hit_n = hits["n"].to_numpy()[order]
-    copy_of = dict(zip(copies["row"].tolist(), copies["duplicate_of"].tolist(), strict=True))
     stats: dict[tuple[str, str], np.ndarray] = {}
     row = 0
     with pq.ParquetWriter(target, schema, **writer_options(schema)) as writer:
@@ -386,16 +412,28 @@ def rewrite_file(
             new = _rewrite_group(
                 group,
                 row,
-                (hit_keys, hit_n),
-                copy_of,
+                hits,
+                copies,
                 settings,
                 formats,
                 include_comments,
                 stats,
                 language,
+                None if keys is None else keys[i],
             )
             writer.write_table(new, row_group_size=max(1, new.num_rows))
             row += group.num_rows
     rows = [(lang, site, *values.tolist()) for (lang, site), values in stats.items()]
     out = pd.DataFrame(rows, columns=list(STATS_META.columns))
     return out.astype(STATS_META.dtypes) if rows else STATS_META.copy()
+
+
+def sorted_hits(hits: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """`count_pages`'s rows for one file as `rewrite_file` takes them: keys sorted, counts."""
+    order = np.argsort(hits["key"].to_numpy(), kind="stable")
+    return hits["key"].to_numpy()[order], hits["n"].to_numpy()[order]
+
+
+def copies_by_row(copies: pd.DataFrame) -> dict[int, str]:
+    """`first_copies`'s rows for one file as `rewrite_file` takes them: row -> first copy."""
+    return dict(zip(copies["row"].tolist(), copies["duplicate_of"].tolist(), strict=True))

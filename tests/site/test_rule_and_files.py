@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.site.files import count_pages, first_copies
+from pipeline.site.gathered import count_hits
 from pipeline.site.keys import hash_texts
 from pipeline.site.rule import SiteSettings, cleaner_labels
 
@@ -22,8 +23,32 @@ def test_only_kept_nonblank_blocks_on_enough_pages_are_marked() -> None:
     marks = SiteSettings(min_pages=3).marks(labels, pages, texts, chars, one_doc)
     # an earlier "repeat" is the cleaner's "good" again; the blank block never counts
     assert marks.tolist() == [True, False, False, False, True, False]
-    capped = SiteSettings(min_pages=3, max_chars=10).marks(labels, pages, texts, chars, one_doc)
-    assert capped.tolist() == [True, False, False, False, False, False]
+    capped = SiteSettings(min_pages=3, max_chars=10, long_pages=0)
+    assert capped.marks(labels, pages, texts, chars, one_doc).tolist() == [
+        True, False, False, False, False, False
+    ]  # fmt: skip
+
+
+def test_a_long_block_needs_more_pages_than_a_short_one() -> None:
+    # Blocks of 200 characters or more: on 2 pages (a story two pages share) they stay, on 3
+    # (a template's) they go; short blocks go from 2 pages.
+    labels = np.array(["good"] * 5, dtype=object)
+    pages = np.array([2, 2, 3, 5, 1])
+    texts = hash_texts(["short", "long two", "long three", "long five", "long one"])
+    chars = np.array([50, 200, 450, 900, 300])
+    one_doc = np.array([0, 5])
+    default = SiteSettings()
+    assert (default.min_pages, default.max_chars, default.long_pages) == (2, 200, 3)
+    assert default.marks(labels, pages, texts, chars, one_doc).tolist() == [
+        True, False, True, True, False
+    ]  # fmt: skip
+    four = SiteSettings(long_pages=4).marks(labels, pages, texts, chars, one_doc)
+    assert four.tolist() == [True, False, False, True, False]
+    never = SiteSettings(long_pages=0).marks(labels, pages, texts, chars, one_doc)
+    assert never.tolist() == [True, False, False, False, False]
+    # Without a length rule every block needs min_pages, whatever long_pages says.
+    uncapped = SiteSettings(max_chars=0).marks(labels, pages, texts, chars, one_doc)
+    assert uncapped.tolist() == [True, True, True, True, False]
 
 
 def test_settings_are_checked() -> None:
@@ -34,6 +59,8 @@ def test_settings_are_checked() -> None:
         SiteSettings(site_key="url")
     with pytest.raises(ValueError, match=">= 0"):
         SiteSettings(min_pages=-2)
+    with pytest.raises(ValueError, match="long repeats must be 0"):
+        SiteSettings(long_pages=1)
 
 
 def _occurrences(rows: list[tuple[int, int, int]]) -> pd.DataFrame:
@@ -68,6 +95,22 @@ def test_counts_do_not_depend_on_row_order(rows: list, rng) -> None:
     a = count_pages(_occurrences(rows)).sort_values(["key", "file"]).reset_index(drop=True)
     b = count_pages(_occurrences(shuffled)).sort_values(["key", "file"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 6), st.integers(0, 3)), max_size=40))
+def test_the_gathered_count_agrees_with_the_partition_count(rows: list) -> None:
+    # count_pages sees one partition's occurrences (each file's own repeats already removed);
+    # count_hits sees every occurrence of every file, repeats and all: the same keys and counts.
+    occ = _occurrences(rows)
+    keys, n = count_hits(occ["key"].to_numpy(), occ["page"].to_numpy())
+    assert keys.tolist() == sorted(keys.tolist())
+    expected = count_pages(occ.drop_duplicates()).drop_duplicates("key").sort_values("key")
+    assert keys.tolist() == expected["key"].tolist()
+    assert n.tolist() == expected["n"].tolist()
+    distinct = {(k, p) for k, p, _ in rows}
+    for key, count in zip(keys.tolist(), n.tolist(), strict=True):
+        assert count == sum(1 for k, _ in distinct if k == key) >= 2
 
 
 def _documents(rows: list[tuple]) -> pd.DataFrame:

@@ -1,0 +1,105 @@
+"""The site stage in one process, for an output whose keys fit in one.
+
+The shuffled stage (`pipeline.job.site_stage`) keeps worker memory flat however large the output
+grows, but it pays Dask's fixed costs per task, per partition and per shuffle, which an output of
+a few thousand documents (a small crawl, one batch, a test) does not amortize: on daniel's 1,611
+pages they were most of the stage's CPU. Below a size the job sets, `stage_files` runs the same
+three steps in one call, on one worker:
+
+1. each documents file's keys are read once (`pipeline.site.files.file_keys`) and kept, so the
+   rewrite does not hash the blocks again;
+2. the distinct pages holding each key are counted with one numpy sort over all occurrences
+   (`count_hits`, what `pipeline.site.files.count_pages` computes per partition), and the
+   copies are named by `pipeline.site.files.first_copies` over the documents whose page hash
+   another document shares;
+3. each file is rewritten into the staging area by `pipeline.site.files.rewrite_file`.
+
+The rules are the same functions, so the dataset is the same as the shuffled stage's (tested).
+The memory it needs grows with the output (about 5 kB per document: two 64-bit hashes and a
+label per block), which is why the job takes this path only below its bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import fsspec
+import numpy as np
+import pandas as pd
+
+from pipeline.output.sink import AtomicFile
+from pipeline.site import files
+from pipeline.site.commit import SitePaths
+from pipeline.site.rule import SiteSettings
+
+__all__ = ["count_hits", "stage_files"]
+
+
+def count_hits(keys: np.ndarray, pages: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The keys held by two or more distinct ``pages`` (one page per occurrence), sorted, and
+    how many pages hold each (int32)."""
+    if not len(keys):
+        return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int32)
+    order = np.lexsort((pages, keys))
+    keys, pages = keys[order], pages[order]
+    distinct = np.ones(len(keys), dtype=bool)
+    distinct[1:] = (keys[1:] != keys[:-1]) | (pages[1:] != pages[:-1])
+    keys = keys[distinct]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    counts = np.diff(np.concatenate((starts, [len(keys)])))
+    repeated = counts >= 2
+    return keys[starts[repeated]], counts[repeated].astype(np.int32)
+
+
+def stage_files(
+    fs: fsspec.AbstractFileSystem,
+    root: str,
+    entries: Sequence[tuple[str, str]],
+    settings: SiteSettings,
+) -> pd.DataFrame:
+    """Count, mark and rewrite the documents files ``entries`` (path under ``root``, language;
+    numbered in this order, as the shuffled stage numbers them) into the staging area; returns
+    the rewrites' per-site counts (`pipeline.site.files.STATS_META`)."""
+    paths = SitePaths(root)
+    kept: list[list[files._Keys]] = []
+    keys, pages, documents = [], [], []
+    for file_id, (relpath, _) in enumerate(entries):
+        groups = []
+        row = 0
+        with fs.open(paths.final(relpath), "rb") as handle:
+            for k, group in files.file_keys(handle, settings):
+                block_keys, block_pages = files.occurrences_of(k)
+                keys.append(block_keys)
+                pages.append(block_pages)
+                documents.append(files.documents_of(k, group, row).assign(file=np.int32(file_id)))
+                groups.append(k)
+                row += group.num_rows
+        kept.append(groups)
+    hits = count_hits(np.concatenate(keys), np.concatenate(pages))
+    del keys, pages
+    docs = pd.concat([files.DOCUMENTS_META, *documents], ignore_index=True)
+    docs = docs.astype(files.DOCUMENTS_META.dtypes)
+    copies = files.first_copies(docs[docs["page"].duplicated(keep=False)])
+    stats = []
+    for file_id, ((relpath, language), groups) in enumerate(zip(entries, kept, strict=True)):
+        mine = copies[copies["file"] == file_id]
+        target = AtomicFile(fs, paths.staged(relpath))
+        try:
+            with fs.open(paths.final(relpath), "rb") as source:
+                stats.append(
+                    files.rewrite_file(
+                        source,
+                        target.handle,
+                        hits,
+                        files.copies_by_row(mine),
+                        settings,
+                        language,
+                        keys=groups,
+                    )
+                )
+            target.commit()
+        except BaseException:
+            target.abort()
+            raise
+        kept[file_id] = []  # its keys are no longer needed
+    return pd.concat([files.STATS_META, *stats], ignore_index=True).astype(files.STATS_META.dtypes)
