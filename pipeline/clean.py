@@ -16,6 +16,7 @@ from pipeline.html.guard import Deadline
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
+from pipeline.learned import page_type
 from pipeline.learned.comments import label_comments
 from pipeline.render.blocks import render
 from pipeline.render.table_units import keep_whole
@@ -119,13 +120,14 @@ def label_blocks(
     tree: Any,
     url: str | None,
     language: str,
+    cues: Any = None,
 ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
     """``impl``'s labels for the page's blocks and its notes about the page, given what the
     cleaner declares it needs (`pipeline.cleaners.registry.Cleaner`): ``tree`` is the parsed page
-    the cues are read from."""
+    the cues are read from, ``cues`` its `page_cues` when already read (None: read here)."""
     extra: dict[str, Any] = {}
     if getattr(impl, "needs_page_cues", False):
-        extra["cues"] = page_cues(tree, url)
+        extra["cues"] = page_cues(tree, url) if cues is None else cues
     if getattr(impl, "needs_language", False):
         extra["language"] = language
     if getattr(impl, "needs_tree", False):
@@ -210,7 +212,11 @@ def clean_decoded(
     stoplist = stoplists.stoplist(guess.code)
     if _stage_hook is not None:
         _stage_hook("labelling")
-    labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code)
+    # The page's kind is a fact about the page, reported whichever cleaner labels it
+    # (`pipeline.learned.page_type`); its cues are read once for it and the cleaner.
+    cues = page_cues(tree, url)
+    kind = page_type.classify(blocks, cues, decoded.html if utf8 is None else utf8, url, tree)
+    labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code, cues)
     deadline.check("labelling")
     labeled, comment_notes = label_comments(keep_whole(labeled), tree, url)
     notes += comment_notes
@@ -228,4 +234,6 @@ def clean_decoded(
         notes=notes,
         markdown=rendered.markdown,
         structure=rendered.structure,
+        page_type=kind.name,
+        page_type_prob=kind.prob,
     )

@@ -134,6 +134,8 @@ def _result_json(result: CleanResult, path: Path) -> dict[str, Any]:
         "text": result.text,
         "markdown": result.markdown,
         "structure": list(result.structure),
+        "page_type": result.page_type,
+        "page_type_prob": result.page_type_prob,
         "blocks": blocks,
     }
 
@@ -151,6 +153,8 @@ def _print_result(result: CleanResult, path: Path) -> None:
     console.print(f"encoding   {result.encoding}  (from {result.encoding_source})")
     console.print(f"language   {result.language.code}  p={result.language.prob:.3f}")
     console.print(f"stoplist   {result.stoplist or 'none: language-independent mode'}")
+    if result.page_type is not None:
+        console.print(f"page type  {result.page_type}  p={result.page_type_prob:.3f}")
     console.print(f"blocks     {len(result.blocks)}, good {result.n_good}")
     if result.notes:
         console.print(f"notes      {', '.join(result.notes)}")

@@ -222,6 +222,11 @@ class CleanResult:
     markdown: str = ""
     # Which of "code", "math", "table" the kept content holds, sorted (for counts and filters).
     structure: tuple[str, ...] = ()
+    # What kind of page this is (`pipeline.learned.page_type`): one of WCXB's seven types,
+    # "article", "forum", "product", "collection", "listing", "documentation", "service", and the
+    # classifier's probability for it; None when no classifier ran.
+    page_type: str | None = None
+    page_type_prob: float | None = None
 
     @property
     def n_good(self) -> int:

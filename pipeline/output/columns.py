@@ -108,6 +108,8 @@ class DocColumns:
                 [*page.notes, *result.notes],
                 markdown,
                 list(result.structure),
+                result.page_type,
+                result.page_type_prob,
             )
         )
         self.nbytes += size

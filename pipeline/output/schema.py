@@ -13,10 +13,11 @@ from typing import Any
 
 import pyarrow as pa
 
-# "2" added `markdown` and `structure` at the end of the documents table; every older column kept
-# its name, type and place. A job refuses to resume into an output of another version
-# (`pipeline.output.layout.check_output`), so one output never mixes two schemas.
-SCHEMA_VERSION = "2"
+# "2" added `markdown` and `structure` at the end of the documents table, "3" `page_type` and
+# `page_type_prob` after them; every older column kept its name, type and place. A job refuses to
+# resume into an output of another version (`pipeline.output.layout.check_output`), so one output
+# never mixes two schemas.
+SCHEMA_VERSION = "3"
 _META = {b"warcclean.schema_version": SCHEMA_VERSION.encode()}
 
 BLOCK_TYPE = pa.struct(
@@ -69,6 +70,11 @@ DOCS_SCHEMA = pa.schema(
         pa.field("markdown", pa.string()),
         # Which of "code", "math", "table" the kept content holds, sorted; [] for none.
         pa.field("structure", pa.list_(pa.string()), nullable=False),
+        # Schema 3. What kind of page this is (`pipeline.learned.page_type`: article, forum,
+        # product, collection, listing, documentation, service) and the classifier's probability
+        # for it.
+        pa.field("page_type", pa.string()),
+        pa.field("page_type_prob", pa.float32()),
     ],
     metadata={**_META, b"warcclean.table": b"docs"},
 )

@@ -139,6 +139,8 @@ def result_to_json(result: CleanResult) -> dict[str, Any]:
         "notes": list(result.notes),
         "markdown": result.markdown,
         "structure": list(result.structure),
+        "page_type": result.page_type,
+        "page_type_prob": result.page_type_prob,
     }
 
 
@@ -187,6 +189,8 @@ def result_from_json(data: dict[str, Any]) -> CleanResult:
         notes=tuple(data["notes"]),
         markdown=data["markdown"],
         structure=tuple(data["structure"]),
+        page_type=data.get("page_type"),
+        page_type_prob=data.get("page_type_prob"),
     )
 
 
