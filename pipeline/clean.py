@@ -13,6 +13,7 @@ from pipeline.errors import PageTooComplex
 from pipeline.html import guard
 from pipeline.html.decode import decode_html
 from pipeline.html.guard import Deadline
+from pipeline.html.metadata import NO_HEAD, HeadFacts, read_head
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
@@ -120,14 +121,23 @@ def label_blocks(
     tree: Any,
     url: str | None,
     language: str,
+    head: HeadFacts | None = None,
     cues: Any = None,
 ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
     """``impl``'s labels for the page's blocks and its notes about the page, given what the
     cleaner declares it needs (`pipeline.cleaners.registry.Cleaner`): ``tree`` is the parsed page
-    the cues are read from, ``cues`` its `page_cues` when already read (None: read here)."""
+    the cues are read from, ``head`` what its head says when the caller has read it
+    (`pipeline.html.metadata.read_head`; None: read here if the cleaner needs it), ``cues`` its
+    `page_cues` when already read (None: read here if the cleaner needs them)."""
     extra: dict[str, Any] = {}
-    if getattr(impl, "needs_page_cues", False):
-        extra["cues"] = page_cues(tree, url) if cues is None else cues
+    needs_head = getattr(impl, "needs_head", False)
+    needs_cues = getattr(impl, "needs_page_cues", False)
+    if head is None and (needs_head or (needs_cues and cues is None)):
+        head = read_head(tree, url) if tree is not None else NO_HEAD
+    if needs_cues:
+        extra["cues"] = page_cues(tree, url, head) if cues is None else cues
+    if needs_head:
+        extra["head"] = head
     if getattr(impl, "needs_language", False):
         extra["language"] = language
     if getattr(impl, "needs_tree", False):
@@ -191,6 +201,9 @@ def clean_decoded(
     if _stage_hook is not None:
         _stage_hook("parse")
     tree = parse(decoded.html if utf8 is None else utf8)
+    # One pass over the head for the page's metadata, the cleaner's page cues and the comment
+    # step's forum types.
+    head = read_head(tree, url)
     deadline.check("parse")
     if _stage_hook is not None:
         _stage_hook("segmentation")
@@ -214,11 +227,11 @@ def clean_decoded(
         _stage_hook("labelling")
     # The page's kind is a fact about the page, reported whichever cleaner labels it
     # (`pipeline.learned.page_type`); its cues are read once for it and the cleaner.
-    cues = page_cues(tree, url)
+    cues = page_cues(tree, url, head)
     kind = page_type.classify(blocks, cues, decoded.html if utf8 is None else utf8, url, tree)
-    labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code, cues)
+    labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code, head, cues)
     deadline.check("labelling")
-    labeled, comment_notes = label_comments(keep_whole(labeled), tree, url)
+    labeled, comment_notes = label_comments(keep_whole(labeled), tree, url, head.schema_types)
     notes += comment_notes
     kept = (Verdict.GOOD, Verdict.COMMENT) if include_comments else (Verdict.GOOD,)
     rendered = render([lb.block for lb in labeled if lb.verdict in kept], markdown=markdown)
@@ -234,6 +247,7 @@ def clean_decoded(
         notes=notes,
         markdown=rendered.markdown,
         structure=rendered.structure,
+        metadata=head.metadata,
         page_type=kind.name,
         page_type_prob=kind.prob,
     )

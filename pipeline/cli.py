@@ -6,6 +6,7 @@ library caller could not decide the same way.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,6 +16,7 @@ single_threaded_blas()  # before anything imports numpy; see pipeline.threads
 
 import click  # noqa: E402
 
+from pipeline.cleaners.params import PARAM_HELP  # noqa: E402
 from pipeline.cleaners.registry import DEFAULT_CLEANER  # noqa: E402
 from pipeline.html.class_cues import ancestor_cue_names  # noqa: E402
 from pipeline.types import CleanResult  # noqa: E402
@@ -24,7 +26,10 @@ class _Commands(click.Group):
     """The group, with commands that import Dask loaded only when they are asked for: every
     other command (and ``--help``) starts without Dask's half second of imports."""
 
-    LAZY: ClassVar[dict[str, tuple[str, str]]] = {"run": ("pipeline.job.command", "main")}
+    LAZY: ClassVar[dict[str, tuple[str, str]]] = {
+        "run": ("pipeline.job.command", "main"),
+        "site": ("pipeline.job.site_command", "main"),
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.LAZY])
@@ -53,6 +58,7 @@ def program() -> None:
 
 # The commands below are defined by their owners' modules:
 #   run    -> pipeline.job.command (the Dask job; also jobs/clean_warcs.py)
+#   site   -> pipeline.job.site_command (the site stage alone, over an earlier output)
 #   clean  -> this file (debug one page)
 #   eval   -> pipeline.evaluate
 #   report, show -> pipeline.report (the run report and the page viewer)
@@ -71,6 +77,16 @@ def _read_page(path: Path) -> bytes:
         except (OSError, EOFError) as exc:
             raise click.ClickException(f"{path} is not a valid gzip file: {exc}") from None
     return data
+
+
+def _cleaner_options(name: str, items: tuple[str, ...]) -> dict[str, Any]:
+    """``--cleaner``/``--param`` checked (`pipeline.cleaners.params`): a usage error, exit 2."""
+    from pipeline.cleaners.params import OptionError, cleaner_options
+
+    try:
+        return cleaner_options(name, items)
+    except OptionError as exc:
+        raise click.BadParameter(str(exc), param_hint=exc.option) from None
 
 
 def _abbreviate(text: str, width: int) -> str:
@@ -134,6 +150,7 @@ def _result_json(result: CleanResult, path: Path) -> dict[str, Any]:
         "text": result.text,
         "markdown": result.markdown,
         "structure": list(result.structure),
+        "metadata": dataclasses.asdict(result.metadata),
         "page_type": result.page_type,
         "page_type_prob": result.page_type_prob,
         "blocks": blocks,
@@ -153,6 +170,9 @@ def _print_result(result: CleanResult, path: Path) -> None:
     console.print(f"encoding   {result.encoding}  (from {result.encoding_source})")
     console.print(f"language   {result.language.code}  p={result.language.prob:.3f}")
     console.print(f"stoplist   {result.stoplist or 'none: language-independent mode'}")
+    for name, value in dataclasses.asdict(result.metadata).items():
+        if value is not None:
+            console.print(f"{name:<10} {_abbreviate(value, 150)}", markup=False, highlight=False)
     if result.page_type is not None:
         console.print(f"page type  {result.page_type}  p={result.page_type_prob:.3f}")
     console.print(f"blocks     {len(result.blocks)}, good {result.n_good}")
@@ -224,9 +244,7 @@ def _print_result(result: CleanResult, path: Path) -> None:
     is_flag=True,
     help="Keep reader comments (blocks labelled 'comment') in the text and Markdown.",
 )
-@click.option(
-    "--param", "param_items", multiple=True, metavar="K=V", help="Cleaner parameter (repeatable)."
-)
+@click.option("--param", "param_items", multiple=True, metavar="K=V", help=PARAM_HELP)
 def clean_command(
     page: Path,
     cleaner_name: str,
@@ -241,21 +259,12 @@ def clean_command(
     import json
 
     from pipeline.clean import clean_html
-    from pipeline.cleaners.registry import make_cleaner
     from pipeline.errors import PageTooComplex
-    from pipeline.evaluate.scoring import parse_param
     from pipeline.lang.langid import normalize_code
 
     if as_json and as_markdown:
         raise click.UsageError("--json and --markdown are exclusive (the JSON holds the Markdown)")
-    try:
-        params = dict(parse_param(item) for item in param_items)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--param") from None
-    try:
-        make_cleaner(cleaner_name, **params)
-    except (TypeError, ValueError) as exc:
-        raise click.BadParameter(str(exc), param_hint="--cleaner/--param") from None
+    params = _cleaner_options(cleaner_name, param_items)
     if language is not None and normalize_code(language) == "und" and language.lower() != "und":
         raise click.BadParameter(f"{language!r} is not an ISO 639 code", param_hint="--language")
     html = _read_page(page)
@@ -283,9 +292,7 @@ def clean_command(
 @main.command("eval")
 @click.argument("dataset_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--cleaner", "cleaner_name", required=True, help="Registered cleaner name.")
-@click.option(
-    "--param", "param_items", multiple=True, metavar="K=V", help="Cleaner parameter (repeatable)."
-)
+@click.option("--param", "param_items", multiple=True, metavar="K=V", help=PARAM_HELP)
 @click.option(
     "--json",
     "json_out",
@@ -331,10 +338,7 @@ def eval_command(
     from pipeline.evaluate import datasets as ds
     from pipeline.evaluate import scoring as ev
 
-    try:
-        params = dict(ev.parse_param(item) for item in param_items)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--param") from None
+    params = _cleaner_options(cleaner_name, param_items)
     try:
         ids = ds.read_ids(pages_file) if pages_file is not None else None
         pages = ds.load_dataset(dataset_dir, ids)
@@ -342,12 +346,6 @@ def eval_command(
         raise click.ClickException(str(exc)) from None
     if limit is not None:
         pages = pages[:limit]
-    from pipeline.cleaners.registry import make_cleaner
-
-    try:
-        make_cleaner(cleaner_name, **params)
-    except (TypeError, ValueError) as exc:
-        raise click.BadParameter(str(exc), param_hint="--cleaner/--param") from None
     console = Console(stderr=True)
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task(f"{cleaner_name} on {dataset_dir.name}", total=len(pages))
@@ -425,7 +423,7 @@ def report_command(
 @click.option("--compare", "compare_name", help="A second cleaner, shown side by side.")
 @click.option("--cleaner", "cleaner_name", help=f"For a PAGE file [default: {DEFAULT_CLEANER}].")
 @click.option(
-    "--param", "param_items", multiple=True, metavar="K=V", help="Cleaner parameter (PAGE file)."
+    "--param", "param_items", multiple=True, metavar="K=V", help=f"{PARAM_HELP} (PAGE file)"
 )
 @click.option("--language", help="ISO 639 code instead of detecting it (PAGE file).")
 @click.option("--url", help="The page's address (PAGE file): the default cleaner reads it.")
@@ -446,19 +444,19 @@ def show_command(
     """Show one page's blocks, kept and removed, with why, as an HTML file.
 
     SOURCE is an HTML page file (.gz too), or with --record-id an output directory (local or
-    fsspec URL): the record is read back from its WARC and shown as the run labelled it.
+    fsspec URL): the record is read back from its WARC and shown as the run labelled it. A
+    rejected record is always shown with its reason, cleaned again when it can be.
     """
-    from pipeline.cleaners.registry import make_cleaner
-    from pipeline.evaluate.scoring import parse_param
+    from pipeline.cleaners.params import OptionError, cleaner_options
     from pipeline.jobconfig import parse_pairs
     from pipeline.report.fetch import RecordError
     from pipeline.report.show import show_html, show_record
 
-    for name in filter(None, (cleaner_name, compare_name)):
+    if compare_name is not None:
         try:
-            make_cleaner(name)
-        except (TypeError, ValueError) as exc:
-            raise click.BadParameter(str(exc), param_hint="--cleaner/--compare") from None
+            cleaner_options(compare_name, ())
+        except OptionError as exc:
+            raise click.BadParameter(str(exc), param_hint="--compare") from None
     try:
         if record_id is not None:
             if cleaner_name or param_items or language or url:
@@ -474,12 +472,8 @@ def show_command(
                 raise click.UsageError(f"{source} is a directory: add --record-id ID")
             if not path.is_file():
                 raise click.UsageError(f"{source} is not a file")
-            params = dict(parse_param(item) for item in param_items)
             cleaner = cleaner_name or DEFAULT_CLEANER
-            try:
-                make_cleaner(cleaner, **params)
-            except (TypeError, ValueError) as exc:
-                raise click.BadParameter(str(exc), param_hint="--param") from None
+            params = _cleaner_options(cleaner, param_items)
             page = show_html(
                 _read_page(path),
                 title=str(path),

@@ -36,6 +36,7 @@ COMPILABLE = (
     "pipeline.learned.features",
     "pipeline.learned.stacked",
     "pipeline.learned.netwalk",
+    "pipeline.site.keys",
 )
 
 

@@ -45,6 +45,10 @@ class JobConfig:
     # Put reader comments (blocks labelled "comment", `pipeline.learned.comments`) back into the
     # text and Markdown (``--include-comments``); their blocks are labelled "comment" either way.
     include_comments: bool = False
+    # At most this many records of each input are read (``--limit``, for a trial run); an input
+    # cut there gets the marker ``_done/<stem>.limited.json``, which a run without the limit
+    # does not count as done. None: every record.
+    record_limit: int | None = None
 
     def __post_init__(self) -> None:
         if not self.output:
@@ -55,6 +59,8 @@ class JobConfig:
             raise ValueError(f"batch_rows must be >= 1, got {self.batch_rows}")
         if self.batch_bytes < 1:
             raise ValueError(f"batch_bytes must be >= 1, got {self.batch_bytes}")
+        if self.record_limit is not None and self.record_limit < 1:
+            raise ValueError(f"record_limit must be >= 1, got {self.record_limit}")
 
     @property
     def writes_text(self) -> bool:

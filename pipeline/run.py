@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from typing import Any
 
@@ -18,7 +19,13 @@ from fsspec.core import url_to_fs
 
 import pipeline
 from pipeline.clean import clean_html, get_cleaner
-from pipeline.errors import PageTimeout, PageTooComplex
+from pipeline.errors import (
+    PageTimeout,
+    PageTooComplex,
+    PermanentInputError,
+    UnreadableInput,
+    WarcTaskError,
+)
 from pipeline.jobconfig import JobConfig
 from pipeline.lang.degenerate import degenerate_reason
 from pipeline.output.sink import (
@@ -37,10 +44,6 @@ from pipeline.warc.reader import iter_records
 SKIP_PREFIX = "record_type:"
 # The marker lists the first reader issues in full (counts are always complete).
 MAX_ISSUES_LOGGED = 20
-
-
-class WarcTaskError(RuntimeError):
-    """An input could not be processed as a whole (unreadable input or unwritable output)."""
 
 
 def _storage_options(url: str, cfg: JobConfig) -> dict[str, Any]:
@@ -149,7 +152,9 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
     """Clean every record of ``warc_path`` into ``cfg.output``; return what happened.
 
     Idempotent: the input's old marker is removed first, its files are replaced, and the new
-    marker is written last, so a crash at any point leaves the input "not done".
+    marker is written last, so a crash at any point leaves the input "not done". With
+    ``cfg.record_limit`` the input is read up to that many records; cut there, its marker is
+    ``_done/<stem>.limited.json`` (`pipeline.output.sink.write_marker`), which is not "done".
 
     This runs in the calling process, where a page's parse cannot be stopped: the job runs it
     under `pipeline.supervise.process_warc_supervised`, which enforces the time caps from outside.
@@ -162,21 +167,23 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
     paths = OutputPaths(root, stem)
     stats = Stats()
     issues: list[dict[str, Any]] = []
+    limit = cfg.record_limit
+    cut = False
     try:
         remove_marker(fs, paths)
-        with (
-            fsspec.open(
-                warc_path, "rb", compression=None, **_storage_options(warc_path, cfg)
-            ) as stream,
-            PartitionedParquetSink(
-                fs,
-                paths,
-                batch_rows=cfg.batch_rows,
-                batch_bytes=cfg.batch_bytes,
-                text=cfg.writes_text,
-                markdown=cfg.writes_markdown,
-            ) as sink,
-        ):
+        with ExitStack() as stack:
+            stream = stack.enter_context(_InputFile(warc_path, cfg))
+            sink = stack.enter_context(
+                PartitionedParquetSink(
+                    fs,
+                    paths,
+                    batch_rows=cfg.batch_rows,
+                    batch_bytes=cfg.batch_bytes,
+                    text=cfg.writes_text,
+                    markdown=cfg.writes_markdown,
+                    include_comments=cfg.include_comments,
+                )
+            )
             input_bytes = _size(stream)
             for item in iter_records(stream, warc_path, max_body_bytes=cfg.limits.max_body_bytes):
                 if watch is not None:
@@ -213,6 +220,11 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
                     stats.issues[_issue_kind(item)] += 1
                     if len(issues) < MAX_ISSUES_LOGGED:
                         issues.append(_issue_dict(item))
+                if limit is not None and stats.records >= limit:
+                    # A trial run: no record past the limit is read. Whether the input had more
+                    # is not known, so it counts as cut (its marker says so).
+                    cut = True
+                    break
             # Before the commit, so that the sink drops its (empty) files with the input.
             _check_input_readable(stats, issues)
             files = sink.commit()
@@ -224,19 +236,39 @@ def process_warc(warc_path: str, cfg: JobConfig, *, watch: TaskWatch | None = No
             seconds=time.perf_counter() - started,
             input_bytes=input_bytes,
             issues=tuple(issues),
+            limit=limit if cut else None,
         )
         # When it finished, so that a report rebuilt from the output can place it in time.
         write_marker(fs, paths, {**report.to_dict(), "finished_at": _utc_now()})
     except Exception as exc:
-        # Dask ships the exception to the client: name the input, the output and the cause.
-        raise WarcTaskError(
-            f"input {warc_path!r} failed (output {cfg.output!r}): {type(exc).__name__}: {exc}"
-        ) from exc
+        # The message names the input, the output and the cause; the reason is the cause alone.
+        # A failure that every attempt repeats keeps its type, so that the job does not retry it.
+        kind = type(exc) if isinstance(exc, PermanentInputError) else WarcTaskError
+        reason = f"{type(exc).__name__}: {exc}"
+        raise kind(f"input {warc_path!r} failed (output {cfg.output!r}): {reason}", reason) from exc
     return report
 
 
-class UnreadableInput(WarcTaskError):
-    """Not one WARC/ARC record could be read from the input (empty, or not an archive)."""
+# The input itself cannot be opened: no attempt after this one will open it either.
+_UNOPENABLE = (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
+
+
+class _InputFile:
+    """``fsspec.open`` of the input, where a file that cannot be opened is `UnreadableInput`."""
+
+    def __init__(self, warc_path: str, cfg: JobConfig) -> None:
+        self._file = fsspec.open(
+            warc_path, "rb", compression=None, **_storage_options(warc_path, cfg)
+        )
+
+    def __enter__(self) -> Any:
+        try:
+            return self._file.__enter__()
+        except _UNOPENABLE as exc:
+            raise UnreadableInput(f"cannot open it: {type(exc).__name__}: {exc}") from exc
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._file.__exit__(*exc_info)
 
 
 def _check_input_readable(stats: Stats, issues: list[dict[str, Any]]) -> None:

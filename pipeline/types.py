@@ -203,6 +203,28 @@ class Decoded:
 
 
 @dataclass(frozen=True, slots=True)
+class PageMetadata:
+    """What a page says about itself in its ``<head>`` (`pipeline.html.metadata` reads it, and
+    documents which source wins where several say it): None where the page does not say.
+
+    Every value is one line of text: white space collapsed, control characters dropped, cut at
+    `pipeline.html.metadata.CAPS` characters. ``published`` is ISO 8601 as precise as the page
+    gives it (``2025-09-04``, ``2025-09-04T10:00:00``, ``2025-09-04T10:00:00+02:00``);
+    ``canonical_url`` an absolute http(s) address.
+    """
+
+    title: str | None = None
+    description: str | None = None
+    author: str | None = None
+    published: str | None = None
+    site_name: str | None = None
+    canonical_url: str | None = None
+
+
+NO_METADATA = PageMetadata()
+
+
+@dataclass(frozen=True, slots=True)
 class CleanResult:
     """What a cleaner made of one page."""
 
@@ -222,6 +244,9 @@ class CleanResult:
     markdown: str = ""
     # Which of "code", "math", "table" the kept content holds, sorted (for counts and filters).
     structure: tuple[str, ...] = ()
+    # Title, description, author, publication date, site name and canonical address, as the
+    # page's head states them (`pipeline.html.metadata`).
+    metadata: PageMetadata = NO_METADATA
     # What kind of page this is (`pipeline.learned.page_type`): one of WCXB's seven types,
     # "article", "forum", "product", "collection", "listing", "documentation", "service", and the
     # classifier's probability for it; None when no classifier ran.

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.cli import main
+from pipeline.learned.page_type import PAGE_TYPES
 
 PARAGRAPHS = "".join(
     f"<p>Paragraph {i} of the report explains in plain words what the council decided about "
@@ -43,6 +44,7 @@ def test_table_shows_encoding_language_and_one_row_per_block(page: Path) -> None
     assert "windows-1252" in out and "(from meta)" in out
     assert "language   en" in out
     assert "stoplist   en" in out
+    assert "title      Bridge" in out
     assert "Menu 3" in out and "Paragraph 4 of the report" in out
     rows = [line for line in out.splitlines() if line.startswith("│")]
     assert len(rows) == 10 + 1 + 5 + 1  # menu items, heading, paragraphs, footer link
@@ -69,6 +71,15 @@ def test_json_has_every_block_with_its_features(page: Path) -> None:
     assert {tuple(b["ancestor_cues"]) for b in good} == {("content",)}
     assert 0.0 <= good[0]["stopword_density"] <= 1.0
     assert data["text"].count("Paragraph") == 5
+    assert data["metadata"] == {
+        "title": "Bridge",
+        "description": None,
+        "author": None,
+        "published": None,
+        "site_name": None,
+        "canonical_url": None,
+    }
+    assert data["page_type"] in PAGE_TYPES and 0 < data["page_type_prob"] <= 1
 
 
 def test_gzipped_page_and_params(tmp_path: Path) -> None:
@@ -127,7 +138,7 @@ def test_unknown_cleaner_is_a_usage_error(page: Path) -> None:
 
 @pytest.mark.parametrize(
     ("param", "message"),
-    [("tag_weight", "expected key=value"), ("tag_weight=-2", "tag_weight"), ("zeta=1", "zeta")],
+    [("tag_weight", "expected KEY=VALUE"), ("tag_weight=-2", "tag_weight"), ("zeta=1", "zeta")],
 )
 def test_bad_params_are_usage_errors(page: Path, param: str, message: str) -> None:
     code, out = invoke(str(page), "--cleaner", "bte", "--param", param)

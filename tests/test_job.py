@@ -94,7 +94,9 @@ def test_a_failing_input_does_not_stop_the_others(tmp_path: Path, inproc_client)
         inproc_client, [*inputs, missing], JobConfig(output=str(out)), retries=0
     )
     assert sorted(result.failed) == sorted([inputs[1], missing])
-    assert "WarcTaskError" in result.failed[missing] and "gone.warc.gz" in result.failed[missing]
+    assert result.failed[missing].startswith("UnreadableInput: cannot open it: FileNotFoundError")
+    assert "gone.warc.gz" in result.failed[missing]
+    assert result.failed[inputs[1]].startswith("IsADirectoryError")
     done = sorted(input_stem(p) for p in (inputs[0], inputs[2]))
     assert sorted(r.stem for r in result.reports) == done
     assert sorted(p.stem for p in (out / "_done").iterdir()) == done
@@ -237,7 +239,10 @@ def test_dask_submit_runs_the_job_and_fails_loudly(tmp_path: Path) -> None:
         [DASK, "submit", str(JOB_SCRIPT), *args, "--report", str(report), "--scheduler", "inproc"]
     )
     assert proc.returncode == 1, proc.stderr
-    assert "FAILED" in proc.stdout and "crawl-01.warc.gz" in proc.stdout
+    # One line on stderr, with the cause; no traceback.
+    (line,) = [x for x in proc.stderr.splitlines() if x.startswith("FAILED")]
+    assert "crawl-01.warc.gz: IsADirectoryError" in line
+    assert "Traceback" not in proc.stderr
     data = json.loads(report.read_text())
     assert data["inputs"] == {"processed": 2, "failed": 1, "skipped_done": 0}
     assert "IsADirectoryError" in data["failed"][0]["error"]
@@ -398,7 +403,9 @@ def test_good_option_values_reach_the_cluster(
 ) -> None:
     seen = {}
 
-    def capture(scheduler: object, workers: object, threads: object, memory: object) -> None:
+    def capture(
+        scheduler: object, workers: object, threads: object, memory: object, *more: object
+    ) -> None:
         seen.update(workers=workers, threads=threads, memory=memory)
         raise RuntimeError("stop here")
 
@@ -607,22 +614,27 @@ def test_formats_reach_the_rows_the_report_and_the_summary(tmp_path: Path, forma
     assert summary["documents with math"] == "0"
 
 
-def test_an_output_of_schema_1_is_not_resumed(tmp_path: Path, no_cluster: None) -> None:
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_an_output_of_an_older_schema_is_not_resumed(
+    tmp_path: Path, no_cluster: None, version: str
+) -> None:
     import pyarrow.parquet as pq
 
+    from pipeline.output.schema import METADATA_COLUMNS
     from pipeline.run import process_warc
 
     (first, second) = make_inputs(tmp_path / "in", n=2)
     out = tmp_path / "out"
     common = ["-o", str(out), "--scheduler", "inproc", "--no-progress", "--no-html-report"]
-    # As a warcclean of schema 1 wrote it: the first input's files, without the new columns.
+    # As a warcclean of that schema wrote it: the first input's files, without the new columns.
     process_warc(first, JobConfig(output=str(out)))
+    newer = {"1": ["markdown", "structure", *METADATA_COLUMNS], "2": list(METADATA_COLUMNS)}
     for path in (out / "docs").rglob("*.parquet"):
-        table = pq.read_table(path).drop_columns(["markdown", "structure"])
-        meta = {**table.schema.metadata, b"warcclean.schema_version": b"1"}
+        table = pq.read_table(path).drop_columns(newer[version])
+        meta = {**table.schema.metadata, b"warcclean.schema_version": version.encode()}
         pq.write_table(table.replace_schema_metadata(meta), path)
     before = sorted(p.name for p in out.rglob("*"))
     _assert_usage_error(
-        _invoke([first, second, *common]), "schema version 1", "new output directory"
+        _invoke([first, second, *common]), f"schema version {version}", "new output directory"
     )
     assert sorted(p.name for p in out.rglob("*")) == before

@@ -38,6 +38,10 @@ def test_scheduler_and_two_workers_give_the_same_rows(tmp_path: Path) -> None:
                 "--no-progress",
                 "--scheduler",
                 address,
+                # The site stage's tasks would fill the workers' bounded transition logs that
+                # this test reads; tests/test_site_stage.py runs the stage on such a cluster.
+                "--site-repeats",
+                "0",
             ],
             capture_output=True,
             text=True,

@@ -28,7 +28,7 @@ LEVELS: tuple[frozenset[str], ...] = (
     frozenset(
         {"pipeline.html", "pipeline.warc", "pipeline.output", "pipeline.sandbox", "pipeline.render"}
     ),
-    frozenset({"pipeline.cleaners"}),
+    frozenset({"pipeline.cleaners", "pipeline.site"}),
     frozenset({"pipeline.learned"}),
     frozenset({"pipeline.clean"}),
     frozenset({"pipeline.evaluate", "pipeline.jobconfig", "pipeline.report"}),

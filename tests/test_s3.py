@@ -92,6 +92,20 @@ def test_s3_in_and_out_match_local(tmp_path: Path, s3, endpoint: str) -> None:
         # a second run finds every marker on S3 and does nothing
         again = schedule.run_job(client, s3_inputs, cfg)
         assert again.reports == [] and len(again.skipped) == 3
+        # The site stage on S3 (staged keys, journal, server-side copies) gives the local rows.
+        from pipeline.job.site_stage import run_site_stage
+        from pipeline.site.rule import SiteSettings
+
+        on_s3 = run_site_stage(client, cfg.output, SiteSettings(), storage_options=cfg.storage_dict)
+        run_site_stage(client, str(tmp_path / "out"), SiteSettings())
+        assert on_s3.skipped is None and on_s3.files >= 3
+        s3.invalidate_cache()  # the objects were replaced under this client's listing
+        keys = s3.find("corpus/out")
+        assert "corpus/out/_site/state.json" in keys
+        assert not [k for k in keys if "/_site/staging/" in k or k.endswith("journal.json")]
+        assert rows("corpus/out", drop=("warc_path",), filesystem=s3) == rows(
+            tmp_path / "out", drop=("warc_path",)
+        )
     run_report = reports.run_report(result, cfg, "2024-01-01T00:00:00Z")
     where = reports.write_run_report(run_report, cfg, None)
     assert s3.exists(where.removeprefix("s3://"))

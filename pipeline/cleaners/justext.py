@@ -21,6 +21,7 @@ against it block for block; ``fix_heading_bug=True`` runs the pass as the algori
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from itertools import repeat
@@ -329,3 +330,15 @@ class JusTextCleaner:
                 zip(blocks, verdicts, cf, repeat(None), densities),
             )
         )
+
+
+# Its parameters are JusTextParams' fields: declared so that `inspect.signature`, and with it the
+# registry's parameter checks and help(), names them rather than ``**params``.
+JusTextCleaner.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type
+        )
+        for f in fields(JusTextParams)
+    ]
+)

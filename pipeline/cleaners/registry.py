@@ -7,7 +7,9 @@ blocks and their outputs are comparable block for block.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+import inspect
+import json
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from pipeline.types import Block, LabeledBlock
@@ -22,8 +24,10 @@ class Cleaner(Protocol):
     ``needs_language``: then it passes ``language=``, the page's ISO 639 code, and
     ``needs_tree``: then it passes ``tree=``, the parsed page the blocks were cut from, for a
     cleaner that judges other units than blocks (a published method's own unit, such as Pal's
-    source lines: `pipeline.cleaners.units`) and maps its verdicts back onto the blocks. A
-    cleaner that declares it must still label blocks when ``tree`` is not given. One with a
+    source lines: `pipeline.cleaners.units`) and maps its verdicts back onto the blocks, and
+    ``needs_head``: then it passes ``head=``, what the page's head says
+    (`pipeline.html.metadata.HeadFacts`: its titles, for the title heading). A cleaner that
+    declares these must still label blocks when ``tree`` or ``head`` is not given. One with a
     ``label_noted`` method is called through it instead of `label`: it returns the labelled
     blocks and notes about the page (`CleanResult.notes`).
 
@@ -90,6 +94,54 @@ def cleaner_class(name: str) -> Callable[..., Cleaner]:
     return getattr(importlib.import_module(module), attr)
 
 
+_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def parameters(name: str) -> dict[str, inspect.Parameter] | None:
+    """The keyword parameters of the cleaner called ``name``, from its constructor's signature;
+    None when it takes any keyword (``**options``) without declaring which."""
+    signature = inspect.signature(cleaner_class(name))
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()):
+        return None
+    return {p.name: p for p in signature.parameters.values() if p.kind in _KEYWORD}
+
+
+def annotation(param: inspect.Parameter) -> str:
+    """A parameter's type as written (``float | None``); "any" when it has none."""
+    note = param.annotation
+    if note is inspect.Parameter.empty:
+        return "any"
+    return note if isinstance(note, str) else getattr(note, "__name__", str(note))
+
+
+def describe_parameters(name: str) -> str:
+    """The parameters of cleaner ``name`` as a user reads them: ``threshold (float | None,
+    default null), ...``."""
+    params = parameters(name)
+    if params is None:
+        return f"cleaner {name!r} does not declare its parameters"
+    if not params:
+        return f"cleaner {name!r} takes no parameters"
+    items = [
+        f"{p.name} ({annotation(p)}, default {json.dumps(p.default, default=str)})"
+        for p in params.values()
+    ]
+    return f"cleaner {name!r} takes: {', '.join(items)}"
+
+
+def check_names(name: str, given: Iterable[str]) -> None:
+    """Raise `TypeError` when cleaner ``name`` takes none of ``given``'s names, naming the ones
+    it takes (Python's own error for an unexpected keyword names none of them)."""
+    params = parameters(name)
+    if params is None:
+        return
+    unknown = sorted(set(given) - set(params))
+    if unknown:
+        which = ", ".join(repr(k) for k in unknown)
+        raise TypeError(f"no parameter {which}: {describe_parameters(name)}")
+
+
 def make_cleaner(name: str, **params: Any) -> Cleaner:
     """Build the cleaner called ``name`` with its parameters; unknown names or params raise."""
+    check_names(name, params)
     return cleaner_class(name)(**params)

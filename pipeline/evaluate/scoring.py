@@ -43,7 +43,6 @@ __all__ = [
     "Report",
     "evaluate",
     "normalize_snippet_text",
-    "parse_param",
     "score_text",
 ]
 
@@ -287,26 +286,6 @@ def evaluate(
         if on_page is not None:
             on_page(row)
     return Report(cleaner, canonical, rows, language_from_truth)
-
-
-def parse_param(item: str) -> tuple[str, Any]:
-    """``k=v`` from the command line; ``v`` becomes an int, float or bool when it reads as one."""
-    key, sep, raw = item.partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise ValueError(f"expected key=value, got {item!r}")
-    value: Any = raw
-    lowered = raw.strip().lower()
-    if lowered in ("true", "false"):
-        value = lowered == "true"
-    else:
-        for convert in (int, float):
-            try:
-                value = convert(raw)
-                break
-            except ValueError:
-                continue
-    return key, value
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:

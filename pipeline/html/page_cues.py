@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
+from pipeline.html.metadata import NO_HEAD, HeadFacts, read_head
+
 _OG_TYPES = ("article", "product", "website")
 # schema.org types grouped by the kind of page they declare. Nested types count too (an Offer
 # inside a Product, a Comment inside a DiscussionForumPosting): they describe the same page.
@@ -99,53 +101,23 @@ N_PAGE_CUES = len(PAGE_CUE_NAMES)
 
 _LONG_NUMBER = re.compile(r"\d{4,}")
 _EXTENSION = re.compile(r"\.(?:html?|php|aspx?|jsp)$")
-_HEAD_SELECTOR = (
-    'meta[property="og:type"], meta[name="og:type"], script[type="application/ld+json"]'
-)
-_JSON_TYPE = re.compile(r'"@type"\s*:\s*("(?:[^"\\]|\\.){0,200}"|\[[^\]]{0,2000}\])')
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
-# A JSON-LD block is read this far: the page's own types come first, and a catalogue dumped
-# into the head must not cost more than the page's segmentation.
-_MAX_SCRIPT_CHARS = 100_000
 # URL numbers are capped so that a pathological URL cannot push a column far outside what the
 # model saw in training.
 _MAX_DEPTH, _MAX_HYPHENS, _MAX_SLUG = 20, 30, 200
 
 
-def _type_name(value: str) -> str:
-    """``https://schema.org/Product`` and ``schema:Product`` -> ``Product``."""
-    return value.strip().rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
-
-
 def declared_types(tree: LexborHTMLParser) -> tuple[str | None, frozenset[str]]:
     """The Open Graph type (lower-cased; None when absent) and the schema.org types of the JSON-LD
-    that the page's ``<head>`` declares.
+    that the page's ``<head>`` declares: the first two of `pipeline.html.metadata.read_head`'s
+    facts, which a caller holding them passes to `page_cues` instead.
 
     Only the head is read: a selector pass over the head cost 0.06 ms a page on the WCXB pages,
     over the whole tree 0.12-0.17 ms for each selector, and scanning the markup for the markers
-    0.1-0.2 ms for each marker; the whole cleaner has 5 ms. The head holds the Open Graph tags
-    by definition and most JSON-LD (540 of the 658 blocks on 300 WCXB pages); JSON-LD in the body
-    and microdata are not read. Malformed JSON-LD is read as far as its ``"@type"`` pairs go:
-    pages often ship broken JSON, and the types are still what the site meant."""
-    head = tree.head
-    og: str | None = None
-    if head is None:
-        return og, frozenset()
-    scripts: list[str] = []
-    for node in head.css(_HEAD_SELECTOR):
-        if node.tag == "script":
-            scripts.append((node.text(deep=True) or "")[:_MAX_SCRIPT_CHARS])
-        elif og is None:
-            og = (node.attributes.get("content") or "").strip().lower()
-    if not scripts:
-        return og, frozenset()
-    # One pass of each pattern over all the blocks rather than a pass per block and match (a
-    # fifth less time). Joined with "]", which ends a type list, so that an unterminated list
-    # cannot run into the next block.
-    values = _QUOTED.findall("]".join(_JSON_TYPE.findall("]".join(scripts))))
-    types = {_type_name(v) for v in values}
-    types.discard("")
-    return og, frozenset(types)
+    0.1-0.2 ms for each marker; the whole cleaner has 5 ms. Malformed JSON-LD is read as far as its
+    ``"@type"`` pairs go: pages often ship broken JSON, and the types are still what the site
+    meant. Nested types count too."""
+    facts = read_head(tree)
+    return facts.og_type, facts.schema_types
 
 
 _NO_URL = (0.0,) * (6 + len(_URL_FAMILIES))
@@ -174,14 +146,22 @@ def _url_cues(url: str | None) -> tuple[float, ...]:
     )
 
 
-def page_cues(tree: LexborHTMLParser | None = None, url: str | None = None) -> np.ndarray:
+def page_cues(
+    tree: LexborHTMLParser | None = None,
+    url: str | None = None,
+    head: HeadFacts | None = None,
+) -> np.ndarray:
     """The `PAGE_CUE_NAMES` values of one page, a float64 vector, from its parsed tree and its
     URL. ``tree`` None reads as a page that declares nothing, ``url`` None as a page whose
     address is unknown; a ``url`` that is not a str is a TypeError (bytes would otherwise fail
-    deep inside `urllib.parse` with a message about separators)."""
+    deep inside `urllib.parse` with a message about separators). ``head``: the tree's
+    `pipeline.html.metadata.read_head` facts when the caller has them (then ``tree`` is not
+    read again), so the cleaner reads the head once for the cues and the page's metadata."""
     if url is not None and not isinstance(url, str):
         raise TypeError(f"url must be a str or None, not {type(url).__name__}")
-    og, types = declared_types(tree) if tree is not None else (None, frozenset())
+    if head is None:
+        head = read_head(tree) if tree is not None else NO_HEAD
+    og, types = head.og_type, head.schema_types
     values = [
         *(1.0 if og == t else 0.0 for t in _OG_TYPES),
         1.0 if og is None else 0.0,
@@ -212,6 +192,10 @@ SCHEMA_COUNTED: tuple[str, ...] = (
     *("Place", "MedicalWebPage", "Brand", "ImageObject"),
 )
 _SCHEMA_COLUMN = {name: i for i, name in enumerate(SCHEMA_COUNTED)}
+# A JSON-LD ``"@type"`` pair's value (a string or a list of them) and the strings in it, as
+# `pipeline.html.metadata` reads the head's: malformed JSON is read as far as its pairs go.
+_JSON_TYPE = re.compile(r'"@type"\s*:\s*("(?:[^"\\]|\\.){0,200}"|\[[^\]]{0,2000}\])')
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _ITEMTYPE_PATTERN = r"""itemtype\s*=\s*["']?([^"'\s>]{1,200})"""
 # (key, the pattern matched where the key is) for markup as text and as UTF-8 bytes: the cleaner
 # has the page's bytes and decodes them to text only when it must (`pipeline.types.Decoded`).
@@ -240,6 +224,11 @@ def _mentions(markup: str | bytes, key_pattern: tuple) -> list[str]:
     return out
 
 
+def _type_name(value: str) -> str:
+    """``https://schema.org/Product``, ``schema:Product`` and ``...#Product`` -> ``Product``."""
+    return value.strip().rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].rsplit("#", 1)[-1]
+
+
 def schema_type_counts(markup: str | bytes) -> np.ndarray:
     """How often the page's markup (its text or its UTF-8 bytes) names each type of
     `SCHEMA_COUNTED`, as log(1 + count), a float64 vector: JSON-LD ``"@type"`` pairs anywhere
@@ -250,11 +239,11 @@ def schema_type_counts(markup: str | bytes) -> np.ndarray:
     text = isinstance(markup, str)
     for value in _mentions(markup, _TYPE_PAIRS if text else _TYPE_PAIRS_BYTES):
         for name in _QUOTED.findall(value):
-            i = get(_type_name(name).rsplit("#", 1)[-1])
+            i = get(_type_name(name))
             if i is not None:
                 counts[i] += 1
     for value in _mentions(markup, _ITEMTYPES if text else _ITEMTYPES_BYTES):
-        i = get(_type_name(value).rsplit("#", 1)[-1])
+        i = get(_type_name(value))
         if i is not None:
             counts[i] += 1
     return np.log1p(counts)

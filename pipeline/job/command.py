@@ -15,9 +15,11 @@ from datetime import datetime, timezone
 
 import click
 
-from pipeline.cleaners.registry import DEFAULT_CLEANER, make_cleaner
+from pipeline.cleaners.params import PARAM_HELP, OptionError, cleaner_options
+from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.config import Limits
 from pipeline.job import OWN_PROCESS
+from pipeline.job.logs import LOG_LEVELS, logging_at
 from pipeline.job.reports import (
     html_report_path,
     run_report,
@@ -34,6 +36,8 @@ from pipeline.job.schedule import (
     pending_inputs,
     run_job,
 )
+from pipeline.job.site_command import print_site_result, site_options
+from pipeline.job.task import InputFailure
 from pipeline.jobconfig import (
     DEFAULT_BATCH_ROWS,
     DEFAULT_FORMATS,
@@ -45,6 +49,7 @@ from pipeline.jobconfig import (
     parse_pairs,
 )
 from pipeline.output.stats import Stats, WarcReport
+from pipeline.report.plural import count
 from pipeline.warc.inputs import list_inputs
 
 
@@ -73,7 +78,7 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--output", "-o", required=True, help="Output root: a directory or fsspec URL.")
 @click.option("--cleaner", default=DEFAULT_CLEANER, show_default=True, help="Cleaner name.")
-@click.option("--param", "params", multiple=True, metavar="K=V", help="Cleaner parameter.")
+@click.option("--param", "params", multiple=True, metavar="K=V", help=PARAM_HELP)
 @click.option("--scheduler", default=None, help=f"Scheduler address, or '{INPROC}'.")
 @click.option(
     "--workers",
@@ -152,7 +157,8 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
     type=click.IntRange(min=0, max=MAX_RETRIES),
     default=2,
     show_default=True,
-    help="Dask retries of a failed input.",
+    help="Attempts after the first of an input that failed; an input no attempt can read (not "
+    "an archive, missing) is never retried.",
 )
 @click.option(
     "--formats",
@@ -173,6 +179,29 @@ def _isolate_memory(ctx: click.Context, param: click.Parameter, value: str) -> i
     is_flag=True,
     help="Write no HTML report (it counts the whole output; `warcclean report OUT` builds it).",
 )
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="A trial run: read at most N records (of any type) of each input. An input cut there "
+    "is marked _done/<stem>.limited.json, not done: a run without --limit processes it again.",
+)
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Print the traceback of each failed input under its line.",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(LOG_LEVELS, case_sensitive=False),
+    default="warning",
+    show_default=True,
+    help="Least level of Dask's and warcclean's log messages shown, on this machine and on the "
+    "local cluster's workers.",
+)
+@site_options
 def main(
     inputs: tuple[str, ...],
     output: str,
@@ -197,8 +226,16 @@ def main(
     no_html_report: bool,
     formats: str,
     include_comments: bool,
+    limit: int | None,
+    verbose: bool,
+    log_level: str,
+    site_repeats: int,
+    site_key: str,
+    site_max_chars: int,
+    site_max_share: float,
 ) -> None:
-    """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output."""
+    """Clean INPUT WARC files (files, directories, globs, URLs or paths files) into --output,
+    then run the site stage over the whole output (--site-repeats)."""
     from rich.console import Console
     from rich.markup import escape
     from rich.progress import (
@@ -214,10 +251,16 @@ def main(
     from pipeline.report.charts import available as charts_available
 
     try:
+        # Checked here once, so that an unknown cleaner or parameter stops the job with a usage
+        # error naming what it takes, instead of failing every task on the workers.
+        cleaner_params = cleaner_options(cleaner, params)
+    except OptionError as exc:
+        raise click.BadParameter(str(exc), param_hint=exc.option) from None
+    try:
         cfg = JobConfig(
             output=output,
             cleaner=cleaner,
-            params=freeze(parse_pairs(params)),
+            params=freeze(cleaner_params),
             limits=Limits(
                 max_body_bytes=max_body_bytes,
                 max_nodes=max_nodes,
@@ -230,16 +273,11 @@ def main(
             storage_options=freeze(parse_pairs(storage, "--storage-option")),
             formats=formats,
             include_comments=include_comments,
+            record_limit=limit,
         )
         paths = list_inputs(list(inputs), base_url=base_url, storage_options=cfg.storage_dict)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    try:
-        # Built here once so that an unknown cleaner or parameter stops the job with a usage
-        # error, instead of failing every task on the workers.
-        make_cleaner(cfg.cleaner, **cfg.params_dict)
-    except (ValueError, TypeError) as exc:
-        raise click.UsageError(f"--cleaner {cleaner} with --param {params or '()'}: {exc}") from exc
     if not paths:
         raise click.UsageError(f"no WARC files found in {' '.join(inputs)}")
     try:
@@ -251,13 +289,29 @@ def main(
             check_report_path(report_path, cfg.storage_dict)
     except OutputError as exc:
         raise click.UsageError(str(exc)) from exc
+    from pipeline.site.rule import SiteSettings
+
+    site_settings = SiteSettings(
+        min_pages=site_repeats,
+        site_key=site_key,
+        max_chars=site_max_chars,
+        max_share=site_max_share,
+    )
+    # A site stage stopped while it published its files is finished before anything is
+    # written, so that its journal can never move a file over one this run writes.
+    finished = _finish_site_stage(cfg)
     out = Console()
     err = Console(stderr=True)
+    if finished:
+        out.print("site stage: finished publishing a stage that was stopped")
     started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     # matplotlib loads while the workers run, so the report costs only its drawing at the end.
     warming = None if no_html_report else warm_up_report()
-    with make_client(scheduler, workers, threads_per_worker, memory_limit) as client:
-        err.print(f"[bold]{len(paths)}[/] inputs, dashboard: {client.dashboard_link}")
+    with (
+        logging_at(log_level) as level,
+        make_client(scheduler, workers, threads_per_worker, memory_limit, level) as client,
+    ):
+        err.print(f"[bold]{count(len(paths), 'input')}[/], dashboard: {client.dashboard_link}")
         progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -278,13 +332,18 @@ def main(
         with progress:
             task = progress.add_task("inputs", total=len(paths), records=0, rate=0.0, mbs=0.0)
 
-            def on_report(report: WarcReport | None, path: str) -> None:
+            def on_report(outcome: WarcReport | InputFailure, path: str) -> None:
                 nonlocal seen, nbytes
-                if report is not None:
-                    seen = seen + report.stats
-                    nbytes += report.input_bytes
+                if isinstance(outcome, WarcReport):
+                    seen = seen + outcome.stats
+                    nbytes += outcome.input_bytes
                 else:
-                    err.print(f"[red]failed[/] {escape(path)}", soft_wrap=True)
+                    # One line per failed input, as it fails; the traceback only on request.
+                    err.print(
+                        f"[red]FAILED[/] {escape(path)}: {escape(outcome.error)}", soft_wrap=True
+                    )
+                    if verbose and outcome.traceback:
+                        err.print(escape(outcome.traceback.rstrip()), soft_wrap=True)
                 dt = time.perf_counter() - t0
                 progress.update(
                     task,
@@ -297,10 +356,16 @@ def main(
             todo_done = pending_inputs(paths, cfg)[1]
             progress.update(task, advance=len(todo_done))
             result = run_job(client, paths, cfg, retries=retries, on_report=on_report)
+        from pipeline.job.site_stage import quiet_shuffle_logs, run_site_stage
+
+        quiet_shuffle_logs()
+        # Over the whole output (this run's documents and every earlier run's), after every
+        # input is cleaned; also after failed inputs, whose re-run then counts again.
+        site = run_site_stage(client, cfg.output, site_settings, storage_options=cfg.storage_dict)
     out.print(summary_table(result))
-    for path, error in sorted(result.failed.items()):
-        out.print(f"[red]FAILED[/] {escape(path)}: {escape(error)}", soft_wrap=True)
+    print_site_result(site, out.print)
     report = run_report(result, cfg, started_at)
+    report["site_stage"] = site.to_dict()
     try:
         where = write_run_report(report, cfg, report_path)
     except Exception as exc:  # the output changed under the run (disk full, permissions)
@@ -330,6 +395,16 @@ def main(
             if not charts_available():
                 out.print(f"(tables only: {escape(CHARTS_HINT)} adds the charts)", soft_wrap=True)
     sys.exit(1 if result.failed else 0)
+
+
+def _finish_site_stage(cfg: JobConfig) -> bool:
+    """Publish what a site stage stopped while publishing left journaled; True if it did."""
+    from fsspec.core import url_to_fs
+
+    from pipeline.site.commit import SitePaths, publish
+
+    fs, root = url_to_fs(cfg.output, **cfg.storage_dict if "://" in cfg.output else {})
+    return fs.isdir(root) and publish(fs, SitePaths(root))
 
 
 def run_as_program() -> None:

@@ -26,6 +26,7 @@ def run_report(result: RunResult, cfg: JobConfig, started_at: str) -> dict[str, 
         "cleaner_params": cfg.params_dict,
         "formats": cfg.formats,
         "include_comments": cfg.include_comments,
+        "record_limit": cfg.record_limit,
         "inputs": {
             "processed": len(result.reports),
             "failed": len(result.failed),
@@ -49,6 +50,7 @@ def run_report(result: RunResult, cfg: JobConfig, started_at: str) -> dict[str, 
                 "docs": r.stats.docs,
                 "rejects": r.stats.n_rejects,
                 "seconds": round(r.seconds, 3),
+                **({"limit": r.limit} if r.limit is not None else {}),
             }
             for r in result.reports
         ],
@@ -98,6 +100,10 @@ def summary_table(result: RunResult) -> Table:
     table.add_row("inputs processed", str(len(result.reports)))
     table.add_row("inputs skipped (done)", str(len(result.skipped)))
     table.add_row("inputs failed", str(len(result.failed)), style="red" if result.failed else None)
+    cut = [r for r in result.reports if r.limit is not None]
+    if cut:
+        # A trial run (--limit): these inputs are not done, a run without the limit reads them.
+        table.add_row(f"inputs cut at --limit {cut[0].limit:,}", str(len(cut)))
     table.add_row("records read", f"{totals.records:,}")
     table.add_row("documents", f"{totals.docs:,}")
     for reason, n in totals.rejects.most_common():

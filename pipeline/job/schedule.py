@@ -1,14 +1,19 @@
 """Where the job runs and how its tasks are fed: the client, and one task per input.
 
 `run_job` keeps at most a window of tasks in flight (twice the cluster's threads), submits each
-input once under a deterministic key, resubmits inputs the cluster cancelled, and reports each
-input as it ends; inputs with a completion marker are skipped, so running again resumes.
+input once under a deterministic key, and reports each input as it ends; inputs with a
+completion marker are skipped, so running again resumes. It retries, itself, an input whose
+task failed in a way another attempt could mend, and one the cluster cancelled; never one that
+every attempt would fail the same way (`pipeline.job.task`).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import time
+import traceback
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,10 +24,11 @@ from dask.base import tokenize
 from distributed import Client, LocalCluster, Worker, as_completed
 from fsspec.core import url_to_fs
 
+from pipeline.job.logs import LogLevel
+from pipeline.job.task import InputFailure, clean_input, describe
 from pipeline.job.workers import WarmUp
 from pipeline.jobconfig import JobConfig
 from pipeline.output.stats import Stats, WarcReport
-from pipeline.supervise import process_warc_supervised
 from pipeline.warc.inputs import input_stem
 
 INPROC = "inproc"
@@ -38,6 +44,8 @@ class RunResult:
 
     reports: list[WarcReport] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    # The traceback of each failed input's last attempt (shown with --verbose).
+    tracebacks: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -81,9 +89,13 @@ def run_job(
     *,
     retries: int = 2,
     window: int | None = None,
-    on_report: Callable[[WarcReport | None, str], None] | None = None,
+    on_report: Callable[[WarcReport | InputFailure, str], None] | None = None,
 ) -> RunResult:
-    """Process ``inputs`` (those without a marker) with at most ``window`` tasks in flight."""
+    """Process ``inputs`` (those without a marker) with at most ``window`` tasks in flight.
+
+    An input is tried at most ``1 + retries`` times; ``on_report`` is called once per input,
+    when it ends, with its report or its (last) failure.
+    """
     started = time.perf_counter()
     todo, skipped = pending_inputs(inputs, cfg)
     result = RunResult(skipped=skipped)
@@ -94,10 +106,6 @@ def run_job(
     # Workers that are threads of this very process (--scheduler inproc: tests, debugging) run
     # the tasks here too, so that what the caller patches or steps through is what runs.
     supervised = not _workers_in_this_process(client)
-    if supervised:
-        task = process_warc_supervised
-    else:
-        from pipeline.run import process_warc as task
     if queue:
         # Every worker, and any that joins later, loads the cleaner and data once, up front.
         client.register_plugin(WarmUp(cfg, start_children=supervised))
@@ -113,7 +121,8 @@ def run_job(
         if again:
             key += f"-again{again}"
         path_of[key] = path
-        return client.submit(task, path, cfg, key=key, retries=retries, pure=False)
+        # No retries by Dask: the task returns its failure, and whether to retry is ours.
+        return client.submit(clean_input, path, cfg, supervised, key=key, retries=0, pure=False)
 
     def submit_next() -> Any:
         return submit(queue.pop())
@@ -121,32 +130,40 @@ def run_job(
     pool = as_completed([submit_next() for _ in range(min(window, len(queue)))])
     for future in pool:
         path = path_of.pop(future.key)
-        if future.status == "finished":
-            report: WarcReport = future.result()
-            result.reports.append(report)
-        elif future.status == "cancelled" and attempts[path] <= retries:
-            # Cancelled by the cluster, not failed: a worker killed at the wrong moment can
-            # leave its task cancelled instead of rescheduled (seen once in a CI run of
-            # tests/test_faults.py). The input is submitted again: its shards are written
-            # atomically and committed by its marker, so a second attempt duplicates nothing.
-            future.release()
+        outcome = _outcome(future, path, attempts[path])
+        future.release()
+        if isinstance(outcome, InputFailure) and outcome.retry and attempts[path] <= retries:
+            # A cancelled task (a worker killed at the wrong moment can leave its task cancelled
+            # instead of rescheduled: seen once in a CI run of tests/test_faults.py), or a
+            # failure another attempt could mend (a read that timed out, a worker's child that
+            # died). Its shards are written atomically and committed by its marker, so a second
+            # attempt duplicates nothing.
             pool.add(submit(path))
             continue
+        if isinstance(outcome, InputFailure):
+            result.failed[path] = outcome.error
+            result.tracebacks[path] = outcome.traceback
         else:
-            exc = future.exception()  # None for a task the cluster cancelled
-            result.failed[path] = (
-                f"{type(exc).__name__}: {exc}"
-                if exc is not None
-                else f"cancelled by the cluster {attempts[path]} time(s)"
-            )
-            report = None
+            result.reports.append(outcome)
         if on_report:
-            on_report(report, path)
-        future.release()
+            on_report(outcome, path)
         if queue:
             pool.add(submit_next())
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _outcome(future: Any, path: str, attempts: int) -> WarcReport | InputFailure:
+    """What a finished future says of its input: the task's own value, or the cluster's error."""
+    if future.status == "finished":
+        return future.result()
+    if future.status == "cancelled":
+        return InputFailure(path, f"cancelled by the cluster {attempts} time(s)", retry=True)
+    # An error outside the task's own handling: a worker that died under it too often
+    # (KilledWorker, after Dask's own reschedules), or a task that could not be unpickled.
+    exc = future.exception()
+    text = "".join(traceback.format_exception(type(exc), exc, future.traceback()))
+    return InputFailure(path, describe(exc), retry=False, traceback=text)
 
 
 # Dask's own housekeeping on a local cluster, set quieter: every server (the scheduler, each
@@ -174,17 +191,41 @@ def local_cluster_config() -> dict[str, Any]:
 
 
 def make_client(
-    scheduler: str | None, workers: int | None, threads: int, memory_limit: str | int | None
+    scheduler: str | None,
+    workers: int | None,
+    threads: int,
+    memory_limit: str | int | None,
+    log_level: int = logging.WARNING,
 ) -> Client:
+    """A client of the cluster at ``scheduler`` (or Dask's configured address), of threads of
+    this process (`INPROC`), or of a new local cluster of ``workers`` processes."""
     address = scheduler or dask.config.get("scheduler-address", None)
     if address == INPROC:
-        return Client(LocalCluster(processes=False, n_workers=1, threads_per_worker=threads))
-    if address:
-        return Client(address)
-    # Pages are pure-Python work that holds the GIL: processes with one thread each.
-    n = workers or os.cpu_count() or 1
-    with dask.config.set(local_cluster_config()):
+        # For debugging and tests: its dashboard on any free port (the job prints the link).
         cluster = LocalCluster(
-            n_workers=n, threads_per_worker=threads, processes=True, memory_limit=memory_limit
+            processes=False,
+            n_workers=1,
+            threads_per_worker=threads,
+            dashboard_address=":0",
+            silence_logs=log_level,
         )
-    return Client(cluster)
+        client = Client(cluster)
+    elif address:
+        client = Client(address)
+    else:
+        # Pages are pure-Python work that holds the GIL: processes with one thread each.
+        n = workers or os.cpu_count() or 1
+        with dask.config.set(local_cluster_config()), warnings.catch_warnings():
+            # With port 8787 taken (another cluster on the machine), Dask warns in three lines
+            # and uses another port; the job's first line gives the dashboard's real address.
+            warnings.filterwarnings("ignore", message=r"Port \d+ is already in use")
+            cluster = LocalCluster(
+                n_workers=n,
+                threads_per_worker=threads,
+                processes=True,
+                memory_limit=memory_limit,
+                silence_logs=log_level,
+            )
+        client = Client(cluster)
+    client.register_plugin(LogLevel(log_level))
+    return client

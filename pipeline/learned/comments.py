@@ -132,8 +132,10 @@ def _forum_url(url: str) -> bool:
     return _FORUM_URL.search(path.rstrip("/") + "/") is not None
 
 
-def is_forum(tree: Any, url: str | None) -> bool:
-    """Whether the page is a forum thread or a Q&A page (see the module's docstring)."""
+def is_forum(tree: Any, url: str | None, schema_types: frozenset[str] | None = None) -> bool:
+    """Whether the page is a forum thread or a Q&A page (see the module's docstring).
+    ``schema_types``: the head's JSON-LD types when the caller has read them
+    (`pipeline.html.metadata.read_head`), else they are read here."""
     urls = [url or ""]
     head = tree.head
     if head is not None:
@@ -146,8 +148,9 @@ def is_forum(tree: Any, url: str | None) -> bool:
                 urls.append(attrs.get("href") or attrs.get("content") or "")
     if any(_forum_url(u) for u in urls):
         return True
-    _, types = declared_types(tree)
-    if types & _FORUM_TYPES:
+    if schema_types is None:
+        _, schema_types = declared_types(tree)
+    if schema_types & _FORUM_TYPES:
         return True
     return tree.css_first(_FORUM_MARKUP) is not None
 
@@ -248,15 +251,21 @@ def _replies(blocks: Sequence[Block]) -> list[int]:
 
 
 def find_comments(
-    blocks: Sequence[Block], tree: Any, url: str | None, *, look_for_containers: bool = True
+    blocks: Sequence[Block],
+    tree: Any,
+    url: str | None,
+    *,
+    look_for_containers: bool = True,
+    schema_types: frozenset[str] | None = None,
 ) -> set[int]:
     """The indexes of the blocks that lie in the page's comment sections; empty on a forum.
-    ``look_for_containers=False`` skips the selector pass (reply threads are still found)."""
+    ``look_for_containers=False`` skips the selector pass (reply threads are still found);
+    ``schema_types`` as `is_forum` takes them."""
     containers = _containers(tree) if tree is not None and look_for_containers else []
     replies = _replies(blocks)
     if not containers and not replies:
         return set()
-    if tree is not None and is_forum(tree, url):
+    if tree is not None and is_forum(tree, url, schema_types):
         return set()
     found = set(replies)
     if containers:
@@ -265,10 +274,14 @@ def find_comments(
 
 
 def label_comments(
-    labeled: Sequence[LabeledBlock], tree: Any, url: str | None
+    labeled: Sequence[LabeledBlock],
+    tree: Any,
+    url: str | None,
+    schema_types: frozenset[str] | None = None,
 ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
     """``labeled`` with the kept blocks of the page's comment sections labelled
-    `Verdict.COMMENT`, and the page note when any were (see the module's docstring)."""
+    `Verdict.COMMENT`, and the page note when any were (see the module's docstring).
+    ``schema_types``: the head's JSON-LD types, when read already (`is_forum`)."""
     good = Verdict.GOOD
     kept = look = False
     for lb in labeled:
@@ -285,7 +298,13 @@ def label_comments(
     # names (bare microdata, Disqus's thread, which crawls rarely hold: Disqus serves comments
     # in an iframe) is not looked for; searching the page's source for such markers cost
     # 0.13 ms per marker per WCXB page. Reply threads need neither.
-    found = find_comments([lb.block for lb in labeled], tree, url, look_for_containers=look)
+    found = find_comments(
+        [lb.block for lb in labeled],
+        tree,
+        url,
+        look_for_containers=look,
+        schema_types=schema_types,
+    )
     hits = [i for i in sorted(found) if labeled[i].verdict is good]
     if not hits:
         return list(labeled), ()

@@ -3,6 +3,7 @@ block features (`pipeline.learned.features`), run in numpy and compiled loops.""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -10,7 +11,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pipeline.cleaners.registry import model_params
-from pipeline.learned import consent_guard, lead_rescue, link_lists, markup_guard, teaser_lists
+from pipeline.html.metadata import HeadFacts
+from pipeline.learned import (
+    consent_guard,
+    lead_rescue,
+    link_lists,
+    markup_guard,
+    teaser_lists,
+    title_heading,
+)
 from pipeline.learned.decision import decide
 from pipeline.learned.features import block_fields, page_features
 from pipeline.learned.link_guard import TRUSTED_LANGUAGES, guard
@@ -54,15 +63,19 @@ def guarded(
     teasers: bool = True,
     tree: Any = None,
     consent: bool = True,
+    head: HeadFacts | None = None,
+    title: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
     (`pipeline.learned.markup_guard`), the consent-dialog guard on the parsed page ``tree``
     (`pipeline.learned.consent_guard`; none without a tree), the link guard
     (`pipeline.learned.link_guard`), the link-list items dropped (`pipeline.learned.link_lists`),
-    the teaser-list items dropped (`pipeline.learned.teaser_lists`), then the standfirst above the
-    body (`pipeline.learned.lead_rescue`). ``link_guard=False``, ``lists=False``,
-    ``teasers=False``, ``consent=False`` and ``lead=False`` leave out those steps (the cleaner's
-    options; a benchmark's comparison)."""
+    the teaser-list items dropped (`pipeline.learned.teaser_lists`), the standfirst above the
+    body (`pipeline.learned.lead_rescue`), then the page's title heading
+    (`pipeline.learned.title_heading`, from what its ``head`` says; none without it).
+    ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``, ``lead=False``
+    and ``title=False`` leave out those steps (the cleaner's options; a benchmark's
+    comparison)."""
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
     if consent:
@@ -86,6 +99,13 @@ def guarded(
         # Last, so that the body it looks above is the one the guards left.
         keep, rescued = lead_rescue.rescue(keep, probs, blocks)
         notes += rescued
+    if title and head is not None:
+        # After every step that drops blocks: the heading names the text that is left.
+        meta = head.metadata
+        keep, titled = title_heading.keep_title(
+            keep, blocks, head.titles, (meta.site_name,), meta.canonical_url
+        )
+        notes += titled
     return keep, notes
 
 
@@ -99,8 +119,10 @@ class NeighboursCleaner:
     as content, as WCXB's references do), ``teaser_lists=False``
     `pipeline.learned.teaser_lists` (likewise for lists of teasers), ``consent_guard=False``
     `pipeline.learned.consent_guard` (cookie-consent dialogs kept as the model says),
-    ``strictness`` sets the power the probabilities of a page outside English are raised to
-    before the model's rule decides (`page_rule`; 1: as the model says them; higher: stricter).
+    ``title_heading=False`` `pipeline.learned.title_heading` (for a corpus whose texts leave the
+    page's title out, as WCXB's references mostly do), ``strictness`` sets the power the
+    probabilities of a page outside English are raised to before the model's rule decides
+    (`page_rule`; 1: as the model says them; higher: stricter).
     Under that rule, blocks of markup written out as text are never kept
     (`pipeline.learned.markup_guard`)."""
 
@@ -110,6 +132,8 @@ class NeighboursCleaner:
     needs_language: ClassVar[bool] = True
     # The consent guard reads the parsed page (`pipeline.learned.consent_guard`).
     needs_tree: ClassVar[bool] = True
+    # The title heading is matched to the titles the head gives (`pipeline.learned.title_heading`).
+    needs_head: ClassVar[bool] = True
     default_model: ClassVar[Path] = DEFAULT_MODEL
 
     def __init__(
@@ -122,10 +146,11 @@ class NeighboursCleaner:
         teaser_lists: bool = True,
         strictness: float = OUTSIDE_ENGLISH_POWER,
         consent_guard: bool = True,
+        title_heading: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
-        options += (("consent_guard", consent_guard),)
+        options += (("consent_guard", consent_guard), ("title_heading", title_heading))
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -138,6 +163,7 @@ class NeighboursCleaner:
         self.link_lists = link_lists
         self.teaser_lists = teaser_lists
         self.consent_guard = consent_guard
+        self.title_heading = title_heading
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or self.default_model)
@@ -159,6 +185,8 @@ class NeighboursCleaner:
             out["teaser_lists"] = False
         if not self.consent_guard:
             out["consent_guard"] = False
+        if not self.title_heading:
+            out["title_heading"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
             out["strictness"] = self.strictness
         return out
@@ -179,9 +207,10 @@ class NeighboursCleaner:
         cues: np.ndarray | None = None,
         language: str | None = None,
         tree: Any = None,
+        head: HeadFacts | None = None,
     ) -> list[LabeledBlock]:
         """`label_noted` without the page notes."""
-        return self.label_noted(blocks, stoplist, cues, language, tree)[0]
+        return self.label_noted(blocks, stoplist, cues, language, tree, head)[0]
 
     def label_noted(
         self,
@@ -190,18 +219,21 @@ class NeighboursCleaner:
         cues: np.ndarray | None = None,
         language: str | None = None,
         tree: Any = None,
+        head: HeadFacts | None = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
         """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s,
         `pipeline.learned.consent_guard`'s, `pipeline.learned.link_guard`'s,
-        `pipeline.learned.link_lists`'s, `pipeline.learned.teaser_lists`'s, then
-        `pipeline.learned.lead_rescue`'s).
+        `pipeline.learned.link_lists`'s, `pipeline.learned.teaser_lists`'s,
+        `pipeline.learned.lead_rescue`'s, then `pipeline.learned.title_heading`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
         nothing and has no known URL. ``language``: the page's ISO 639 code, which decides
         whether the rule is the stricter one and the link guard looks at the page (None: both).
         ``tree``: the parsed page the blocks were cut from, which the consent guard reads (None:
-        no consent guard).
+        no consent guard). ``head``: what the page's head says
+        (`pipeline.html.metadata.read_head`), whose titles the title heading is matched to
+        (None: no title heading kept).
         The guards, whose bounds were set on the model's probabilities, see those, and so do the
         blocks' scores."""
         # Transposed once for the features and the page rule, which both read the texts and
@@ -223,6 +255,8 @@ class NeighboursCleaner:
                 self.teaser_lists,
                 tree,
                 self.consent_guard,
+                head,
+                self.title_heading,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]
@@ -256,3 +290,10 @@ class FastNeighboursCleaner(NeighboursCleaner):
                 "neighbours-fast needs a model on the cheap feature set (feature_set: cheap); "
                 "use the neighbours cleaner for this model"
             )
+
+
+# Its options are `NeighboursCleaner`'s: declared so that `inspect.signature`, and with it the
+# registry's parameter checks, names them rather than ``**options``.
+FastNeighboursCleaner.__signature__ = inspect.signature(  # type: ignore[attr-defined]
+    NeighboursCleaner
+)

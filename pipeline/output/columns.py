@@ -10,12 +10,19 @@ array whose offsets are the documents' block counts.
 from __future__ import annotations
 
 from itertools import accumulate
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from pipeline.output.schema import BLOCK_TYPE, DOCS_SCHEMA, REJECTS_SCHEMA, partition_language
+from pipeline.output.schema import (
+    BLOCK_TYPE,
+    DOCS_SCHEMA,
+    METADATA_COLUMNS,
+    REJECTS_SCHEMA,
+    partition_language,
+)
 from pipeline.types import Block, CleanResult, LabeledBlock, RawPage, Rejected, Verdict
 
 # Python memory a buffered value holds beyond its strings' characters, measured with tracemalloc
@@ -26,10 +33,12 @@ ROW_OVERHEAD = 1500
 
 # The Block fields written as they are, and where each sits in the Block named tuple.
 _BLOCK_FIELDS = ("text", "tag", "dom_path", "is_heading", "n_chars", "n_words", "n_link_chars")
-_BLOCK_FIELDS += ("n_tags", "n_markup_chars")
+_BLOCK_FIELDS += ("n_tags", "n_markup_chars", "shape")
 _AT = {name: Block._fields.index(name) for name in _BLOCK_FIELDS}
 
 _DOC_FIELDS = tuple(name for name in DOCS_SCHEMA.names if name != "blocks")
+# PageMetadata's values in `METADATA_COLUMNS`' order, as a tuple in C (its fields are the columns).
+_metadata_values = attrgetter(*METADATA_COLUMNS)
 
 
 class DocColumns:
@@ -63,6 +72,8 @@ class DocColumns:
         text = result.text if self.text else ""
         markdown = result.markdown if self.markdown else None
         size = ROW_OVERHEAD + len(text) + len(markdown or "")
+        metadata = _metadata_values(result.metadata)
+        size += sum(len(v) for v in metadata if v)
         if labeled:
             blocks, verdicts, cf_classes, scores, stopword_densities = zip(*labeled, strict=True)
             fields = tuple(zip(*blocks, strict=True))
@@ -108,6 +119,8 @@ class DocColumns:
                 [*page.notes, *result.notes],
                 markdown,
                 list(result.structure),
+                *metadata,
+                None,  # duplicate_of: the site stage's
                 result.page_type,
                 result.page_type_prob,
             )
@@ -142,8 +155,15 @@ class DocColumns:
             score=self.scores,
         )
         fields = list(BLOCK_TYPE)
+        # Counted by the site stage, over the whole output, after every input is cleaned.
+        site_pages = pa.nulls(len(self.labels), pa.int32())
+        arrays = {"site_pages": site_pages}
         struct = pa.StructArray.from_arrays(
-            [pa.array(values[f.name], type=f.type) for f in fields], fields=fields
+            [
+                arrays[f.name] if f.name in arrays else pa.array(values[f.name], type=f.type)
+                for f in fields
+            ],
+            fields=fields,
         )
         offsets = pa.array([0, *accumulate(self.block_counts)], type=pa.int32())
         return pa.ListArray.from_arrays(offsets, struct, type=DOCS_SCHEMA.field("blocks").type)

@@ -2,7 +2,7 @@
 
 A warcclean output holds only the directories `pipeline.output.sink` and the job write::
 
-    docs/language=<code>/   rejects/   _done/   _runs/
+    docs/language=<code>/   rejects/   _done/   _runs/   _site/
 
 Hidden names (a leading ``.``) are allowed anywhere: they are the writers' temporary files and
 the desktop's own files (``.DS_Store``), which no reader of the dataset sees. Anything else was
@@ -28,10 +28,11 @@ import fsspec
 import pyarrow.parquet as pq
 from fsspec.core import url_to_fs
 
-from pipeline.output.schema import SCHEMA_VERSION
+from pipeline.output.schema import SCHEMA_CHANGES, SCHEMA_VERSION
 from pipeline.output.sink import is_local
 
-LAYOUT_DIRS = ("docs", "rejects", "_done", "_runs")
+# _site/ is the site stage's (`pipeline.site.commit`): its staged files, journal and state.
+LAYOUT_DIRS = ("docs", "rejects", "_done", "_runs", "_site")
 LANGUAGE_PREFIX = "language="
 _PROBE_PREFIX = ".warcclean-write-check-"
 # Names listed in a message; the count says how many more there are.
@@ -171,10 +172,20 @@ def _check_schema_version(fs: fsspec.AbstractFileSystem, root: str, output: str)
         return
     raise OutputError(
         f"--output {output} holds a dataset of schema version {version}, and this warcclean "
-        f"writes schema version {SCHEMA_VERSION} (the documents gained the columns markdown "
-        "and structure): a resumed run would mix two schemas in one dataset. Give a new "
-        "output directory, or finish this one with the warcclean version that began it"
+        f"writes schema version {SCHEMA_VERSION} ({_changes_since(version)}): a resumed run "
+        "would mix two schemas in one dataset. Give a new output directory, or finish this one "
+        "with the warcclean version that began it"
     )
+
+
+def _changes_since(version: str) -> str:
+    """What the versions after ``version`` added (every version's, for an unknown one)."""
+    added = [
+        change
+        for number, change in SCHEMA_CHANGES.items()
+        if not version.isdigit() or int(number) > int(version)
+    ]
+    return "it added " + "; ".join(added) if added else "another layout"
 
 
 def check_report_path(path: str, storage_options: dict[str, Any] | None = None) -> None:

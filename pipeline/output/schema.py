@@ -7,18 +7,73 @@ README, and nowhere else.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
 
-# "2" added `markdown` and `structure` at the end of the documents table, "3" `page_type` and
-# `page_type_prob` after them; every older column kept its name, type and place. A job refuses to
-# resume into an output of another version (`pipeline.output.layout.check_output`), so one output
-# never mixes two schemas.
+from pipeline.types import PageMetadata, Shape
+
+# "2" added `markdown` and `structure` at the end of the documents table; every older column kept
+# its name, type and place. "3" added, again at the end, the page metadata columns (`title` ...
+# `canonical_url`), the blocks' `shape` and `site_pages` and the documents' `duplicate_of` (the
+# site stage, `pipeline.site`), and the documents files' footer keys (`FORMATS_KEY`,
+# `COMMENTS_KEY`), and after those the documents' `page_type` and `page_type_prob` (the page's
+# kind, `pipeline.learned.page_type`). A job refuses to resume into an output of another version
+# (`pipeline.output.layout.check_output`), so one output never mixes two schemas.
 SCHEMA_VERSION = "3"
 _META = {b"warcclean.schema_version": SCHEMA_VERSION.encode()}
+# What each version added, for the message that refuses an output of an older one.
+SCHEMA_CHANGES = {
+    "2": "the documents' markdown and structure",
+    "3": "the page metadata (title, description, author, published, site_name, canonical_url), "
+    "the blocks' shape and site_pages, the documents' duplicate_of, page_type and page_type_prob",
+}
+# The page metadata columns, `pipeline.types.PageMetadata`'s fields in their order.
+METADATA_COLUMNS = tuple(f.name for f in dataclasses.fields(PageMetadata))
+# Footer keys of a documents file: how the run that wrote it rendered the text and Markdown
+# (``--formats``, ``--include-comments``), so that the site stage renders them again alike.
+FORMATS_KEY = b"warcclean.formats"
+COMMENTS_KEY = b"warcclean.include_comments"
+
+# `pipeline.types.Shape` as Arrow, field for field and in its order, so that a stored block's
+# shape reads back as the `Shape` the renderer was given (`pipeline.site.rebuild`). Derived from
+# Shape's own annotations: a field added there fails `shape_type` until its type is listed here,
+# never silently missing from the output.
+SPAN_TYPE = pa.struct(
+    [
+        pa.field("start", pa.int32(), nullable=False),
+        pa.field("end", pa.int32(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+    ]
+)
+SHAPE_FIELD_TYPES: dict[str, pa.DataType] = {
+    "int": pa.int32(),
+    "str": pa.string(),
+    "bool": pa.bool_(),
+    "str | None": pa.string(),
+    "tuple[tuple[int, int, str], ...]": pa.list_(pa.field("item", SPAN_TYPE, nullable=False)),
+}
+
+
+def shape_type() -> pa.StructType:
+    """The Arrow struct of `Shape`: one field per Shape field, typed from its annotation."""
+    fields = []
+    for name in Shape._fields:
+        annotation = Shape.__annotations__[name]
+        annotation = getattr(annotation, "__forward_arg__", annotation)
+        kind = SHAPE_FIELD_TYPES.get(annotation if isinstance(annotation, str) else "")
+        if kind is None:
+            raise TypeError(
+                f"Shape.{name}: {annotation!r} has no Arrow type in SHAPE_FIELD_TYPES: add one"
+            )
+        fields.append(pa.field(name, kind, nullable="None" in str(annotation)))
+    return pa.struct(fields)
+
+
+SHAPE_TYPE = shape_type()
 
 BLOCK_TYPE = pa.struct(
     [
@@ -36,6 +91,13 @@ BLOCK_TYPE = pa.struct(
         pa.field("link_density", pa.float32(), nullable=False),
         pa.field("stopword_density", pa.float32()),
         pa.field("score", pa.float32()),
+        # Schema 3. Where the block sits in the page's structure (`Shape`; null for a plain
+        # paragraph): what the renderer reads besides the text, so that the site stage rebuilds
+        # a document's text and Markdown from its blocks alone.
+        pa.field("shape", SHAPE_TYPE),
+        # How many distinct documents of the block's site hold its normalized text (duplicates
+        # counted once); null until a site stage has counted it (`pipeline.site`).
+        pa.field("site_pages", pa.int32()),
     ]
 )
 
@@ -70,6 +132,13 @@ DOCS_SCHEMA = pa.schema(
         pa.field("markdown", pa.string()),
         # Which of "code", "math", "table" the kept content holds, sorted; [] for none.
         pa.field("structure", pa.list_(pa.string()), nullable=False),
+        # Schema 3. What the page's head says about it (`pipeline.types.PageMetadata`); null
+        # where it does not say.
+        *(pa.field(name, pa.string()) for name in METADATA_COLUMNS),
+        # Schema 3. The record id of the first document (earliest `warc_date`, then `url`, then
+        # `record_id`) whose kept text is the same, normalized; null for the first and for a
+        # document without a copy, and until a site stage has looked (`pipeline.site`).
+        pa.field("duplicate_of", pa.string()),
         # Schema 3. What kind of page this is (`pipeline.learned.page_type`: article, forum,
         # product, collection, listing, documentation, service) and the classifier's probability
         # for it.
@@ -78,6 +147,32 @@ DOCS_SCHEMA = pa.schema(
     ],
     metadata={**_META, b"warcclean.table": b"docs"},
 )
+
+
+def docs_file_schema(formats: str, include_comments: bool) -> pa.Schema:
+    """`DOCS_SCHEMA` with the footer keys of a file written with ``formats`` and comments."""
+    return DOCS_SCHEMA.with_metadata(
+        {
+            **DOCS_SCHEMA.metadata,
+            FORMATS_KEY: formats.encode(),
+            COMMENTS_KEY: b"true" if include_comments else b"false",
+        }
+    )
+
+
+def file_rendering(metadata: dict[bytes, bytes] | None) -> tuple[str, bool]:
+    """(formats, include_comments) from a documents file's footer metadata; ValueError when it
+    has not both (a file of schema 3 always has)."""
+    metadata = metadata or {}
+    formats = metadata.get(FORMATS_KEY, b"").decode()
+    comments = metadata.get(COMMENTS_KEY, b"").decode()
+    if formats not in ("text", "markdown", "both") or comments not in ("true", "false"):
+        raise ValueError(
+            "the documents file does not say how its text was rendered "
+            f"({FORMATS_KEY.decode()}={formats!r}, {COMMENTS_KEY.decode()}={comments!r})"
+        )
+    return formats, comments == "true"
+
 
 REJECTS_SCHEMA = pa.schema(
     [
@@ -100,7 +195,19 @@ REJECTS_SCHEMA = pa.schema(
 # little (about 2% of writing). On 2,700 WCXB documents: writing 0.273 -> 0.245 ms a document,
 # files 3% smaller, the same table read back (bench/parquet_write.py).
 FREE_TEXT_COLUMNS = frozenset(
-    {"record_id", "url", "text", "markdown", "blocks.list.element.text", "detail"}
+    {
+        "record_id",
+        "url",
+        "text",
+        "markdown",
+        "blocks.list.element.text",
+        "blocks.list.element.shape.raw",
+        "detail",
+        "duplicate_of",
+        "title",
+        "description",
+        "canonical_url",
+    }
 )
 
 

@@ -8,6 +8,7 @@ Layout under the output root (one set of files per input, named by the input's s
     docs/language=<code>/<stem>.parquet   cleaned documents, hive-partitioned by language
     rejects/<stem>.parquet                records that produced no document, with the reason
     _done/<stem>.json                     completion marker, written last (see `write_marker`)
+    _done/<stem>.limited.json             the marker of an input cut at the job's --limit
 
 Atomicity. On a local (POSIX) file system each file is written under a hidden temporary name
 (``.<stem>.parquet.<token>.tmp``) in its final directory, then renamed, which is atomic and
@@ -34,7 +35,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.output.columns import DocColumns, RejectColumns
-from pipeline.output.schema import DOCS_SCHEMA, REJECTS_SCHEMA, partition_language, writer_options
+from pipeline.output.schema import (
+    REJECTS_SCHEMA,
+    docs_file_schema,
+    partition_language,
+    writer_options,
+)
 from pipeline.types import CleanResult, RawPage, Rejected
 
 
@@ -65,13 +71,19 @@ class OutputPaths:
     def marker(self) -> str:
         return f"{self.root}/_done/{self.stem}.json"
 
+    @property
+    def limited_marker(self) -> str:
+        """The marker of an input read only up to the job's ``--limit``: not "done", so that a
+        run without the limit processes the input again (and replaces this marker)."""
+        return f"{self.root}/_done/{self.stem}.limited.json"
+
 
 def _temp_name(final: str) -> str:
     directory, _, name = final.rpartition("/")
     return f"{directory}/.{name}.{secrets.token_hex(6)}.tmp"
 
 
-class _AtomicFile:
+class AtomicFile:
     """One output file: a temp name + rename locally, the final key directly elsewhere."""
 
     def __init__(self, fs: fsspec.AbstractFileSystem, final: str) -> None:
@@ -117,7 +129,7 @@ class _Partition:
     ) -> None:
         self.new_buffer = buffer
         self.rows: Any = buffer()
-        self.file = _AtomicFile(fs, final)
+        self.file = AtomicFile(fs, final)
         try:
             self.writer = pq.ParquetWriter(self.file.handle, schema, **writer_options(schema))
         except BaseException:
@@ -167,10 +179,14 @@ class PartitionedParquetSink:
         batch_bytes: int,
         text: bool = True,
         markdown: bool = True,
+        include_comments: bool = False,
     ) -> None:
         self.fs = fs
         # Which of the documents' text and Markdown columns are filled (`DocColumns`).
         self._doc_buffer = partial(DocColumns, text=text, markdown=markdown)
+        # The footer says how the text was rendered, for the site stage to render it again.
+        formats = "both" if text and markdown else "text" if text else "markdown"
+        self._docs_schema = docs_file_schema(formats, include_comments)
         self.paths = paths
         self.batch_rows = batch_rows
         self.batch_bytes = batch_bytes
@@ -196,7 +212,7 @@ class PartitionedParquetSink:
         part = self._docs.get(language)
         if part is None:
             part = self._docs[language] = _Partition(
-                self.fs, self.paths.docs(language), DOCS_SCHEMA, self._doc_buffer
+                self.fs, self.paths.docs(language), self._docs_schema, self._doc_buffer
             )
         size = part.rows.add(
             page, result, cleaner_version=cleaner_version, cleaner_params=cleaner_params
@@ -286,8 +302,10 @@ def remove_leftover_temps(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> 
 def write_marker(
     fs: fsspec.AbstractFileSystem, paths: OutputPaths, payload: dict[str, Any]
 ) -> None:
-    """Write ``_done/<stem>.json`` atomically; call it only after the data files are committed."""
-    write_atomic(fs, paths.marker, json.dumps(payload, indent=2, sort_keys=True).encode())
+    """Write ``_done/<stem>.json`` atomically (``_done/<stem>.limited.json`` for a payload with a
+    ``limit``); call it only after the data files are committed."""
+    path = paths.marker if payload.get("limit") is None else paths.limited_marker
+    write_atomic(fs, path, json.dumps(payload, indent=2, sort_keys=True).encode())
 
 
 def write_atomic(fs: fsspec.AbstractFileSystem, path: str, data: bytes) -> None:
@@ -317,8 +335,10 @@ def write_atomic(fs: fsspec.AbstractFileSystem, path: str, data: bytes) -> None:
 
 
 def remove_marker(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> None:
-    if fs.exists(paths.marker):
-        fs.rm(paths.marker)
+    """Remove the input's marker, the one of a run with ``--limit`` too."""
+    for path in (paths.marker, paths.limited_marker):
+        if fs.exists(path):
+            fs.rm(path)
 
 
 def read_marker(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> dict[str, Any] | None:

@@ -97,9 +97,11 @@ class WarcReport:
     seconds: float
     input_bytes: int = 0
     issues: tuple[dict[str, Any], ...] = ()  # the first reader issues, in file order
+    # The job's --limit when it stopped the input there (None: the input was read to its end).
+    limit: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "warc_path": self.warc_path,
             "stem": self.stem,
             "seconds": round(self.seconds, 3),
@@ -108,6 +110,9 @@ class WarcReport:
             **self.stats.to_dict(),
             "issue_log": list(self.issues),
         }
+        if self.limit is not None:
+            out["limit"] = self.limit
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> WarcReport:
@@ -119,4 +124,5 @@ class WarcReport:
             seconds=float(data.get("seconds", 0.0)),
             input_bytes=int(data.get("input_bytes", 0)),
             issues=tuple(data.get("issue_log", ())),
+            limit=None if data.get("limit") is None else int(data["limit"]),
         )

@@ -17,6 +17,7 @@ from typing import Any
 
 from pipeline.report.collect import Histogram, InputSummary, rate_over_time
 from pipeline.report.markup import Safe
+from pipeline.report.plural import count
 
 INSTALL_HINT = "pip install 'warcclean[report]'"
 _RC = {
@@ -229,7 +230,7 @@ def throughput_over_time_chart(
         ax = fig.add_subplot()
         for k, (session, (edges, rates)) in enumerate(zip(shown, series, strict=True)):
             start: datetime = min(i.started_at for i in session if i.started_at is not None)
-            label = f"{start:%Y-%m-%d %H:%M} UTC, {len(session)} inputs"
+            label = f"{start:%Y-%m-%d %H:%M} UTC, {count(len(session), 'input')}"
             ax.stairs(
                 rates,
                 [e / scale for e in edges],

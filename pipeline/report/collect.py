@@ -14,7 +14,8 @@ output that several resumed runs wrote:
 
 Files are read one at a time in batches of a few columns, never ``text``, ``markdown`` or
 ``blocks``, so memory stays flat whatever the size of the corpus. Outputs of schema 1 (before the
-``structure`` and ``markdown`` columns) report everything but those counts.
+``structure`` and ``markdown`` columns) report everything but those counts, and outputs before
+schema 3 everything but the page metadata's fill rates.
 
 What no warcclean run wrote (a stray file at the top, a Parquet file of another dataset, a JSON
 file that is not a marker) is skipped and named in `OutputSummary.problems`: a report is still
@@ -40,6 +41,8 @@ import pyarrow.parquet as pq
 from fsspec.core import url_to_fs
 
 from pipeline.output.layout import LANGUAGE_PREFIX, describe, foreign_entries
+from pipeline.output.schema import METADATA_COLUMNS
+from pipeline.report.plural import agree, count
 
 # Text length bins: four per decade from 1 character to 10 million (the body cap's order), so
 # a 300-character stub and a 30,000-character article are as far apart as they look in a list.
@@ -77,6 +80,7 @@ KNOWN_DOC_COLUMNS = frozenset(
         "blocks",
         "markdown",
         "structure",
+        *METADATA_COLUMNS,
         "page_type",
         "page_type_prob",
     }
@@ -89,6 +93,10 @@ _REQUIRED_DOC_COLUMNS = ("record_id", "n_chars")
 _DICT_COLUMNS = ("cleaner", "cleaner_version", "cleaner_params")
 # A generic column with more distinct values than this is an identifier, not a category.
 MAX_CATEGORY_VALUES = 50
+# Rejected records listed per reason, the first in file order: enough to look at a few with
+# the viewer, few enough that a reason with millions of rows costs one more read of one file.
+MAX_REJECT_EXAMPLES = 10
+_REJECT_EXAMPLE_COLUMNS = ("record_id", "url", "detail")
 _BATCH_ROWS = 65_536
 
 
@@ -153,6 +161,8 @@ class InputSummary:
     input_bytes: int
     finished_at: datetime | None
     balanced: bool
+    # The job's --limit when the input was cut there (its marker is <stem>.limited.json).
+    limit: int | None = None
 
     @property
     def records_per_second(self) -> float | None:
@@ -191,6 +201,15 @@ class FailedInput:
     run: str  # the started_at of the last run it failed in
 
 
+@dataclass(frozen=True)
+class RejectExample:
+    """One rejected record, as `OutputSummary.reject_examples` lists it."""
+
+    record_id: str
+    url: str
+    detail: str
+
+
 @dataclass
 class CleanerUse:
     cleaner: str
@@ -211,6 +230,8 @@ class OutputSummary:
     docs: int = 0
     docs_by_language: Counter[str] = field(default_factory=Counter)
     rejects_by_reason: Counter[str] = field(default_factory=Counter)
+    # The first `MAX_REJECT_EXAMPLES` rejected records of each reason, in file order.
+    reject_examples: dict[str, list[RejectExample]] = field(default_factory=dict)
     text_chars: int = 0
     text_words: int = 0
     truncated: int = 0
@@ -227,6 +248,10 @@ class OutputSummary:
     structure: Counter[str] | None = None
     structure_docs: int = 0  # documents in files with a `structure` column
     markdown_docs: int | None = None  # non-null `markdown` values, from the files' statistics
+    # Schema 3 (`title` ... `canonical_url`): documents with each page metadata column filled,
+    # from the files' statistics, over the files that have the columns (None: none has).
+    metadata_filled: Counter[str] | None = None
+    metadata_docs: int = 0  # documents in files with the metadata columns
     # Schema 3 (`page_type`): documents per kind of page, over the files that have the column
     # (None: none has); documents without a type count under "".
     page_types: Counter[str] | None = None
@@ -241,6 +266,9 @@ class OutputSummary:
     issues_by_kind: Counter[str] = field(default_factory=Counter)
     issue_log: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # what could not be read, or disagrees
+    # The last site stage published over the output (`_site/state.json`: its settings and
+    # report, `pipeline.job.site_stage`); None when no stage ran.
+    site_stage: dict[str, Any] | None = None
 
     @property
     def n_rejects(self) -> int:
@@ -284,8 +312,20 @@ def collect(
     _add_runs(summary, runs, {m["stem"] for m in markers if "stem" in m})
     _read_docs(fs, root, summary)
     _read_rejects(fs, root, summary)
+    _read_site_stage(fs, root, summary)
     _cross_check(summary)
     return summary
+
+
+def _read_site_stage(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSummary) -> None:
+    path = f"{root}/_site/state.json"
+    if not fs.exists(path):
+        return
+    state = _load_json(fs, [path], summary).get(path)
+    if isinstance(state, dict) and isinstance(state.get("report"), dict):
+        summary.site_stage = state
+    elif state is not None:
+        summary.problems.append(f"{path} is not a site stage's state, ignored")
 
 
 def _load_json(fs: fsspec.AbstractFileSystem, paths: list[str], summary: OutputSummary) -> dict:
@@ -368,6 +408,7 @@ def _add_markers(summary: OutputSummary, markers: list[dict[str, Any]]) -> None:
                 input_bytes=int(m.get("input_bytes", 0)),
                 finished_at=parse_time(m.get("finished_at")) or m.get("_mtime"),
                 balanced=records == docs + sum(rejects.values()) + sum(skipped.values()),
+                limit=None if m.get("limit") is None else int(m["limit"]),
             )
             log = [i for i in m.get("issue_log") or () if isinstance(i, dict)]
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
@@ -506,6 +547,8 @@ def _read_docs_file(
     columns = [c for c in (*_READ_COLUMNS, *_DICT_COLUMNS) if c in names] + other
     if "markdown" in names:
         _count_markdown(footer, summary)
+    if all(c in names for c in METADATA_COLUMNS):
+        _count_metadata(parquet, footer, summary)
     for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
         n = batch.num_rows
         summary.docs += n
@@ -569,6 +612,30 @@ def _count_markdown(footer: pq.FileMetaData, summary: OutputSummary) -> None:
     summary.markdown_docs = (summary.markdown_docs or 0) + written
 
 
+def _count_metadata(
+    parquet: pq.ParquetFile, footer: pq.FileMetaData, summary: OutputSummary
+) -> None:
+    """Add the file's documents with each page metadata column filled to
+    ``summary.metadata_filled``: from the row groups' null counts, or, for a column written
+    without statistics, from the column itself (short strings, read once)."""
+    paths = [footer.schema.column(j).path for j in range(len(footer.schema))]
+    if summary.metadata_filled is None:
+        summary.metadata_filled = Counter()
+    summary.metadata_docs += footer.num_rows
+    for name in METADATA_COLUMNS:
+        index = paths.index(name)
+        filled = 0
+        for i in range(footer.num_row_groups):
+            group = footer.row_group(i)
+            stats = group.column(index).statistics
+            if stats is None or not stats.has_null_count:
+                table = parquet.read(columns=[name])
+                filled = table.num_rows - table.column(name).null_count
+                break
+            filled += group.num_rows - stats.null_count
+        summary.metadata_filled[name] += filled
+
+
 def _count_values(summary: OutputSummary, name: str, values: pa.Array) -> None:
     counts = summary.other_columns.setdefault(name, Counter())
     if counts is None:
@@ -586,10 +653,17 @@ def _read_rejects(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSumma
             with fs.open(path, "rb") as handle:
                 parquet = pq.ParquetFile(handle)
                 _require(parquet.schema_arrow, ("record_id", "reason"))
+                wanted: set[str] = set()
                 for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=["reason"]):
                     for item in pc.value_counts(batch.column("reason")).to_pylist():
                         summary.rejects_by_reason[item["values"]] += item["counts"]
+                        if len(summary.reject_examples.get(item["values"], ())) < (
+                            MAX_REJECT_EXAMPLES
+                        ):
+                            wanted.add(item["values"])
                     summary.rejects_by_stem[_stem(path)] += batch.num_rows
+                if wanted:
+                    _add_reject_examples(parquet, wanted, summary)
         except _ForeignFile as exc:
             summary.problems.append(f"{path} is not a warcclean rejects file, ignored: {exc}")
             continue
@@ -597,6 +671,29 @@ def _read_rejects(fs: fsspec.AbstractFileSystem, root: str, summary: OutputSumma
             summary.problems.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
         summary.rejects_by_stem.setdefault(_stem(path), 0)
+
+
+def _add_reject_examples(parquet: pq.ParquetFile, wanted: set[str], summary: OutputSummary) -> None:
+    """List this file's rejected records of the ``wanted`` reasons, up to the cap of each."""
+    names = set(parquet.schema_arrow.names)
+    columns = ["reason", *(c for c in _REJECT_EXAMPLE_COLUMNS if c in names)]
+    for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
+        mask = pc.is_in(batch.column("reason"), value_set=pa.array(sorted(wanted)))
+        for row in batch.filter(mask).to_pylist():
+            listed = summary.reject_examples.setdefault(row["reason"], [])
+            if len(listed) < MAX_REJECT_EXAMPLES:
+                listed.append(
+                    RejectExample(
+                        str(row.get("record_id") or ""),
+                        str(row.get("url") or ""),
+                        str(row.get("detail") or ""),
+                    )
+                )
+        wanted = {
+            r for r in wanted if len(summary.reject_examples.get(r, ())) < MAX_REJECT_EXAMPLES
+        }
+        if not wanted:
+            return
 
 
 def _stem(path: str) -> str:
@@ -614,9 +711,9 @@ def _cross_check(summary: OutputSummary) -> None:
     if unmarked:
         rows = sum(summary.docs_by_stem[s] for s in unmarked)
         summary.problems.append(
-            f"docs/ or rejects/ hold files of {len(unmarked)} input(s) without a completion "
-            f"marker ({rows:,} documents; a failed or unfinished input, which a re-run "
-            f"replaces): {', '.join(unmarked[:10])}"
+            f"docs/ or rejects/ hold files of {count(len(unmarked), 'input')} without a "
+            f"completion marker ({count(rows, 'document')}; a failed or unfinished input, which "
+            f"a re-run replaces): {', '.join(unmarked[:10])}"
         )
     differ = [
         f"{item.warc_path} (marker: {item.docs:,} documents, {item.rejects:,} rejects; files: "
@@ -626,15 +723,17 @@ def _cross_check(summary: OutputSummary) -> None:
         != (item.docs, item.rejects)
     ]
     if differ:
+        whose = agree(len(differ), "input's", "inputs'")
         summary.problems.append(
-            f"{len(differ)} inputs' files do not hold what their markers count (a file missing "
-            f"or replaced): {'; '.join(differ[:5])}"
+            f"{len(differ):,} {whose} files do not hold what their markers count (a file "
+            f"missing or replaced): {'; '.join(differ[:5])}"
         )
     unbalanced = [i.warc_path for i in summary.inputs if not i.balanced]
     if unbalanced:
         summary.problems.append(
-            f"{len(unbalanced)} inputs do not account for every record (records != docs + "
-            f"rejects + skipped): {', '.join(unbalanced[:5])}"
+            f"{count(len(unbalanced), 'input')} {agree(len(unbalanced), 'does', 'do')} not "
+            f"account for every record (records != docs + rejects + skipped): "
+            f"{', '.join(unbalanced[:5])}"
         )
 
 

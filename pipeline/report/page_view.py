@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.report.markup import Child, Safe, document, el, fmt_float
+from pipeline.report.plural import count
 from pipeline.types import CleanResult, LabeledBlock, Verdict
 
 # Shown first, in this order, when a block has them; any other feature follows in its own order.
 _FEATURE_ORDER = (
+    "site_pages",
     "tag",
     "is_heading",
     "class",
@@ -42,6 +44,7 @@ _FEATURE_ORDER = (
     "dom_path",
 )
 _FEATURE_NAMES = {
+    "site_pages": "pages of its site",
     "is_heading": "heading",
     "class": "class",
     "class_cues": "class cues",
@@ -83,6 +86,11 @@ class PageView:
     text: str = field(default="")
     # The page's Markdown ("" when the result or the row has none: ``--formats text``, schema 1).
     markdown: str = ""
+    # The document's length in characters: its clean text's (the row's n_chars), the one count
+    # the viewer gives (None: counted from ``text``).
+    n_chars: int | None = None
+    # False for a rejected record that could not be cleaned again: its row, no blocks.
+    cleaned: bool = True
 
     @property
     def kept_text(self) -> str:
@@ -167,7 +175,11 @@ def view_of_result(
     """The view of a page cleaned now: every field of ``result`` but its text and blocks."""
     fields = [*extra_fields]
     for f in dataclasses.fields(result):
-        if f.name not in _PAGE_SKIP:
+        if f.name == "metadata":
+            # One field each, named as the documents' columns, as a stored row shows them.
+            meta = result.metadata
+            fields += [(m.name, getattr(meta, m.name)) for m in dataclasses.fields(meta)]
+        elif f.name not in _PAGE_SKIP:
             fields.append((f.name, _page_value(f.name, getattr(result, f.name))))
     fields += [
         ("n_blocks", len(result.blocks)),
@@ -193,6 +205,7 @@ def view_of_result(
         notices=tuple(notices),
         text=result.text,
         markdown=result.markdown,
+        n_chars=len(result.text),
     )
 
 
@@ -246,7 +259,8 @@ def view_of_row(
             )
     blocks = []
     for i, b in enumerate(stored):
-        features = {k: v for k, v in b.items() if k not in ("text", "label", "score")}
+        # The shape is what the renderer reads (shown in the Markdown pane), not a feature.
+        features = {k: v for k, v in b.items() if k not in ("text", "label", "score", "shape")}
         if extra is not None:
             features.update(extra[i])
         blocks.append(
@@ -268,6 +282,7 @@ def view_of_row(
         notices=tuple(notices),
         text=str(row.get("text", "")),
         markdown=str(row.get("markdown") or ""),
+        n_chars=int(row["n_chars"]) if row.get("n_chars") is not None else None,
     )
 
 
@@ -292,6 +307,7 @@ _CSS = """
   border-radius: 3px; margin-right: 6px; color: #fff; background: var(--good); }
 .removed .badge { background: #8a93a3; }
 .blk[data-label="comment"] .badge { background: #a8741a; }
+.blk[data-label="repeat"] .badge { background: #6b5ca5; }
 .txt { white-space: pre-wrap; overflow-wrap: anywhere; }
 .feat { font-size: 11.5px; color: var(--muted); margin-top: 4px; overflow-wrap: anywhere; }
 .feat b { font-weight: 600; color: #3b4252; }
@@ -371,8 +387,12 @@ def _feature_line(features: Iterable[tuple[str, Any]], class_: str) -> Safe:
 
 def _block(b: BlockView, *, differs: bool = False) -> Safe:
     state = "kept" if b.kept else "removed"
+    badge = state if b.kept else f"removed ({b.label})"
+    if b.label == "repeat":
+        pages = dict(b.features).get("site_pages")
+        badge = f"removed (repeat: on {pages} pages of its site)"
     head = [
-        el("span", state if b.kept else f"removed ({b.label})", class_="badge"),
+        el("span", badge, class_="badge"),
         f"#{b.index}",
         f" · score {fmt_float(b.score, 3)}" if b.score is not None else "",
     ]
@@ -391,8 +411,25 @@ def _block(b: BlockView, *, differs: bool = False) -> Safe:
 
 def _kept_summary(view: PageView) -> str:
     kept = sum(1 for b in view.blocks if b.kept)
-    # As a document counts them (n_chars): the kept blocks joined by blank lines.
-    return f"{kept} of {len(view.blocks)} blocks kept, {len(view.kept_text):,} characters"
+    chars = view.n_chars if view.n_chars is not None else len(view.text)
+    return f"{kept} of {len(view.blocks)} blocks kept, {count(chars, 'character')}"
+
+
+def _other_counts(view: PageView) -> str:
+    """What the other lengths are, where they differ from the document's (`_kept_summary`)."""
+    chars = view.n_chars if view.n_chars is not None else len(view.text)
+    others = []
+    joined = len(view.kept_text)
+    if view.blocks and joined != chars:
+        others.append(
+            f"the kept blocks' own text, joined by blank lines, is {count(joined, 'character')} "
+            "(the document writes tables a row per line and <pre> as it is)"
+        )
+    if view.markdown and len(view.markdown) != chars:
+        others.append(f"its Markdown is {count(len(view.markdown), 'character')}, with its markup")
+    if not others:
+        return ""
+    return f"{count(chars, 'character')}: the document's text (n_chars); " + "; ".join(others) + "."
 
 
 def render_page(view: PageView, compare: PageView | None = None) -> str:
@@ -410,6 +447,11 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
             el("span", "removed (comment)", class_="badge", style="background:#a8741a"),
             "a reader comment: out of the text unless comments are included",
         ),
+        el(
+            "span",
+            el("span", "removed (repeat)", class_="badge", style="background:#6b5ca5"),
+            "kept by the cleaner, but on many pages of its site: taken out by the site stage",
+        ),
         class_="legend sub",
     )
     notices = [
@@ -420,6 +462,13 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
         el("p", view.title, class_="sub"),
         *notices,
     ]
+    if not view.cleaned:
+        parts += [
+            el("h2", "Record"),
+            _fields(view),
+            el("p", "No blocks to show: the note above says why.", class_="empty"),
+        ]
+        return document(f"warcclean page view: {view.title}", parts, extra_css=_CSS)
     if compare is None:
         blocks = (
             el("div", [_block(b) for b in view.blocks], class_="blocks")
@@ -430,6 +479,7 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
             el("h2", f"Page · {view.cleaner}"),
             _fields(view),
             el("h2", f"Blocks · {_kept_summary(view)}"),
+            el("p", _other_counts(view), class_="sub") if _other_counts(view) else "",
             legend,
             # The Markdown beside the blocks it was made of, when there is any.
             el("div", blocks, _markdown_pane(view), class_="with-md") if view.markdown else blocks,
@@ -451,7 +501,7 @@ def render_page(view: PageView, compare: PageView | None = None) -> str:
         el("h2", "Kept text"),
         el(
             "details",
-            el("summary", f"{len(view.text):,} characters ({view.cleaner})"),
+            el("summary", f"The document's text ({view.cleaner})"),
             el("pre", view.text, class_="kept", id="kept-text"),
         ),
     ]
@@ -469,11 +519,7 @@ def _markdown_pane(view: PageView, id_: str = "markdown") -> Safe:
         )
     return el(
         "div",
-        el(
-            "div",
-            f"Markdown · {view.cleaner} · {len(view.markdown):,} characters",
-            class_="colhead",
-        ),
+        el("div", f"Markdown · {view.cleaner}", class_="colhead"),
         el("pre", view.markdown, id=id_),
         class_="md-pane",
     )

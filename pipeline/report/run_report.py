@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import shlex
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -18,16 +19,19 @@ from typing import Any
 
 from fsspec.core import url_to_fs
 
+from pipeline.output.schema import METADATA_COLUMNS
 from pipeline.output.sink import write_atomic
 from pipeline.report import charts
 from pipeline.report.collect import (
     MAX_CATEGORY_VALUES,
+    MAX_REJECT_EXAMPLES,
     Histogram,
     OutputSummary,
     collect,
     sessions,
 )
 from pipeline.report.markup import Child, Safe, document, el, fmt_float, fmt_int
+from pipeline.report.plural import agree, count
 
 # Tables list at most this many rows (the rest is summed in one row) so that a report over
 # 100,000 inputs stays a readable page.
@@ -100,13 +104,17 @@ def render_report(summary: OutputSummary, *, with_charts: bool | None = None) ->
         el("h1", title),
         el("p", "Output ", el("code", summary.output), class_="sub"),
         _problems(summary),
+        _limited(summary),
         _cards(summary),
         _charts(summary) if with_charts else _no_charts(),
         _languages(summary),
         _page_types(summary),
         _reasons(summary),
+        _reject_examples(summary),
         _distributions(summary),
         _structure(summary),
+        _metadata(summary),
+        _site_stage(summary),
         _cleaners(summary),
         _page_columns(summary),
         _failed(summary),
@@ -142,22 +150,44 @@ def _problems(summary: OutputSummary) -> Safe:
     )
 
 
+def _limited(summary: OutputSummary) -> Safe:
+    limited = [i for i in summary.inputs if i.limit is not None]
+    if not limited:
+        return Safe("")
+    limits = sorted({i.limit for i in limited if i.limit is not None})
+    return el(
+        "p",
+        f"{count(len(limited), 'input')} {agree(len(limited), 'was', 'were')} read only up to "
+        f"--limit {', '.join(f'{n:,}' for n in limits)} (a trial run: the first records of "
+        "each, their markers named _done/<stem>.limited.json). A run without --limit reads "
+        f"{agree(len(limited), 'it', 'them')} whole and replaces their files.",
+        class_="note",
+        id="limited",
+    )
+
+
 def _card(value: str, label: str) -> Safe:
     return el("div", el("b", value), el("span", label), class_="card")
 
 
 def _cards(summary: OutputSummary) -> Safe:
     seconds = sum(r.seconds for r in summary.runs)
+    done, failed, runs = len(summary.inputs), len(summary.failed), len(summary.runs)
+    chars = summary.text_chars
     return el(
         "div",
-        _card(fmt_int(len(summary.inputs)), "inputs done"),
-        _card(fmt_int(len(summary.failed)), "inputs failed"),
-        _card(fmt_int(summary.records), "records read"),
-        _card(fmt_int(summary.docs), "documents"),
+        _card(fmt_int(done), agree(done, "input done", "inputs done")),
+        _card(fmt_int(failed), agree(failed, "input failed", "inputs failed")),
+        _card(fmt_int(summary.records), agree(summary.records, "record read", "records read")),
+        _card(fmt_int(summary.docs), agree(summary.docs, "document", "documents")),
         _card(fmt_int(summary.n_rejects), "rejected"),
         _card(fmt_int(summary.n_skipped), "skipped (not pages)"),
-        _card(f"{summary.text_chars / 1e6:,.1f} M", "characters of text"),
-        _card(fmt_int(len(summary.runs)), f"runs, {seconds:,.0f} s"),
+        # Millions only where they read as such: a small output shows its exact count.
+        _card(
+            fmt_int(chars) if chars < 1_000_000 else f"{chars / 1e6:,.1f} M",
+            agree(chars, "character of text", "characters of text"),
+        ),
+        _card(fmt_int(runs), f"{agree(runs, 'run', 'runs')}, {seconds:,.0f} s"),
         class_="cards",
         id="totals",
     )
@@ -308,7 +338,7 @@ def _page_types(summary: OutputSummary) -> Safe:
             class_="sub",
         ),
         _count_table(rows, "page type", total, "page-types", "documents"),
-        id_="page-types",
+        id_="page-type",
     )
 
 
@@ -322,7 +352,7 @@ def _reasons(summary: OutputSummary) -> Safe:
             "p",
             "Every record read ends as a document, a rejection with a reason (a row of "
             "rejects/) or a skip (a record type that never holds a page). Shares are of "
-            f"the {total:,} records read.",
+            f"the {count(total, 'record')} read.",
             class_="sub",
         ),
         el("h3", "Rejected"),
@@ -334,6 +364,58 @@ def _reasons(summary: OutputSummary) -> Safe:
         if skipped
         else el("p", "No record was skipped."),
     )
+
+
+def _reject_examples(summary: OutputSummary) -> Safe:
+    """The first rejected records of each reason, with the command that shows each one."""
+    if not summary.reject_examples:
+        return Safe("")
+    output = shlex.quote(summary.output)
+    parts: list[Child] = [
+        el(
+            "p",
+            f"The first {MAX_REJECT_EXAMPLES} records of each reason, in file order. The page "
+            "viewer shows what the cleaner made of one: ",
+            el("code", f"warcclean show {output} --record-id ID -o page.html"),
+            " (the command beside each record).",
+            class_="sub",
+        )
+    ]
+    for reason, n in summary.rejects_by_reason.most_common():
+        listed = summary.reject_examples.get(reason, [])
+        if not listed:
+            continue
+        rows = [
+            el(
+                "tr",
+                el("td", el("code", e.url or "–"), class_="wrap"),
+                el("td", e.detail or "–", class_="wrap"),
+                el(
+                    "td",
+                    el(
+                        "code",
+                        f"warcclean show {output} --record-id {shlex.quote(e.record_id)} "
+                        "-o page.html",
+                    ),
+                    class_="wrap",
+                ),
+            )
+            for e in listed
+        ]
+        head = f"{reason}: {count(n, 'record')}" + (
+            f", the first {len(listed)} listed" if len(listed) < n else ""
+        )
+        parts.append(
+            el(
+                "details",
+                el("summary", head),
+                _table(("url", "detail", "page viewer"), rows, class_="rejects-listed"),
+                # A rare reason is the one to look into: open when every record of it is listed.
+                open=len(listed) == n,
+                data_reason=reason,
+            )
+        )
+    return _section("Rejected records", *parts, id_="rejected-records")
 
 
 def _hist_table(hist: Histogram, id_: str, fmt: Any) -> Safe:
@@ -367,11 +449,12 @@ def _distributions(summary: OutputSummary) -> Safe:
         "Text length and blocks kept",
         el(
             "p",
-            f"{summary.docs:,} documents, {summary.text_chars:,} characters and "
-            f"{summary.text_words:,} words of text: {mean_chars:,.0f} characters per document "
-            f"on average, the median in the bin from {_chars(median or 0)}. Half of the pages "
-            f"kept at least {100 * (share_median or 0):.0f} % of their blocks (bin lower edge). "
-            f"{summary.truncated:,} documents were cut at the body cap or by their file.",
+            f"{count(summary.docs, 'document')}, {count(summary.text_chars, 'character')} and "
+            f"{count(summary.text_words, 'word')} of text: {count(mean_chars, 'character')} "
+            f"per document on average, the median in the bin from {_chars(median or 0)}. Half "
+            f"of the pages kept at least {100 * (share_median or 0):.0f} % of their blocks (bin "
+            f"lower edge). {count(summary.truncated, 'document')} "
+            f"{agree(summary.truncated, 'was', 'were')} cut at the body cap or by their file.",
             class_="sub",
         ),
         el(
@@ -415,12 +498,12 @@ def _structure(summary: OutputSummary) -> Safe:
         el(
             "p",
             f"Documents whose kept content holds code blocks or inline code, tables, or LaTeX "
-            f"math (the structure column), of the {total:,} documents that record it"
-            + (f" ({older:,} older ones do not)" if older else "")
+            f"math (the structure column), of the {count(total, 'document')} that record it"
+            + (f" ({count(older, 'older one')} {agree(older, 'does', 'do')} not)" if older else "")
             + ". "
             + (
-                f"{markdown:,} documents have their Markdown written (the markdown column; "
-                "null in runs with --formats text)."
+                f"{count(markdown, 'document')} {agree(markdown, 'has its', 'have their')} "
+                "Markdown written (the markdown column; null in runs with --formats text)."
                 if markdown is not None
                 else ""
             ),
@@ -429,6 +512,110 @@ def _structure(summary: OutputSummary) -> Safe:
         _count_table(rows, "holds", total, "structure-counts", "documents"),
     ]
     return _section("Code, tables and math", *parts, id_="structure")
+
+
+def _metadata(summary: OutputSummary) -> Safe:
+    """How many documents have each page metadata column filled."""
+    if not summary.docs:
+        return Safe("")
+    filled = summary.metadata_filled
+    if filled is None:
+        return _section(
+            "Page metadata",
+            el(
+                "p",
+                "Not counted: the documents were written before warcclean recorded their page "
+                "metadata (schema 3: title, description, author, published, site_name, "
+                "canonical_url).",
+                class_="sub",
+            ),
+            id_="metadata",
+        )
+    total = summary.metadata_docs
+    older = summary.docs - total
+    rows = [(name, filled.get(name, 0)) for name in METADATA_COLUMNS]
+    return _section(
+        "Page metadata",
+        el(
+            "p",
+            "Documents whose page states each field in its head (Open Graph, JSON-LD, meta "
+            f"tags, <title>, <link rel=canonical>), of the {count(total, 'document')} that "
+            + agree(total, "records it", "record it")
+            + (f" ({count(older, 'older one')} {agree(older, 'does', 'do')} not)" if older else "")
+            + ". The column is null where the page does not say.",
+            class_="sub",
+        ),
+        _count_table(rows, "column", total, "metadata-fill", "documents"),
+        id_="metadata",
+    )
+
+
+def _site_stage(summary: OutputSummary) -> Safe:
+    """What the last site stage marked: per language, the sites where it took most, and the
+    duplicates (`pipeline.job.site_stage`)."""
+    state = summary.site_stage
+    if state is None:
+        return Safe("")
+    report = state["report"]
+    settings = state.get("settings") or {}
+    totals = report.get("totals") or {}
+
+    def share(part: int, whole: int) -> str:
+        return fmt_float(100 * part / whole, 1) + " %" if whole else "–"
+
+    heads = ("language", "documents", "changed", "blocks marked", "characters marked", "share")
+    numeric = heads[1:]
+    rows = [
+        el(
+            "tr",
+            el("td", language),
+            *(
+                el("td", fmt_int(int(counts.get(k, 0))), class_="n")
+                for k in ("docs", "docs_changed", "repeat_blocks", "repeat_chars")
+            ),
+            el("td", share(counts.get("repeat_chars", 0), counts.get("kept_chars", 0)), class_="n"),
+        )
+        for language, counts in (report.get("languages") or {}).items()
+    ]
+    site_rows = [
+        el(
+            "tr",
+            el("td", entry["site"], class_="wrap"),
+            el("td", entry["language"]),
+            *(
+                el("td", fmt_int(int(entry.get(k, 0))), class_="n")
+                for k in ("docs", "repeat_blocks", "repeat_chars")
+            ),
+            el("td", share(entry.get("repeat_chars", 0), entry.get("kept_chars", 0)), class_="n"),
+        )
+        for entry in report.get("top_sites") or ()
+    ]
+    site_heads = ("site", "language", "documents", "blocks marked", "characters marked", "share")
+    return _section(
+        "Site stage: blocks repeated on a site, and duplicates",
+        el(
+            "p",
+            f"Kept blocks whose normalized text is on {settings.get('min_pages', '?')} or more "
+            f"documents of their site (by {settings.get('site_key', 'host')}) are labelled "
+            "repeat and left out of the text and Markdown; each block's site_pages holds its "
+            f"count. {count(int(totals.get('repeat_blocks', 0)), 'block')}, "
+            f"{count(int(totals.get('repeat_chars', 0)), 'character')} "
+            f"({share(totals.get('repeat_chars', 0), totals.get('kept_chars', 0))} of the kept "
+            f"text) in {count(int(totals.get('docs_changed', 0)), 'document')}. "
+            f"{count(int(totals.get('duplicates', 0)), 'document')} "
+            + agree(
+                int(totals.get("duplicates", 0)), "is an exact duplicate", "are exact duplicates"
+            )
+            + " of an earlier one (duplicate_of; no row is removed).",
+            class_="sub",
+        ),
+        _table(heads, rows, numeric=numeric, id="site-languages"),
+        el("h3", "Sites where it took the most text") if site_rows else Safe(""),
+        _table(site_heads, site_rows, numeric=site_heads[2:], id="site-top")
+        if site_rows
+        else Safe(""),
+        id_="site-stage",
+    )
 
 
 def _cleaners(summary: OutputSummary) -> Safe:
@@ -512,7 +699,8 @@ def _failed(summary: OutputSummary) -> Safe:
         "Failed inputs",
         el(
             "p",
-            f"{len(summary.failed)} inputs failed and have not finished since (a re-run of the "
+            f"{count(len(summary.failed), 'input')} failed and "
+            f"{agree(len(summary.failed), 'has', 'have')} not finished since (a re-run of the "
             "same command retries exactly these).",
             class_="sub",
         ),
@@ -545,7 +733,7 @@ def _issues(summary: OutputSummary) -> Safe:
         _count_table(summary.issues_by_kind.most_common(), "kind", total, "issues", "issues"),
         el(
             "details",
-            el("summary", f"The first {len(log_rows)} logged issues"),
+            el("summary", f"The first {count(len(log_rows), 'logged issue')}"),
             _table(
                 ("input", "kind", "offset", "detail"),
                 log_rows,
@@ -579,8 +767,8 @@ def _throughput(summary: OutputSummary) -> Safe:
         "Throughput per input",
         el(
             "p",
-            f"{len(summary.inputs):,} inputs took {total_seconds:,.0f} task seconds for "
-            f"{summary.records:,} records ({per_second:,.1f} per task second). "
+            f"{count(len(summary.inputs), 'input')} took {count(total_seconds, 'task second')} "
+            f"for {count(summary.records, 'record')} ({per_second:,.1f} per task second). "
             f"Below: {what}, slowest first.",
             class_="sub",
         ),

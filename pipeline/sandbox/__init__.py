@@ -36,6 +36,7 @@ from pipeline.types import (
     Decoded,
     LabeledBlock,
     LangGuess,
+    PageMetadata,
     Shape,
     Verdict,
 )
@@ -139,6 +140,7 @@ def result_to_json(result: CleanResult) -> dict[str, Any]:
         "notes": list(result.notes),
         "markdown": result.markdown,
         "structure": list(result.structure),
+        "metadata": asdict(result.metadata),
         "page_type": result.page_type,
         "page_type_prob": result.page_type_prob,
     }
@@ -189,6 +191,7 @@ def result_from_json(data: dict[str, Any]) -> CleanResult:
         notes=tuple(data["notes"]),
         markdown=data["markdown"],
         structure=tuple(data["structure"]),
+        metadata=PageMetadata(**data["metadata"]),
         page_type=data.get("page_type"),
         page_type_prob=data.get("page_type_prob"),
     )

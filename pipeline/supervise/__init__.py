@@ -21,7 +21,7 @@ record's offset (`Status`). The parent polls it a few times a second. Then:
   ``Limits.isolate_memory_bytes`` address-space cap hit in C code) poisons that page the same
   way, as ``crashed``;
 - a child that makes no progress for ``Limits.max_stall_seconds`` outside a page (a read that
-  hangs), or dies there, fails the input with `pipeline.run.WarcTaskError` naming the input and
+  hangs), or dies there, fails the input with `pipeline.errors.WarcTaskError` naming the input and
   the offset. Its output is not committed, so no rows are lost: the input stays "not done";
 - an input whose pages kill the child more than `MAX_KILLS` times fails the same way.
 
@@ -142,6 +142,7 @@ def cfg_to_json(cfg: JobConfig) -> dict[str, Any]:
         "storage_options": cfg.storage_dict,
         "formats": cfg.formats,
         "include_comments": cfg.include_comments,
+        "record_limit": cfg.record_limit,
     }
     try:
         json.dumps(data)
@@ -161,6 +162,7 @@ def cfg_from_json(data: dict[str, Any]) -> JobConfig:
         storage_options=freeze(data["storage_options"]),
         formats=data["formats"],
         include_comments=data.get("include_comments", False),
+        record_limit=data.get("record_limit"),
     )
 
 
@@ -356,7 +358,7 @@ def process_warc_supervised(
                 stall=limits.max_stall_seconds,
             )
         except ChildDied as died:
-            from pipeline.run import WarcTaskError
+            from pipeline.errors import WarcTaskError
 
             _remove_temps(cfg, warc_path)
             if died.stage != CLEANING or died.offset is None:
@@ -365,16 +367,22 @@ def process_warc_supervised(
                     if died.offset is None
                     else (f"after the record at offset {died.offset}")
                 )
-                raise WarcTaskError(
-                    f"input {warc_path!r} failed (output {cfg.output!r}): the cleaning process "
-                    f"{died.how} while {STAGE_NAMES.get(died.stage, 'working')} {where}; "
+                reason = (
+                    f"the cleaning process {died.how} while "
+                    f"{STAGE_NAMES.get(died.stage, 'working')} {where}; "
                     "nothing of this input was committed"
+                )
+                raise WarcTaskError(
+                    f"input {warc_path!r} failed (output {cfg.output!r}): {reason}", reason
                 ) from None
             if len(poison) >= MAX_KILLS or died.offset in poison:
+                reason = (
+                    f"the cleaning process {died.how} on the page at offset {died.offset}, after "
+                    f"{len(poison)} earlier pages of this input had killed it; nothing was "
+                    "committed"
+                )
                 raise WarcTaskError(
-                    f"input {warc_path!r} failed (output {cfg.output!r}): the cleaning process "
-                    f"{died.how} on the page at offset {died.offset}, after {len(poison)} "
-                    "earlier pages of this input had killed it; nothing was committed"
+                    f"input {warc_path!r} failed (output {cfg.output!r}): {reason}", reason
                 ) from None
             poison[died.offset] = _poison_reason(died, page_cap, limits)
             log.warning(
@@ -390,20 +398,35 @@ def process_warc_supervised(
             raise
         _give_back(child)
         if not reply.get("ok"):
-            from pipeline import run as run_module
-            from pipeline.run import WarcTaskError
-
-            message = str(reply.get("message", ""))
-            # The input's own failures keep their type (`pipeline.run` defines them all).
-            kind = getattr(run_module, str(reply.get("error")), None)
-            if isinstance(kind, type) and issubclass(kind, WarcTaskError):
-                raise kind(message)
-            raise WarcTaskError(
-                f"input {warc_path!r} failed (output {cfg.output!r}): "
-                f"{reply.get('error')}: {message}"
+            raise _child_failure(reply, warc_path, cfg) from ChildTraceback(
+                str(reply.get("traceback") or "(the child sent no traceback)")
             )
         report = WarcReport.from_dict(reply["report"])
         return replace(report, seconds=time.perf_counter() - started)
+
+
+class ChildTraceback(Exception):
+    """The traceback of a failure in the supervised child, as the child formatted it: the cause
+    of the error `process_warc_supervised` raises (the job shows it with ``--verbose``)."""
+
+    def __str__(self) -> str:
+        return "in the cleaning process:\n" + str(self.args[0]).rstrip()
+
+
+def _child_failure(reply: dict[str, Any], warc_path: str, cfg: JobConfig) -> Exception:
+    from pipeline import errors
+
+    message = str(reply.get("message", ""))
+    reason = str(reply.get("reason") or "") or None
+    # The input's own failures keep their type (`pipeline.errors` defines them all), so that
+    # one that every attempt repeats is not retried.
+    kind = getattr(errors, str(reply.get("error")), None)
+    if isinstance(kind, type) and issubclass(kind, errors.WarcTaskError):
+        return kind(message, reason)
+    cause = f"{reply.get('error')}: {message}"
+    return errors.WarcTaskError(
+        f"input {warc_path!r} failed (output {cfg.output!r}): {cause}", cause
+    )
 
 
 def _poison_reason(died: ChildDied, page_cap: float | None, limits: Limits) -> tuple[str, str]:

@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 from dataclasses import replace
 from typing import Any, BinaryIO
 
@@ -116,7 +117,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             reply = handle(json.loads(line), status)
         except Exception as exc:  # reported to the parent, which fails the input with it
-            reply = {"ok": False, "error": type(exc).__name__, "message": str(exc)[:4000]}
+            reply = {
+                "ok": False,
+                "error": type(exc).__name__,
+                "message": str(exc)[:4000],
+                "reason": str(getattr(exc, "reason", ""))[:4000],
+                "traceback": traceback.format_exc()[-20000:],
+            }
         reply_out.write(json.dumps(reply).encode() + b"\n")
         reply_out.flush()
     return 0

@@ -259,15 +259,6 @@ def test_by_language_groups_for_multilingual(tmp_path: Path) -> None:
     assert set(summary["by_script_scoring"]) == {"char", "word"}
 
 
-def test_parse_param() -> None:
-    assert ev.parse_param("threshold=0.4") == ("threshold", 0.4)
-    assert ev.parse_param("min_chars=60") == ("min_chars", 60)
-    assert ev.parse_param("flag=True") == ("flag", True)
-    assert ev.parse_param("mode=fast") == ("mode", "fast")
-    with pytest.raises(ValueError, match="key=value"):
-        ev.parse_param("threshold")
-
-
 def test_eval_command_writes_json(tiny_wcxb: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     ids = tmp_path / "ids.txt"

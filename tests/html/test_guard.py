@@ -26,7 +26,7 @@ from pipeline.html.guard import (
 )
 from pipeline.html.segment import segment
 from pipeline.sandbox import SandboxError, _parse_reply, result_from_json, result_to_json
-from pipeline.types import Decoded
+from pipeline.types import Decoded, PageMetadata
 
 ARTICLE = (
     "<html><head><title>River</title></head><body><div class='nav'><a href='/'>Home</a></div>"
@@ -313,6 +313,10 @@ def test_result_json_round_trip_is_exact() -> None:
     # A page isolated in the sandbox keeps the cleaner's notes about it.
     noted = dataclasses.replace(result, notes=("link_guard",))
     assert result_from_json(result_to_json(noted)).notes == ("link_guard",)
+    # ... and what its head says.
+    meta = PageMetadata("T", "D", "A", "2024-05-17", "S", "https://s.example/t")
+    with_meta = dataclasses.replace(result, metadata=meta)
+    assert result_from_json(result_to_json(with_meta)).metadata == meta
 
 
 @pytest.mark.timeout(60)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.html import page_cues as pc
+from pipeline.html.metadata import MAX_SCRIPT_CHARS
 from pipeline.html.page_cues import N_PAGE_CUES, PAGE_CUE_NAMES, declared_types, page_cues
 from pipeline.html.segment import parse
 
@@ -95,7 +96,7 @@ def test_only_json_ld_scripts_of_the_head_are_read():
 
 
 def test_long_json_ld_is_read_only_so_far():
-    filler = "x" * pc._MAX_SCRIPT_CHARS
+    filler = "x" * MAX_SCRIPT_CHARS
     early = f'<script type="application/ld+json">{{"@type": "Product", "d": "{filler}"}}</script>'
     late = f'<script type="application/ld+json">{{"d": "{filler}", "@type": "Product"}}</script>'
     assert "cue_schema_product" in on(cues(early))

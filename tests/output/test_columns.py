@@ -13,12 +13,21 @@ from typing import Any
 
 import fsspec
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.output.columns import DocColumns, RejectColumns
-from pipeline.output.schema import BLOCK_TYPE, DOCS_SCHEMA, REJECTS_SCHEMA, partition_language
+from pipeline.output.schema import (
+    BLOCK_TYPE,
+    DOCS_SCHEMA,
+    REJECTS_SCHEMA,
+    SHAPE_TYPE,
+    file_rendering,
+    partition_language,
+)
 from pipeline.output.sink import OutputPaths, PartitionedParquetSink
 from pipeline.types import (
     Block,
@@ -26,14 +35,29 @@ from pipeline.types import (
     CleanResult,
     LabeledBlock,
     LangGuess,
+    PageMetadata,
     RawPage,
     Rejected,
+    Shape,
     Verdict,
 )
 
 
+def expected_shape(shape: Shape | None) -> dict[str, Any] | None:
+    """A `Shape` as pyarrow reads it back: a dict of its fields, spans as dicts."""
+    if shape is None:
+        return None
+    out = shape._asdict()
+    out["spans"] = [{"start": a, "end": b, "kind": k} for a, b, k in shape.spans]
+    return out
+
+
 def expected_row(
-    page: RawPage, result: CleanResult, version: str, params: str, formats: str = "both"
+    page: RawPage,
+    result: CleanResult,
+    version: str,
+    params: str,
+    formats: str = "both",
 ) -> dict[str, Any]:
     blocks = []
     for lb in result.blocks:
@@ -57,6 +81,8 @@ def expected_row(
                 if lb.stopword_density is None
                 else float(np.float32(lb.stopword_density)),
                 "score": None if lb.score is None else float(np.float32(lb.score)),
+                "shape": expected_shape(b.shape),
+                "site_pages": None,  # until a site stage counts it
             }
         )
     good = [lb for lb in result.blocks if lb.verdict == Verdict.GOOD]
@@ -88,12 +114,49 @@ def expected_row(
         "blocks": blocks,
         "markdown": None if formats == "text" else result.markdown,
         "structure": list(result.structure),
+        "title": result.metadata.title,
+        "description": result.metadata.description,
+        "author": result.metadata.author,
+        "published": result.metadata.published,
+        "site_name": result.metadata.site_name,
+        "canonical_url": result.metadata.canonical_url,
+        "duplicate_of": None,
+        "page_type": result.page_type,
+        "page_type_prob": result.page_type_prob,
     }
 
 
 texts = st.text(max_size=40)
 counts = st.integers(min_value=0, max_value=5000)
 probabilities = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+
+
+small = st.integers(min_value=-1, max_value=1 << 20)
+
+
+@st.composite
+def shapes(draw: st.DrawFn) -> Shape:
+    return Shape(
+        heading=draw(st.integers(min_value=0, max_value=6)),
+        lists=draw(st.text(alphabet="uo", max_size=4)),
+        item=draw(small),
+        table=draw(small),
+        row=draw(small),
+        col=draw(small),
+        header=draw(st.booleans()),
+        quote=draw(st.integers(min_value=0, max_value=9)),
+        pre=draw(small),
+        code_lang=draw(st.sampled_from(["", "python", "c++"])),
+        raw=draw(st.none() | texts),
+        spans=tuple(
+            draw(
+                st.lists(
+                    st.tuples(small, small, st.sampled_from(["code", "math", "display_math"])),
+                    max_size=3,
+                )
+            )
+        ),
+    )
 
 
 @st.composite
@@ -113,6 +176,7 @@ def labeled_blocks(draw: st.DrawFn, index: int) -> LabeledBlock:
         n_markup_chars=draw(counts),
         runs=draw(st.none() | st.just((3, -1, 2))),
         ancestor_cues=draw(st.integers(min_value=0, max_value=1 << 17)),
+        shape=draw(st.none() | shapes()),
     )
     return LabeledBlock(
         block,
@@ -153,6 +217,9 @@ def documents(draw: st.DrawFn, n: int) -> tuple[RawPage, CleanResult]:
         notes=tuple(draw(st.lists(texts, max_size=2))),
         markdown=draw(texts),
         structure=tuple(sorted(draw(st.sets(st.sampled_from(["code", "math", "table"]))))),
+        metadata=PageMetadata(*(draw(st.none() | texts) for _ in range(6))),
+        page_type=draw(st.none() | st.sampled_from(["article", "product"])),
+        page_type_prob=draw(st.none() | st.just(0.5)),
     )
     return page, result
 
@@ -164,12 +231,14 @@ def documents(draw: st.DrawFn, n: int) -> tuple[RawPage, CleanResult]:
     ),
     batch_rows=st.integers(min_value=1, max_value=4),
     formats=st.sampled_from(["text", "markdown", "both"]),
+    include_comments=st.booleans(),
 )
 def test_files_hold_exactly_the_rows_built_one_by_one(
     tmp_path_factory: Any,
     docs: tuple[tuple[RawPage, CleanResult], ...],
     batch_rows: int,
     formats: str,
+    include_comments: bool,
 ) -> None:
     root = tmp_path_factory.mktemp("out")
     fs = fsspec.filesystem("file")
@@ -180,6 +249,7 @@ def test_files_hold_exactly_the_rows_built_one_by_one(
         batch_bytes=1 << 20,
         text=formats != "markdown",
         markdown=formats != "text",
+        include_comments=include_comments,
     ) as sink:
         for page, result in docs:
             sink.write_doc(page, result, cleaner_version="v1", cleaner_params='{"k": 1}')
@@ -189,25 +259,56 @@ def test_files_hold_exactly_the_rows_built_one_by_one(
         if "/docs/" in f:
             table = pq.read_table(f)
             assert table.schema.equals(DOCS_SCHEMA)
+            assert file_rendering(table.schema.metadata) == (formats, include_comments)
             got += table.to_pylist()
     expected = [expected_row(p, r, "v1", '{"k": 1}', formats) for p, r in docs]
     key = lambda row: row["record_id"]  # noqa: E731
     assert sorted(got, key=key) == sorted(expected, key=key)
 
 
-def test_schema_2_appends_markdown_and_structure_after_every_old_column() -> None:
+def test_each_schema_appends_its_columns_after_every_old_column() -> None:
     # Schema 1's columns, as its readers know them, keep their places; the new ones follow.
     schema_1 = (
         "record_id url warc_path warc_offset warc_length warc_date http_status content_type "
         "encoding encoding_source language language_prob stoplist cleaner cleaner_version "
         "cleaner_params text n_blocks n_good n_chars n_words truncated notes blocks"
     ).split()
-    assert DOCS_SCHEMA.names == [*schema_1, "markdown", "structure"]
+    metadata = ["title", "description", "author", "published", "site_name", "canonical_url"]
+    assert DOCS_SCHEMA.names == [
+        *schema_1,
+        *("markdown", "structure"),
+        *(*metadata, "duplicate_of", "page_type", "page_type_prob"),
+    ]
     assert not DOCS_SCHEMA.field("text").nullable
     assert DOCS_SCHEMA.field("blocks").type.value_type == BLOCK_TYPE
     assert DOCS_SCHEMA.field("markdown").nullable
     assert not DOCS_SCHEMA.field("structure").nullable
-    assert DOCS_SCHEMA.metadata[b"warcclean.schema_version"] == b"2"
+    for name in metadata:
+        assert DOCS_SCHEMA.field(name).nullable
+        assert DOCS_SCHEMA.field(name).type == pa.string()
+    assert DOCS_SCHEMA.field("duplicate_of").nullable
+    assert DOCS_SCHEMA.field("page_type").type == pa.string()
+    assert DOCS_SCHEMA.field("page_type_prob").type == pa.float32()
+    block_2 = (
+        "text tag dom_path label cf_class is_heading n_chars n_words n_link_chars n_tags "
+        "n_markup_chars link_density stopword_density score"
+    ).split()
+    assert [f.name for f in BLOCK_TYPE] == [*block_2, "shape", "site_pages"]
+    assert DOCS_SCHEMA.metadata[b"warcclean.schema_version"] == b"3"
+
+
+def test_the_shape_struct_is_shape_field_for_field() -> None:
+    assert [f.name for f in SHAPE_TYPE] == list(Shape._fields)
+    assert SHAPE_TYPE.field("raw").nullable
+    assert not SHAPE_TYPE.field("heading").nullable
+
+
+def test_a_shape_field_without_an_arrow_type_is_refused(monkeypatch: Any) -> None:
+    import pipeline.output.schema as schema
+
+    monkeypatch.setitem(Shape.__annotations__, "heading", "frozenset[int]")
+    with pytest.raises(TypeError, match=r"Shape.heading: 'frozenset\[int\]' has no Arrow type"):
+        schema.shape_type()
 
 
 def test_an_empty_batch_is_a_valid_empty_table() -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.jobconfig import JobConfig
 from pipeline.output.layout import OutputError, check_output, foreign_entries
+from pipeline.output.schema import METADATA_COLUMNS
 from pipeline.run import process_warc
 from tests.jobhelpers import make_inputs
 
@@ -151,7 +152,7 @@ def test_s3_output_is_checked_by_listing_and_a_write(tmp_path: Path) -> None:
 
 def _written_with_schema(out: Path, version: bytes, *, docs: bool = True) -> None:
     """An output as a warcclean of schema ``version`` left it: one input's files and marker
-    (schema 1 had neither `markdown` nor `structure`)."""
+    (schema 1 had neither `markdown` nor `structure`, schemas 1 and 2 no page metadata)."""
     import fsspec
     import pyarrow.parquet as pq
 
@@ -168,25 +169,31 @@ def _written_with_schema(out: Path, version: bytes, *, docs: bool = True) -> Non
         files = sink.commit()
     for path in files:
         table = pq.read_table(path)
-        if version == b"1":
-            table = table.drop_columns(
-                [c for c in ("markdown", "structure") if c in table.schema.names]
-            )
+        schema_3 = (*METADATA_COLUMNS, "duplicate_of", "page_type", "page_type_prob")
+        dropped = {b"1": ("markdown", "structure", *schema_3), b"2": schema_3}
+        table = table.drop_columns([c for c in dropped.get(version, ()) if c in table.schema.names])
         meta = {**table.schema.metadata, b"warcclean.schema_version": version}
         pq.write_table(table.replace_schema_metadata(meta), path)
     write_marker(fs, paths, {"warc_path": "a.warc.gz", "stem": "a"})
 
 
 @pytest.mark.parametrize("docs", [True, False], ids=["docs", "rejects-only"])
-def test_an_output_of_another_schema_version_is_refused(tmp_path: Path, docs: bool) -> None:
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_an_output_of_another_schema_version_is_refused(
+    tmp_path: Path, docs: bool, version: str
+) -> None:
     out = tmp_path / "out"
-    _written_with_schema(out, b"1", docs=docs)
+    _written_with_schema(out, version.encode(), docs=docs)
     before = _files(tmp_path)
     with pytest.raises(
-        OutputError, match=r"schema version 1, and this warcclean writes schema version 2"
+        OutputError, match=rf"schema version {version}, and this warcclean writes schema version 3"
     ) as info:
         check_output(str(out))
     assert "new output directory" in str(info.value)
+    # The message says what the versions since then added.
+    assert "the page metadata (title" in str(info.value)
+    assert "the blocks' shape and site_pages, the documents' duplicate_of" in str(info.value)
+    assert ("markdown and structure" in str(info.value)) == (version == "1")
     assert _files(tmp_path) == before
 
 

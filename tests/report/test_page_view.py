@@ -149,6 +149,26 @@ def test_new_page_level_fields_show_without_a_change() -> None:
     assert fields["fallback"] == "bte" and "text" not in fields and "blocks" not in fields
 
 
+def test_the_page_metadata_shows_as_the_columns_name_it() -> None:
+    head = (
+        "<head><title>Bridge | Town</title><meta property='og:site_name' content='Town'>"
+        "<meta name='author' content='Ann &lt;b&gt;Lee'>"
+        "<link rel='canonical' href='/bridge'></head>"
+    )
+    page = PAGE.replace("<head><title>Bridge</title></head>", head)
+    result = clean_html(page, cleaner="bte", language="en", url="https://town.example/b?x=1")
+    rendered = render_page(view_of_result(result, title="t"))
+    fields = page_fields(rendered)
+    assert fields["title"] == "Bridge | Town" and fields["site_name"] == "Town"
+    assert fields["author"] == "Ann <b>Lee" and fields["description"] == "–"
+    assert fields["canonical_url"] == "https://town.example/bridge"
+    assert "metadata" not in fields
+    assert "Ann &lt;b&gt;Lee" in rendered  # escaped, never markup
+    # A stored row shows its columns by the same names.
+    row = {"record_id": "r", "cleaner": "bte", "text": "", "blocks": [], "title": "Bridge"}
+    assert page_fields(render_page(view_of_row(row, title="t")))["title"] == "Bridge"
+
+
 # Markdown as a page can make it: a table, a fence, and page text that is markup once unescaped.
 HOSTILE_MARKDOWN = (
     "# Council <b>approves</b> bridge\n\n| cost | <script>alert(1)</script> |\n| --- | --- |\n"
@@ -230,3 +250,54 @@ def test_dev_page_shows_kept_and_removed_blocks(wcxb_dir: Path, tmp_path: Path) 
     tree = LexborHTMLParser(page)
     assert tree.css(".blk.kept") and tree.css(".blk.removed")
     assert "\n\n".join(kept_texts(page)) == result.text
+
+
+def test_one_character_count_the_documents_and_what_the_others_are() -> None:
+    # A data table: the text writes it a row per line with tabs, the kept blocks are one per
+    # cell, and the Markdown adds its pipes: three lengths, one of them the document's.
+    rows = "".join(
+        f"<tr><td>Bridge section {i}</td><td>{i * 12} metres</td><td>steel</td></tr>"
+        for i in range(1, 6)
+    )
+    html = (
+        "<html><body><article><h1>The new bridge in numbers</h1>"
+        f"{PARAGRAPHS}<table>{rows}</table></article></body></html>"
+    )
+    result = clean_html(html)
+    view = view_of_result(result, title="t")
+    joined, markdown = len(view.kept_text), len(result.markdown)
+    assert len({len(result.text), joined, markdown}) == 3
+    tree = LexborHTMLParser(render_page(view))
+    heading = next(h.text() for h in tree.css("h2") if h.text().startswith("Blocks"))
+    assert heading.endswith(f"blocks kept, {len(result.text):,} characters")
+    note = tree.css_first("h2 + p.sub").text()
+    assert note.startswith(f"{len(result.text):,} characters: the document's text (n_chars)")
+    assert f"joined by blank lines, is {joined:,} characters" in note
+    assert f"its Markdown is {markdown:,} characters" in note
+    # Nowhere else a count of characters.
+    numbers = [
+        n.text()
+        for n in tree.css(".md-pane .colhead, details > summary")
+        if any(ch.isdigit() for ch in n.text())
+    ]
+    assert numbers == []
+    # A page whose lengths agree says nothing more.
+    plain = view_of_result(clean_html(PAGE, cleaner="justext"), title="t")
+    assert len(plain.kept_text) == len(plain.text)
+    page = render_page(dataclasses.replace(plain, markdown=""))
+    assert "the document's text (n_chars)" not in page
+
+
+def test_a_repeat_block_shows_as_removed_with_its_count() -> None:
+    block = {"text": "Sign up for our newsletter", "label": "repeat", "score": 0.9, "tag": "p",
+             "site_pages": 12, "shape": {"heading": 0}}  # fmt: skip
+    kept = {"text": "The article itself.", "label": "good", "score": 0.9, "tag": "p",
+            "site_pages": 1, "shape": None}  # fmt: skip
+    row = {"record_id": "r", "cleaner": "neighbours", "text": kept["text"], "blocks": [kept, block]}
+    page = render_page(view_of_row(row, title="t"))
+    assert kept_texts(page) == ["The article itself."]
+    tree = LexborHTMLParser(page)
+    (repeat,) = tree.css('.blk[data-label="repeat"]')
+    assert "removed (repeat: on 12 pages of its site)" in repeat.text()
+    assert "pages of its site 12" in repeat.css_first(".feat").text()
+    assert "heading" not in repeat.css_first(".feat").text()  # the shape is no feature

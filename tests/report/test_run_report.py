@@ -18,6 +18,7 @@ from selectolax.lexbor import LexborHTMLParser
 from pipeline.cli import main as warcclean
 from pipeline.job import command
 from pipeline.jobconfig import JobConfig
+from pipeline.learned.page_type import PAGE_TYPES
 from pipeline.report import charts
 from pipeline.report.collect import LENGTH_EDGES, ReportError, collect
 from pipeline.report.run_report import build_report, render_report
@@ -172,7 +173,7 @@ def test_skips_failed_inputs_runs_and_reader_state(output: Path) -> None:
     assert summary.records == sum(m["records"] for m in markers)
     # The failure names the input and the error, and both runs are listed.
     failed = LexborHTMLParser(page).css_first("table#failed").text()
-    assert "crawl-02.warc.gz" in failed and "WarcTaskError" in failed
+    assert "crawl-02.warc.gz" in failed and "IsADirectoryError" in failed
     assert len(LexborHTMLParser(page).css("table#runs tbody tr")) == len(summary.runs) >= 1
     assert len(summary.inputs) == 3 and all(i.finished_at is not None for i in summary.inputs)
 
@@ -365,6 +366,71 @@ def test_an_output_of_schema_1_reports_without_structure_counts(tmp_path: Path) 
     assert "Not counted" in tree.css_first("#structure").text()
 
 
+def _metadata_warc(tmp_path: Path) -> Path:
+    """Two articles whose heads say things (one all, one its title alone) and one that says
+    nothing."""
+    from tests.test_run import ARTICLE_EN
+
+    full = (
+        "<head><title>The bridge | Town</title><meta name=description content='Repairs.'>"
+        "<meta name=author content='Ann Lee'>"
+        "<meta property='article:published_time' content='2024-05-17T08:00:00Z'>"
+        "<meta property='og:site_name' content='Town'><link rel=canonical href='/bridge'></head>"
+    )
+    path = tmp_path / "meta.warc.gz"
+    path.write_bytes(
+        build_warc(
+            [
+                html_response(
+                    "https://t.example/b?x", ARTICLE_EN.replace("<html>", "<html>" + full)
+                ),
+                html_response(
+                    "https://t.example/c",
+                    ARTICLE_EN.replace("<html>", "<html><head><title>Bridge</title></head>"),
+                ),
+                html_response("https://t.example/d", ARTICLE_EN),
+            ]
+        )
+    )
+    return path
+
+
+def test_the_page_metadata_fill_rates_are_counted(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    process_warc(str(_metadata_warc(tmp_path)), JobConfig(output=str(out)))
+    table = ds.dataset(out / "docs", format="parquet", partitioning="hive").to_table()
+    rows = {r["url"]: r for r in table.to_pylist()}
+    assert rows["https://t.example/b?x"]["canonical_url"] == "https://t.example/bridge"
+    assert rows["https://t.example/b?x"]["published"] == "2024-05-17T08:00:00+00:00"
+    assert rows["https://t.example/c"]["title"] == "Bridge"
+    assert rows["https://t.example/d"]["title"] is None
+    summary = collect(str(out))
+    assert summary.metadata_docs == 3
+    assert summary.metadata_filled == {
+        "title": 2,
+        "description": 1,
+        "author": 1,
+        "published": 1,
+        "site_name": 1,
+        "canonical_url": 1,
+    }
+    assert not set(summary.other_columns) & set(summary.metadata_filled)
+    page = render_report(summary, with_charts=False)
+    assert _table(page, "metadata-fill") == dict(summary.metadata_filled)
+    # An output written before schema 3 reports everything else, and says why not these.
+    for path in (out / "docs").rglob("*.parquet"):
+        table = pq.read_table(path).drop_columns(list(summary.metadata_filled))
+        meta = {**table.schema.metadata, b"warcclean.schema_version": b"2"}
+        pq.write_table(table.replace_schema_metadata(meta), path)
+    old = collect(str(out))
+    assert old.metadata_filled is None and old.docs == 3 and old.problems == []
+    tree = LexborHTMLParser(render_report(old, with_charts=False))
+    assert tree.css_first("table#metadata-fill") is None
+    assert "Not counted" in tree.css_first("#metadata").text()
+
+
 @pytest.mark.shared
 @pytest.mark.skipif(not charts.available(), reason="matplotlib (the report extra) is absent")
 def test_real_warcs_report_has_charts_and_no_external_reference(
@@ -465,3 +531,28 @@ def test_the_job_says_the_html_report_failed_and_leaves_no_partial_file(
     assert result.exit_code == 0, result.output
     assert "HTML report not written" in result.output and "No space left" in result.output
     assert [p.suffix for p in (out / "_runs").iterdir()] == [".json"]
+
+
+def test_documents_are_counted_per_page_type(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    process_warc(str(_metadata_warc(tmp_path)), JobConfig(output=str(out)))
+    table = ds.dataset(out / "docs", format="parquet", partitioning="hive").to_table()
+    types = table.column("page_type").to_pylist()
+    assert len(types) == 3 and all(t in PAGE_TYPES for t in types)
+    assert all(0 < p <= 1 for p in table.column("page_type_prob").to_pylist())
+    summary = collect(str(out))
+    assert summary.page_types == Counter(types)
+    assert "page_type" not in summary.other_columns
+    page = render_report(summary, with_charts=False)
+    assert _table(page, "page-types") == dict(Counter(types))
+    # An output without the column (written before it existed) has no such table.
+    for path in (out / "docs").rglob("*.parquet"):
+        pq.write_table(pq.read_table(path).drop_columns(["page_type", "page_type_prob"]), path)
+    old = collect(str(out))
+    assert old.page_types is None and old.docs == 3
+    assert (
+        LexborHTMLParser(render_report(old, with_charts=False)).css_first("table#page-types")
+        is None
+    )

@@ -1,0 +1,219 @@
+"""What the site stage costs beside the cleaning pass, and its memory as the output grows.
+
+    python bench/site_cost.py [--data DIR] [--pairs 2] [--workers 2] [--shards 8] [--out FILE]
+
+On daniel's pages as bench/site_stage.py packs them (synthetic URLs on each site's real host):
+
+1. **CPU, side by side in one run.** ``warcclean run SHARDS --site-repeats 0`` (the cleaning
+   pass alone) and ``warcclean run SHARDS`` (the default: the cleaning pass, then the site stage
+   on the same cluster) alternate, ``--pairs`` rounds, the order swapped every other round, each
+   into a fresh output; CPU is the whole process tree's (``RUSAGE_CHILDREN``: client, scheduler,
+   nannies, workers, their supervised children). The stage's cost is the median over rounds of
+   (with stage) / (without) - 1 (target: at most +10%). Beside it, the stage alone:
+   ``warcclean site OUT`` against ``warcclean site OUT --site-repeats 0`` on a cleaned output
+   (the same command, cluster start-up and all, doing no stage), alternating too.
+2. **Memory.** Peak RSS of each worker (``ru_maxrss``, 2 fresh worker processes) while the
+   stage runs over the cleaned output, and over one 4 times larger: every documents file copied
+   3 more times under new names, each copy's URLs on other hosts (``c1.<host>`` ...), so the
+   larger output has 4 times the sites, pages and files of the same kind (flat: within 10%).
+3. **Shuffle volume.** Rows and bytes each shuffle moves per document (the occurrence rows
+   after each file's own de-duplication, the documents rows, the repeated keys routed back),
+   counted from the same output with the stage's functions; with the measured CPU they give the
+   estimate for a Common Crawl snapshot (BENCHMARKS.md).
+
+Writes bench/results/site_cost.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
+    del sys.path[0]
+
+DEFAULT_OUT = REPO / "bench" / "results" / "site_cost.json"
+WARCCLEAN = str(Path(sys.executable).with_name("warcclean"))
+
+
+def _site_bench() -> Any:
+    spec = importlib.util.spec_from_file_location("site_bench", REPO / "bench" / "site_stage.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tree_cpu(cmd: list[str]) -> dict[str, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:3])} failed:\n{proc.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2)}
+
+
+def enlarge(src: Path, dst: Path, times: int) -> None:
+    """``src`` and ``times - 1`` copies of each documents file, on other hosts."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    shutil.copytree(src, dst)
+    for path in sorted((src / "docs").glob("language=*/*.parquet")):
+        table = pq.read_table(path)
+        for k in range(1, times):
+            urls = pc.replace_substring_regex(table["url"], r"^(\w+://)", rf"\1c{k}.")
+            ids = pc.binary_join_element_wise(table["record_id"], f"-c{k}", "")
+            copy = table.set_column(table.schema.get_field_index("url"), "url", urls)
+            copy = copy.set_column(copy.schema.get_field_index("record_id"), "record_id", ids)
+            target = dst / path.relative_to(src).with_name(f"{path.stem}-c{k}.parquet")
+            pq.write_table(copy.cast(table.schema), target, compression="zstd")
+
+
+def peak_rss(out: Path, workers: int) -> dict[str, Any]:
+    """The stage over ``out`` on fresh worker processes; each worker's peak RSS (MiB)."""
+    from distributed import Client, LocalCluster
+
+    from pipeline.job.site_stage import run_site_stage
+    from pipeline.site.rule import SiteSettings
+
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster,
+        Client(cluster) as client,
+    ):
+        started = time.perf_counter()
+        result = run_site_stage(client, str(out), SiteSettings())
+        seconds = time.perf_counter() - started
+        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return {
+        "files": result.files,
+        "docs": result.report["totals"]["docs"],
+        "seconds": round(seconds, 1),
+        "worker_peak_rss_mib": sorted(round(v / 1024, 1) for v in peaks.values()),
+    }
+
+
+def shuffle_volume(out: Path) -> dict[str, Any]:
+    import pandas as pd
+
+    from pipeline.site import files
+    from pipeline.site.rule import SiteSettings
+
+    occurrences, documents = [], []
+    paths = sorted((out / "docs").glob("language=*/*.parquet"))
+    for i, path in enumerate(paths):
+        with path.open("rb") as handle:
+            occ, docs = files.read_keys(handle, i, SiteSettings())
+        occurrences.append(occ)
+        documents.append(docs)
+    occ = pd.concat(occurrences, ignore_index=True)
+    docs = pd.concat(documents, ignore_index=True)
+    hits = files.count_pages(occ)
+    n_docs = sum(len(d) for d in documents) or 1
+    n_pages = len(docs)
+    # As Arrow moves them (pipeline.job.site_stage's frames): an occurrence row is key, page,
+    # file, row, kind and three null strings (an offset each); a document row the same with its
+    # strings; a routed row is file, key, n, row and a string (null for a hit).
+    occ_bytes = len(occ) * (8 + 8 + 4 + 8 + 1 + 3 * 4)
+    doc_bytes = int(
+        len(docs) * (8 + 8 + 4 + 8 + 1)
+        + sum(
+            docs[c].map(lambda s: len(s.encode()) + 4).sum()
+            for c in ("warc_date", "url", "record_id")
+        )
+    )
+    hit_bytes = len(hits) * (4 + 8 + 4 + 8 + 4)
+    return {
+        "docs": n_pages,
+        "occurrence_rows_per_doc": round(len(occ) / n_docs, 1),
+        "hit_rows_per_doc": round(len(hits) / n_docs, 1),
+        "bytes_per_doc": {
+            "occurrences": round(occ_bytes / n_docs),
+            "documents": round(doc_bytes / n_docs),
+            "hits": round(hit_bytes / n_docs),
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=_site_bench().DEFAULT_DATA)
+    parser.add_argument("--pairs", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args()
+    bench = _site_bench()
+    work = Path(tempfile.mkdtemp(prefix="site-cost-"))
+    try:
+        urls = bench.page_urls(args.data)
+        shards = bench.write_shards(args.data, urls, work / "in", args.shards)
+        common = ["--workers", str(args.workers), "--no-progress", "--no-html-report"]
+        rounds = []
+        for r in range(args.pairs):
+            order = ("off", "on") if r % 2 == 0 else ("on", "off")
+            got = {}
+            for arm in order:
+                out = work / f"job-{arm}-{r}"
+                extra = ["--site-repeats", "0"] if arm == "off" else []
+                got[arm] = tree_cpu([WARCCLEAN, "run", *shards, "-o", str(out), *common, *extra])
+            rounds.append(got)
+        cleaned = work / "job-off-0"
+        alone = []
+        for r in range(args.pairs):
+            order = ("zero", "stage") if r % 2 == 0 else ("stage", "zero")
+            got = {}
+            for arm in order:
+                out = work / f"alone-{arm}-{r}"
+                shutil.copytree(cleaned, out)
+                extra = ["--site-repeats", "0"] if arm == "zero" else []
+                got[arm] = tree_cpu([WARCCLEAN, "site", str(out), "--workers",
+                                     str(args.workers), *extra])  # fmt: skip
+            alone.append(got)
+        enlarge(cleaned, work / "x4", 4)
+        memory = {"x1": peak_rss(work / "alone-zero-0", args.workers),
+                  "x4": peak_rss(work / "x4", args.workers)}  # fmt: skip
+        volume = shuffle_volume(cleaned)
+        stage_state = json.loads((work / "job-on-0" / "_site" / "state.json").read_text())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    in_job = [g["on"]["cpu_s"] / g["off"]["cpu_s"] - 1 for g in rounds]
+    stage_alone = [g["stage"]["cpu_s"] - g["zero"]["cpu_s"] for g in alone]
+    cleaning = statistics.median(g["off"]["cpu_s"] for g in rounds)
+    x1 = max(memory["x1"]["worker_peak_rss_mib"])
+    x4 = max(memory["x4"]["worker_peak_rss_mib"])
+    payload = {
+        "pages": len(urls),
+        "rounds": rounds,
+        "alone": alone,
+        "stage_cpu_share_in_job": round(statistics.median(in_job), 4),
+        "stage_alone_cpu_s": round(statistics.median(stage_alone), 2),
+        "stage_alone_share_of_cleaning": round(statistics.median(stage_alone) / cleaning, 4),
+        "stage_ms_per_page": round(1000 * statistics.median(stage_alone) / len(urls), 3),
+        "cleaning_ms_per_page": round(1000 * cleaning / len(urls), 3),
+        "memory": memory,
+        "rss_growth_x4": round(x4 / x1 - 1, 4),
+        "shuffle": volume,
+        "stage_report_totals": stage_state["report"]["totals"],
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(payload, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in payload.items() if k not in ("rounds", "alone")}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

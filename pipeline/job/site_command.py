@@ -1,0 +1,159 @@
+"""``warcclean site OUT``: the site stage on its own, over an output cleaned earlier.
+
+For users who clean in batches: each ``warcclean run`` already ends with the stage (unless
+``--site-repeats 0``), and this command runs it again over whatever the output holds now, with the
+same options, on a local cluster or an existing one (``--scheduler``). The options shared with
+``warcclean run`` are defined here once (`site_options`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from pipeline.job.schedule import INPROC, make_client
+from pipeline.jobconfig import parse_memory_limit, parse_pairs
+from pipeline.site.keys import SITE_KEYS
+from pipeline.site.rule import (
+    DEFAULT_MAX_CHARS,
+    DEFAULT_MAX_SHARE,
+    DEFAULT_MIN_PAGES,
+    SiteSettings,
+)
+
+
+def _repeats(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    try:
+        SiteSettings(min_pages=value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
+def site_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The site stage's options, as ``warcclean run`` and ``warcclean site`` both take them."""
+    command = click.option(
+        "--site-max-chars",
+        type=click.IntRange(min=0),
+        default=DEFAULT_MAX_CHARS,
+        show_default=True,
+        metavar="N",
+        help="Blocks of N or more characters are never marked repeat (0: no cap).",
+    )(command)
+    command = click.option(
+        "--site-max-share",
+        type=click.FloatRange(min=0, min_open=True, max=1),
+        default=DEFAULT_MAX_SHARE,
+        show_default=True,
+        metavar="S",
+        help="A page whose repeated blocks hold more than this share of its kept characters "
+        "keeps them all (1: no such guard).",
+    )(command)
+    command = click.option(
+        "--site-key",
+        type=click.Choice(SITE_KEYS),
+        default="host",
+        show_default=True,
+        help="What a site is: the URL's host, or its registered domain (Public Suffix List).",
+    )(command)
+    return click.option(
+        "--site-repeats",
+        type=click.IntRange(min=0),
+        default=DEFAULT_MIN_PAGES,
+        show_default=True,
+        callback=_repeats,
+        metavar="K",
+        help="Label 'repeat' the kept blocks found on K or more pages of their site, and take "
+        "them out of the text and Markdown (0: no site stage).",
+    )(command)
+
+
+def print_site_result(result: Any, echo: Callable[[str], None]) -> None:
+    """One line on what the stage did."""
+    if result.published_earlier:
+        echo("site stage: finished publishing a stage that was stopped")
+    if result.skipped:
+        echo(f"site stage: {result.skipped}")
+        return
+    totals = result.report.get("totals", {})
+    echo(
+        f"site stage: {result.files} files, {totals.get('repeat_blocks', 0):,} blocks "
+        f"({totals.get('repeat_chars', 0):,} characters) marked repeat in "
+        f"{totals.get('docs_changed', 0):,} of {totals.get('docs', 0):,} documents, "
+        f"{totals.get('duplicates', 0):,} duplicates, {result.seconds:.1f} s"
+    )
+
+
+def _memory_limit(ctx: click.Context, param: click.Parameter, value: str) -> str | int | None:
+    try:
+        return parse_memory_limit(value, "--memory-limit")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+@click.command("site", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("output")
+@site_options
+@click.option("--scheduler", default=None, help=f"Scheduler address, or '{INPROC}'.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Workers of the local cluster (no --scheduler) [default: CPUs].",
+)
+@click.option(
+    "--memory-limit",
+    default="auto",
+    show_default=True,
+    callback=_memory_limit,
+    help="Per worker of the local cluster: a size (4GiB), 'auto' or 'none'.",
+)
+@click.option(
+    "--storage-option",
+    "storage",
+    multiple=True,
+    metavar="K=V",
+    help="fsspec option for a remote output, e.g. endpoint_url=http://...",
+)
+def main(
+    output: str,
+    site_repeats: int,
+    site_key: str,
+    site_max_chars: int,
+    site_max_share: float,
+    scheduler: str | None,
+    workers: int | None,
+    memory_limit: str | int | None,
+    storage: tuple[str, ...],
+) -> None:
+    """Run the site stage over OUTPUT, an output of `warcclean run` (see its --site-repeats)."""
+    from pipeline.job.site_stage import quiet_shuffle_logs, run_site_stage
+    from pipeline.output.layout import OutputError, check_output, written_schema_version
+
+    try:
+        options = parse_pairs(storage, "--storage-option")
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    settings = SiteSettings(
+        min_pages=site_repeats,
+        site_key=site_key,
+        max_chars=site_max_chars,
+        max_share=site_max_share,
+    )
+    try:
+        check_output(output, options)
+    except OutputError as exc:
+        raise click.UsageError(str(exc)) from exc
+    from fsspec.core import url_to_fs
+
+    fs, root = url_to_fs(output, **options if "://" in output else {})
+    if written_schema_version(fs, root.rstrip("/")) is None:
+        raise click.UsageError(f"{output} holds no warcclean documents: nothing to count")
+    quiet_shuffle_logs()
+    with make_client(scheduler, workers, 1, memory_limit) as client:
+        result = run_site_stage(client, output, settings, storage_options=options)
+    print_site_result(result, click.echo)
+    sys.exit(0)

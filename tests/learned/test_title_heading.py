@@ -1,0 +1,158 @@
+"""The page's own title heading kept (`pipeline.learned.title_heading`), as a rule on the model's
+answer and in the default cleaner."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pipeline
+from pipeline.html.segment import parse, segment
+from pipeline.learned.neighbours import NeighboursCleaner
+from pipeline.learned.title_heading import TITLE_KEPT, keep_title, title_forms, words
+from pipeline.types import Block
+
+BODY = (
+    "The council met on Tuesday evening to discuss the plans for the new library, which has "
+    "been delayed twice since the first designs were shown to the public three years ago. "
+    "Residents asked why the costs had grown so quickly. "
+)
+TITLE = "Why the new library is late again"
+
+
+def blocks_of(body: str) -> list[Block]:
+    return segment(parse(f"<html><body>{body}</body></html>".encode()), record_runs=True)
+
+
+def kept_body(blocks: list[Block]) -> np.ndarray:
+    return np.array([b.text.startswith("The council") for b in blocks])
+
+
+def texts(keep: np.ndarray, blocks: list[Block]) -> list[str]:
+    return [b.text for b, k in zip(blocks, keep, strict=True) if k]
+
+
+ARTICLE = (
+    "<header><h1>Town News</h1><nav><a href='/'>Home</a> <a href='/n'>News</a></nav></header>"
+    f"<article><h1>{TITLE}</h1><p>May 3, 2024</p><p>{BODY}</p><p>{BODY}</p></article>"
+    f"<aside><h2>Related</h2><h3>{TITLE}</h3></aside>"
+)
+
+
+@pytest.mark.parametrize(
+    "titles",
+    [
+        [TITLE],
+        [f"{TITLE} | Town News"],
+        [f"Town News - {TITLE}"],
+        [f"{TITLE.upper()}  –  Town News"],
+        ["Why the NEW library   is late again!"],
+        [f"{TITLE}: what the council said | Town News"],
+    ],
+)
+def test_the_heading_that_names_the_title_is_kept(titles: list[str]) -> None:
+    blocks = blocks_of(ARTICLE)
+    keep, notes = keep_title(kept_body(blocks), blocks, titles, ("Town News",))
+    assert texts(keep, blocks) == [TITLE, BODY.strip(), BODY.strip()]
+    assert notes == (TITLE_KEPT,)
+
+
+def test_entities_and_compatibility_forms_match() -> None:
+    blocks = blocks_of(f"<h1>Fish &amp; Chips ＆ more</h1><p>{BODY}</p>")
+    keep, _ = keep_title(kept_body(blocks), blocks, ["Fish & Chips & More | Eat"])
+    assert texts(keep, blocks)[0] == "Fish & Chips ＆ more"
+
+
+def test_a_bare_title_keeps_the_other_parts_from_matching() -> None:
+    """With og:title bare, the <title>'s other part is the site's tagline, not the title."""
+    blocks = blocks_of(f"<h1>Daily news from the valley</h1><h2>Other</h2><p>{BODY}</p>")
+    keep, notes = keep_title(
+        kept_body(blocks), blocks, ["Bridge closed", "Bridge closed - Daily news from the valley"]
+    )
+    assert notes == () and texts(keep, blocks) == [BODY.strip()]
+    # with only the <title>, its parts are all there is to go by
+    keep, notes = keep_title(
+        kept_body(blocks), blocks, ["Bridge closed - Daily news from the valley"]
+    )
+    assert notes == (TITLE_KEPT,)
+
+
+def test_the_site_name_and_the_host_are_not_the_title() -> None:
+    blocks = blocks_of(f"<h1>Town News</h1><p>{BODY}</p>")
+    title = ["Home | Town News"]
+    assert keep_title(kept_body(blocks), blocks, title, ("Town News",))[1] == ()
+    assert keep_title(kept_body(blocks), blocks, title, (), "https://www.townnews.com/")[1] == ()
+    assert keep_title(kept_body(blocks), blocks, title, (None,), None)[1] == (TITLE_KEPT,)
+
+
+def test_nothing_changes_without_kept_text_a_title_or_a_heading() -> None:
+    blocks = blocks_of(ARTICLE)
+    nothing = np.zeros(len(blocks), dtype=bool)
+    assert keep_title(nothing, blocks, [TITLE]) == (nothing, ())
+    body = kept_body(blocks)
+    assert keep_title(body, blocks, [])[1] == ()
+    assert keep_title(body, blocks, ["Something else entirely"])[1] == ()
+    plain = blocks_of(f"<p>{TITLE}</p><p>{BODY}</p>")
+    assert keep_title(kept_body(plain), plain, [TITLE])[1] == ()
+
+
+def test_a_title_already_kept_is_left_alone() -> None:
+    blocks = blocks_of(ARTICLE)
+    keep = kept_body(blocks) | np.array([b.text == TITLE and b.tag == "h1" for b in blocks])
+    out, notes = keep_title(keep, blocks, [TITLE])
+    assert notes == () and (out == keep).all()
+
+
+def test_the_nearest_heading_above_the_text_is_kept_and_none_below_it() -> None:
+    blocks = blocks_of(
+        f"<h2>{TITLE}</h2><p>menu</p><h1>{TITLE}</h1><p>{BODY}</p><p>{BODY}</p><h3>{TITLE}</h3>"
+    )
+    keep, _ = keep_title(kept_body(blocks), blocks, [TITLE])
+    assert [b.tag for b, k in zip(blocks, keep, strict=True) if k] == ["h1", "p", "p"]
+    # a heading inside the kept text, when none is above it
+    inside = blocks_of(f"<p>{BODY}</p><h2>{TITLE}</h2><p>{BODY}</p><h3>{TITLE}</h3>")
+    keep, _ = keep_title(kept_body(inside), inside, [TITLE])
+    assert [b.tag for b, k in zip(inside, keep, strict=True) if k] == ["p", "h2", "p"]
+    # only after the text: a list of related posts
+    after = blocks_of(f"<p>{BODY}</p><h3>{TITLE}</h3>")
+    assert keep_title(kept_body(after), after, [TITLE])[1] == ()
+
+
+def test_title_forms() -> None:
+    forms = title_forms(["A b | C - D"])
+    assert words("A b") in forms and words("A b C") in forms and words("D") in forms
+    assert ("c",) not in forms  # a middle part alone touches neither end
+    assert title_forms(["A b", "A b | C"]) == {("a", "b"), ("a", "b", "c")}
+    many = title_forms([" | ".join(f"p{i}" for i in range(20))])
+    assert ("p0",) in many and ("p19",) in many and ("p5",) not in many
+
+
+PAGE = (
+    f"<html><head><title>{TITLE} | Town News</title>"
+    "<meta property='og:site_name' content='Town News'></head><body>"
+    "<header><div class='logo'><h1>Town News</h1></div><nav><a href='/'>Home</a> "
+    "<a href='/news'>News</a> <a href='/sport'>Sport</a></nav></header>"
+    f"<main><article><div class='post-header'><h1 class='entry-title'>{TITLE}</h1>"
+    "<span class='date'>May 3, 2024</span></div>"
+    + "".join(f"<p>{BODY * 2}</p>" for _ in range(4))
+    + "</article></main><footer><p>Copyright 2024 Town News</p></footer></body></html>"
+)
+
+
+def test_the_default_cleaner_keeps_the_post_title_the_model_drops() -> None:
+    url = "https://townnews.example/2024/05/library"
+    without = pipeline.clean_html(PAGE, url=url, title_heading=False)
+    assert not without.text.startswith(TITLE)  # the model alone drops it (0.29 when written)
+    result = pipeline.clean_html(PAGE, url=url)
+    assert result.text.startswith(TITLE + "\n\n") and "Town News" not in result.text
+    assert result.markdown.startswith(f"# {TITLE}\n")
+    assert TITLE_KEPT in result.notes
+    assert result.metadata.title == f"{TITLE} | Town News"
+    assert dict(without.params) == {"title_heading": False}
+
+
+def test_the_option_is_checked_and_named() -> None:
+    assert NeighboursCleaner(title_heading=False).params() == {"title_heading": False}
+    assert "title_heading" not in NeighboursCleaner().params()
+    with pytest.raises(ValueError, match="title_heading must be true or false"):
+        NeighboursCleaner(title_heading="no")  # type: ignore[arg-type]

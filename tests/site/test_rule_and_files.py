@@ -1,0 +1,122 @@
+"""The repeat rule, and the per-partition steps: counting pages and naming first copies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.site.files import count_pages, first_copies
+from pipeline.site.keys import hash_texts
+from pipeline.site.rule import SiteSettings, cleaner_labels
+
+
+def test_only_kept_nonblank_blocks_on_enough_pages_are_marked() -> None:
+    labels = cleaner_labels(np.array(["good", "good", "bad", "comment", "repeat", "good"], object))
+    pages = np.array([3, 2, 9, 9, 5, 4])
+    texts = hash_texts(["notice", "rare", "menu", "thanks!", "newsletter", "   "])
+    chars = np.array([6, 4, 4, 7, 10, 3])
+    one_doc = np.array([0, 6])
+    marks = SiteSettings(min_pages=3).marks(labels, pages, texts, chars, one_doc)
+    # an earlier "repeat" is the cleaner's "good" again; the blank block never counts
+    assert marks.tolist() == [True, False, False, False, True, False]
+    capped = SiteSettings(min_pages=3, max_chars=10).marks(labels, pages, texts, chars, one_doc)
+    assert capped.tolist() == [True, False, False, False, False, False]
+
+
+def test_settings_are_checked() -> None:
+    assert not SiteSettings(min_pages=0).enabled
+    with pytest.raises(ValueError, match="would mark every kept block"):
+        SiteSettings(min_pages=1)
+    with pytest.raises(ValueError, match="site key must be one of host, domain"):
+        SiteSettings(site_key="url")
+    with pytest.raises(ValueError, match=">= 0"):
+        SiteSettings(min_pages=-2)
+
+
+def _occurrences(rows: list[tuple[int, int, int]]) -> pd.DataFrame:
+    key, page, file = zip(*rows, strict=True) if rows else ((), (), ())
+    return pd.DataFrame(
+        {
+            "key": np.array(key, dtype="uint64"),
+            "page": np.array(page, dtype="uint64"),
+            "file": np.array(file, dtype="int32"),
+        }
+    )
+
+
+def test_count_pages_counts_distinct_pages_and_keeps_keys_on_two_or_more() -> None:
+    occ = _occurrences(
+        [(1, 10, 0), (1, 11, 0), (1, 12, 1), (2, 10, 0), (3, 10, 0), (3, 10, 1), (4, 20, 2)]
+    )
+    hits = count_pages(occ).sort_values(["key", "file"]).to_dict("records")
+    # key 1: pages 10, 11, 12 in files 0 and 1; key 3: one page (a copy in another file)
+    assert hits == [{"file": 0, "key": 1, "n": 3}, {"file": 1, "key": 1, "n": 3}]
+    assert count_pages(_occurrences([])).empty
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 6), st.integers(0, 3)), max_size=40),
+    st.randoms(),
+)
+def test_counts_do_not_depend_on_row_order(rows: list, rng) -> None:
+    shuffled = list(rows)
+    rng.shuffle(shuffled)
+    a = count_pages(_occurrences(rows)).sort_values(["key", "file"]).reset_index(drop=True)
+    b = count_pages(_occurrences(shuffled)).sort_values(["key", "file"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def _documents(rows: list[tuple]) -> pd.DataFrame:
+    page, date, url, rid, file, row = zip(*rows, strict=True)
+    return pd.DataFrame(
+        {
+            "page": np.array(page, dtype="uint64"),
+            "warc_date": np.array(date, dtype=object),
+            "url": np.array(url, dtype=object),
+            "record_id": np.array(rid, dtype=object),
+            "file": np.array(file, dtype="int32"),
+            "row": np.array(row, dtype="int64"),
+        }
+    )
+
+
+def test_first_copies_point_every_later_copy_at_the_earliest() -> None:
+    docs = _documents(
+        [
+            (7, "2024-02-01", "https://b/", "<b>", 0, 0),
+            (7, "2024-01-01", "https://z/", "<z>", 1, 4),
+            (7, "2024-01-01", "https://a/", "<a>", 2, 1),
+            (8, "2024-01-01", "https://c/", "<c>", 0, 1),
+        ]
+    )
+    got = first_copies(docs).sort_values(["file", "row"]).to_dict("records")
+    assert got == [
+        {"file": 0, "row": 0, "duplicate_of": "<a>"},
+        {"file": 1, "row": 4, "duplicate_of": "<a>"},
+    ]
+    again = first_copies(docs.iloc[::-1]).sort_values(["file", "row"]).to_dict("records")
+    assert again == got
+
+
+def test_a_page_that_would_lose_most_of_its_text_keeps_it() -> None:
+    # Two documents: the first's candidates hold 90 of its 100 kept characters (a near copy of
+    # another page), the second's 10 of 100 (a notice under an article).
+    labels = np.array(["good", "good", "good", "good"], dtype=object)
+    pages = np.array([2, 1, 2, 1])
+    texts = hash_texts(["a", "b", "c", "d"])
+    chars = np.array([90, 10, 10, 90])
+    offsets = np.array([0, 2, 4])
+    guarded = SiteSettings(min_pages=2, max_share=0.5)
+    assert guarded.marks(labels, pages, texts, chars, offsets).tolist() == [
+        False, False, True, False,
+    ]  # fmt: skip
+    counting = SiteSettings(min_pages=2)
+    assert counting.marks(labels, pages, texts, chars, offsets).tolist() == [
+        True, False, True, False,
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="max share must be in"):
+        SiteSettings(max_share=0.0)

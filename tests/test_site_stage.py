@@ -1,0 +1,324 @@
+"""The site stage end to end: the job's output counted, marked, rebuilt and published; the same
+dataset whatever the order of the inputs, their files or a kill; and on a real cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from distributed import Client, LocalCluster
+
+from pipeline.job.site_stage import run_site_stage
+from pipeline.site.rule import SiteSettings
+from tests.jobhelpers import REPO, dask_cluster, rows
+from tests.sitehelpers import (
+    NEWSLETTER,
+    SITES,
+    clean,
+    content,
+    documents,
+    page,
+    site_pages,
+    write_warcs,
+)
+
+K3 = SiteSettings(min_pages=3)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        LocalCluster(
+            processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
+
+
+@pytest.fixture(scope="module")
+def cleaned(tmp_path_factory, client) -> tuple[list[str], Path]:
+    """The four sites in three WARCs, cleaned without a site stage (kept as it is)."""
+    root = tmp_path_factory.mktemp("cleaned")
+    inputs = write_warcs(root / "in", site_pages(), 3)
+    clean(client, inputs, root / "out")
+    return inputs, root / "out"
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _staged(out: Path, client, settings: SiteSettings = K3) -> dict:
+    result = run_site_stage(client, str(out), settings)
+    assert result.skipped is None
+    return documents(out)
+
+
+def test_blocks_on_k_pages_of_a_site_are_marked_and_their_documents_rebuilt(
+    tmp_path: Path, cleaned, client
+) -> None:
+    _, before_dir = cleaned
+    before = documents(before_dir)
+    after = _staged(_copy(before_dir, tmp_path / "out"), client)
+    assert after.keys() == before.keys()
+    for url, row in after.items():
+        host = url.split("/")[2]
+        box = [b for b in row["blocks"] if b["text"] == NEWSLETTER]
+        assert all(b["site_pages"] >= 1 for b in row["blocks"])
+        if host == "news.a.example":
+            assert [(b["label"], b["site_pages"]) for b in box] == [("repeat", 4)]
+            assert NEWSLETTER not in row["text"] and NEWSLETTER not in row["markdown"]
+            assert NEWSLETTER in before[url]["text"]
+            assert row["n_good"] == before[url]["n_good"] - 1
+            assert row["n_chars"] == len(row["text"])
+            # The rest of the text is the cleaner's, untouched.
+            assert before[url]["text"].startswith(row["text"])
+        else:
+            # b: one page; c: two (below K 3); d: no box. Byte-identical to no stage at all.
+            assert not any(b["label"] == "repeat" for b in row["blocks"])
+            assert [b["site_pages"] for b in box] == ([SITES[host][1]] if box else [])
+            for column in ("text", "markdown", "structure", "n_good", "n_chars", "n_words"):
+                assert row[column] == before[url][column], (url, column)
+        # Every column but the stage's own is as the cleaning pass wrote it.
+        for column in ("url", "warc_path", "warc_offset", "language", "notes", "cleaner"):
+            assert row[column] == before[url][column]
+        strip = ("label", "site_pages")
+        assert [{k: v for k, v in b.items() if k not in strip} for b in row["blocks"]] == [
+            {k: v for k, v in b.items() if k not in strip} for b in before[url]["blocks"]
+        ]
+    # Before any stage the counts are unknown, not 1.
+    assert all(b["site_pages"] is None for r in before.values() for b in r["blocks"])
+
+
+def test_a_second_run_changes_nothing_and_is_up_to_date(tmp_path: Path, cleaned, client) -> None:
+    out = _copy(cleaned[1], tmp_path / "out")
+    first = _staged(out, client)
+    mtimes = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
+    again = run_site_stage(client, str(out), K3)
+    assert again.skipped == "up to date"
+    assert again.report["totals"]["repeat_blocks"] == 4
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")} == mtimes
+    # Another threshold recounts from the cleaner's labels: 2 marks c.example's box too, and
+    # going back to 3 gives the first dataset again, row for row.
+    k2 = _staged(out, client, SiteSettings(min_pages=2))
+    assert sum(b["label"] == "repeat" for r in k2.values() for b in r["blocks"]) == 6
+    assert _staged(out, client) == first
+
+
+def test_the_same_pages_under_two_urls_give_one_duplicate_of_per_copy(
+    tmp_path: Path, client
+) -> None:
+    originals = [(f"https://e.example/{n}", page(40 + n, newsletter=False)) for n in range(3)]
+    copies = [(f"https://mirror.example/{n}", html) for n, (_, html) in enumerate(originals)]
+    inputs = write_warcs(tmp_path / "in", originals + copies, 1)
+    clean(client, inputs, tmp_path / "out")
+    docs = _staged(tmp_path / "out", client)
+    ids = {url: row["record_id"] for url, row in docs.items()}
+    dups = {url: row["duplicate_of"] for url, row in docs.items() if row["duplicate_of"]}
+    # Same WARC date: the first by URL, e.example, is the original of each pair.
+    assert dups == {c: ids[o] for (o, _), (c, _) in zip(originals, copies, strict=True)}
+    # A copy does not make the page's own text repeated: its kept blocks are on one page each
+    # (the menu and footer, on all three pages of each host, count 3).
+    kept = {b["site_pages"] for r in docs.values() for b in r["blocks"] if b["label"] == "good"}
+    assert kept == {1}
+    assert {b["site_pages"] for r in docs.values() for b in r["blocks"]} == {1, 3}
+
+
+def test_the_dataset_does_not_depend_on_input_order_or_files(
+    tmp_path: Path, cleaned, client
+) -> None:
+    reference = _staged(_copy(cleaned[1], tmp_path / "ref"), client)
+    # The same pages in five files, listed in reverse: other files, other partitions.
+    shuffled = list(reversed(site_pages()))
+    inputs = write_warcs(tmp_path / "in5", shuffled, 5)
+    clean(client, list(reversed(inputs)), tmp_path / "five")
+    five = _staged(tmp_path / "five", client)
+    assert {u: content(r) for u, r in five.items()} == {u: content(r) for u, r in reference.items()}
+
+
+def test_inputs_added_later_are_counted_with_the_old(tmp_path: Path, client) -> None:
+    pages = site_pages()
+    early, late = pages[::2], pages[1::2]
+    first = write_warcs(tmp_path / "early", early, 2)
+    second = write_warcs(tmp_path / "late", late, 2)
+    clean(client, first, tmp_path / "batches")
+    run_site_stage(client, str(tmp_path / "batches"), K3)
+    clean(client, first + second, tmp_path / "batches")
+    run_site_stage(client, str(tmp_path / "batches"), K3)
+    clean(client, first + second, tmp_path / "once")
+    run_site_stage(client, str(tmp_path / "once"), K3)
+    assert rows(tmp_path / "batches") == rows(tmp_path / "once")
+    box = [
+        b["site_pages"]
+        for r in documents(tmp_path / "batches").values()
+        for b in r["blocks"]
+        if b["text"] == NEWSLETTER and "news.a.example" in r["url"]
+    ]
+    assert box == [4, 4, 4, 4]
+
+
+_KILLED = """
+import os, sys
+import pipeline.job.site_stage as stage
+import pipeline.site.commit as commit
+from pipeline.site.rule import SiteSettings
+point, after = sys.argv[2], int(sys.argv[3])
+calls = []
+def dying(original):
+    def call(*args, **kwargs):
+        if len(calls) == after:
+            os._exit(9)  # no cleanup, no finally: as a kill
+        calls.append(1)
+        return original(*args, **kwargs)
+    return call
+if point == "rewrite":
+    stage.files.rewrite_file = dying(stage.files.rewrite_file)
+elif point == "journal":
+    original = stage.write_journal
+    def journal(*args, **kwargs):
+        original(*args, **kwargs)
+        os._exit(9)
+    stage.write_journal = journal
+else:
+    commit._move = dying(commit._move)
+stage.run_site_stage(None, sys.argv[1], SiteSettings(min_pages=3))
+"""
+
+
+@pytest.mark.parametrize(
+    ("point", "after"),
+    [("rewrite", 0), ("rewrite", 2), ("journal", 0), ("move", 0), ("move", 2)],
+)
+def test_a_stage_killed_at_any_point_and_run_again_gives_the_same_dataset(
+    tmp_path: Path, cleaned, client, point: str, after: int
+) -> None:
+    reference = _copy(cleaned[1], tmp_path / "ref")
+    run_site_stage(client, str(reference), K3)
+    out = _copy(cleaned[1], tmp_path / "out")
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED, str(out), point, str(after)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert killed.returncode == 9, killed.stderr[-2000:]
+    journaled = (out / "_site" / "journal.json").exists()
+    assert journaled == (point != "rewrite")
+    if not journaled:
+        # Killed before its journal: readers still see the cleaning pass's dataset.
+        assert rows(out) == rows(cleaned[1])
+    again = run_site_stage(client, str(out), K3)
+    assert again.published_earlier == journaled
+    assert again.skipped == ("up to date" if journaled else None)
+    assert rows(out) == rows(reference)
+    assert not (out / "_site" / "staging").exists()
+    assert not (out / "_site" / "journal.json").exists()
+
+
+def test_a_cleaning_run_first_finishes_a_stage_killed_while_publishing(
+    tmp_path: Path, cleaned, client
+) -> None:
+    reference = _copy(cleaned[1], tmp_path / "ref")
+    run_site_stage(client, str(reference), K3)
+    out = _copy(cleaned[1], tmp_path / "out")
+    subprocess.run(
+        [sys.executable, "-c", _KILLED, str(out), "move", "2"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=False,
+    )
+    assert (out / "_site" / "journal.json").exists()
+    from pipeline.job.command import main
+
+    result = CliRunner().invoke(
+        main,
+        [
+            *cleaned[0],
+            "-o",
+            str(out),
+            "--scheduler",
+            "inproc",
+            "--no-progress",
+            "--no-html-report",
+            "--cleaner",
+            "justext",
+            "--site-repeats",
+            "0",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "site stage: finished publishing a stage that was stopped" in result.output
+    assert rows(out) == rows(reference)
+    report = json.loads(next((out / "_runs").glob("*.json")).read_text())
+    assert report["site_stage"]["skipped"] == "off"
+
+
+def test_the_job_runs_the_stage_and_reports_it(tmp_path: Path, cleaned) -> None:
+    from pipeline.job.command import main
+
+    result = CliRunner().invoke(
+        main,
+        [
+            *cleaned[0],
+            "-o",
+            str(tmp_path / "out"),
+            "--scheduler",
+            "inproc",
+            "--no-progress",
+            "--cleaner",
+            "justext",
+            "--site-repeats",
+            "3",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "site stage: 3 files, 4 blocks" in result.output
+    (report_path,) = (tmp_path / "out" / "_runs").glob("*.json")
+    stage = json.loads(report_path.read_text())["site_stage"]
+    assert stage["settings"] == {
+        "min_pages": 3,
+        "site_key": "host",
+        "max_chars": 200,
+        "max_share": 1.0,
+    }
+    assert stage["totals"]["repeat_blocks"] == 4
+    assert stage["top_sites"][0]["site"] == "news.a.example"
+    html = next((tmp_path / "out" / "_runs").glob("*.html")).read_text()
+    assert "Site stage" in html and "news.a.example" in html
+
+
+def test_the_site_command_runs_on_an_output_and_refuses_what_is_not_one(
+    tmp_path: Path, cleaned
+) -> None:
+    from pipeline.job.site_command import main
+
+    out = _copy(cleaned[1], tmp_path / "out")
+    ok = CliRunner().invoke(main, [str(out), "--scheduler", "inproc", "--site-key", "domain"])
+    assert ok.exit_code == 0, ok.output
+    assert "6 blocks" in ok.output  # the defaults: K 2 marks c.example's box too
+    state = json.loads((out / "_site" / "state.json").read_text())
+    assert state["settings"]["site_key"] == "domain"
+    empty = CliRunner().invoke(main, [str(tmp_path / "none"), "--scheduler", "inproc"])
+    assert empty.exit_code == 2 and "holds no warcclean documents" in empty.output
+    bad = CliRunner().invoke(main, [str(out), "--site-repeats", "1"])
+    assert bad.exit_code == 2 and "would mark every kept block" in bad.output
+
+
+def test_on_a_scheduler_and_two_worker_processes(tmp_path: Path, cleaned, client) -> None:
+    reference = _copy(cleaned[1], tmp_path / "ref")
+    run_site_stage(client, str(reference), K3)
+    out = _copy(cleaned[1], tmp_path / "out")
+    with dask_cluster(tmp_path / "logs") as address, Client(address) as remote:
+        result = run_site_stage(remote, str(out), K3)
+    assert result.report["totals"]["repeat_blocks"] == 4
+    assert rows(out) == rows(reference)
