@@ -404,12 +404,17 @@ def _compiled() -> dict[str, bool]:
     }
 
 
-def load_pages(data: Path, limit: int | None):
+def load_pages(data: Path, limit: int | None, ids: Path | None = None):
+    """The dataset's pages by id, only those listed in the file ``ids`` (one a line) when
+    given, the first ``limit`` of them when given."""
     from pipeline.evaluate.datasets import load_dataset
 
     if not (data / "html").is_dir():
         raise SystemExit(f"error: {data / 'html'} not found (give --data the wcxb-dev folder)")
     pages = sorted(load_dataset(data), key=lambda page: page.id)
+    if ids is not None:
+        wanted = set(ids.read_text().split())
+        pages = [page for page in pages if page.id in wanted]
     return pages[:limit] if limit else pages
 
 
@@ -488,9 +493,13 @@ def measure(args: argparse.Namespace) -> dict:
     clean_html = None
     if not args.no_warcclean:
         from pipeline.clean import clean_html
-    run = {n: v for n, v in SYSTEMS.items() if v[1] or clean_html is not None}
+    run = {
+        n: v
+        for n, v in SYSTEMS.items()
+        if (v[1] and not args.no_outside) or (not v[1] and clean_html is not None)
+    }
     info = machine()
-    pages = load_pages(args.data, args.limit)
+    pages = load_pages(args.data, args.limit, args.pages)
     has_md_kw = clean_html is not None and markdown_keyword()
     md_kw = {"markdown": True} if has_md_kw else {}
     selected, selection = [], {}
@@ -525,16 +534,19 @@ def measure(args: argparse.Namespace) -> dict:
         f"({time.monotonic() - t0:.0f} s); outside systems ...",
         file=sys.stderr,
     )
-    outside, versions = run_outside(
-        args.benchenv, [{"id": p.id, "html": html, "url": p.url} for p, html in selected]
-    )
+    outside: dict[str, dict] = {p.id: {"errors": {}} for p, _ in selected}
+    versions: dict[str, str] = {}
+    if not args.no_outside:
+        outside, versions = run_outside(
+            args.benchenv, [{"id": p.id, "html": html, "url": p.url} for p, html in selected]
+        )
     totals = {name: Counter() for name in run}
     f1_sel: dict[str, list[float]] = {name: [] for name in run}
     emptied = Counter()
     per_page = {}
     for page, _html in selected:
         pres, tables = selection[page.id]
-        outputs = {**ours[page.id], **{n: outside[page.id][n] for n in SYSTEMS if SYSTEMS[n][1]}}
+        outputs = {**ours[page.id], **{n: outside[page.id][n] for n in run if run[n][1]}}
         if outside[page.id]["errors"]:
             errors.setdefault(page.id, {}).update(outside[page.id]["errors"])
         per_page[page.id] = {
@@ -727,6 +739,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the wcxb-dev folder")
     parser.add_argument("--limit", type=int, default=None, help="only the first N pages")
+    parser.add_argument(
+        "--pages",
+        type=Path,
+        default=None,
+        help="only the pages whose ids this file lists, one a line (e.g. the held-out test part)",
+    )
+    parser.add_argument(
+        "--no-outside",
+        action="store_true",
+        help="warcclean only: no comparison systems, no --benchenv needed",
+    )
     parser.add_argument("--benchenv", type=Path, default=DEFAULT_BENCHENV)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--cost", action="store_true", help="Markdown's CPU cost, on vs off")
