@@ -532,7 +532,9 @@ def test_part_ids() -> set[str]:
     return {i.split("/", 1)[1] for i in split["test_ids"] if i.startswith("wcxb/")}
 
 
-def load_pages(data: Path, limit: int | None, part: str = "all"):
+def load_pages(data: Path, limit: int | None, part: str = "all", ids: Path | None = None):
+    """The dataset's pages by id: the test part of the site split with ``part="test"``, only
+    those listed in the file ``ids`` (one a line) when given, the first ``limit`` when given."""
     from pipeline.evaluate.datasets import load_dataset
 
     if not (data / "html").is_dir():
@@ -541,6 +543,9 @@ def load_pages(data: Path, limit: int | None, part: str = "all"):
     if part == "test":
         held_out = test_part_ids()
         pages = [page for page in pages if page.id in held_out]
+    if ids is not None:
+        wanted = set(ids.read_text().split())
+        pages = [page for page in pages if page.id in wanted]
     return pages[:limit] if limit else pages
 
 
@@ -619,9 +624,13 @@ def measure(args: argparse.Namespace) -> dict:
     clean_html = None
     if not args.no_warcclean:
         from pipeline.clean import clean_html
-    run = {n: v for n, v in SYSTEMS.items() if v[1] or clean_html is not None}
+    run = {
+        n: v
+        for n, v in SYSTEMS.items()
+        if (v[1] and not args.no_outside) or (not v[1] and clean_html is not None)
+    }
     info = machine()
-    pages = load_pages(args.data, args.limit, args.part)
+    pages = load_pages(args.data, args.limit, args.part, args.pages)
     has_md_kw = clean_html is not None and markdown_keyword()
     md_kw = {"markdown": True} if has_md_kw else {}
     selected, selection = [], {}
@@ -656,9 +665,10 @@ def measure(args: argparse.Namespace) -> dict:
         f"({time.monotonic() - t0:.0f} s); outside systems ...",
         file=sys.stderr,
     )
+    outside: dict[str, dict] = {p.id: {"errors": {}} for p, _ in selected}
+    versions: dict[str, str] = {}
     if args.no_outside:
         run = {n: v for n, v in run.items() if not v[1]}
-        outside, versions = {p.id: {"errors": {}} for p, _ in selected}, {}
     else:
         outside, versions = run_outside(
             args.benchenv, [{"id": p.id, "html": html, "url": p.url} for p, html in selected]
@@ -870,7 +880,15 @@ def main(argv: list[str] | None = None) -> int:
         help="every dev page, or the test part of the models' site split (held out)",
     )
     parser.add_argument(
-        "--no-outside", action="store_true", help="warcclean only (no comparison virtualenv)"
+        "--pages",
+        type=Path,
+        default=None,
+        help="only the pages whose ids this file lists, one a line (e.g. the held-out test part)",
+    )
+    parser.add_argument(
+        "--no-outside",
+        action="store_true",
+        help="warcclean only: no comparison systems, no --benchenv needed",
     )
     parser.add_argument("--benchenv", type=Path, default=DEFAULT_BENCHENV)
     parser.add_argument("--out", type=Path, default=None)

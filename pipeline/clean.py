@@ -17,6 +17,7 @@ from pipeline.html.metadata import NO_HEAD, HeadFacts, read_head
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
+from pipeline.learned import page_type
 from pipeline.learned.comments import label_comments
 from pipeline.render.blocks import render
 from pipeline.render.table_units import keep_whole
@@ -146,18 +147,20 @@ def label_blocks(
     url: str | None,
     language: str,
     head: HeadFacts | None = None,
+    cues: Any = None,
 ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
     """``impl``'s labels for the page's blocks and its notes about the page, given what the
     cleaner declares it needs (`pipeline.cleaners.registry.Cleaner`): ``tree`` is the parsed page
     the cues are read from, ``head`` what its head says when the caller has read it
-    (`pipeline.html.metadata.read_head`; None: read here if the cleaner needs it)."""
+    (`pipeline.html.metadata.read_head`; None: read here if the cleaner needs it), ``cues`` its
+    `page_cues` when already read (None: read here if the cleaner needs them)."""
     extra: dict[str, Any] = {}
     needs_head = getattr(impl, "needs_head", False)
     needs_cues = getattr(impl, "needs_page_cues", False)
-    if head is None and (needs_head or needs_cues):
+    if head is None and (needs_head or (needs_cues and cues is None)):
         head = read_head(tree, url) if tree is not None else NO_HEAD
     if needs_cues:
-        extra["cues"] = page_cues(tree, url, head)
+        extra["cues"] = page_cues(tree, url, head) if cues is None else cues
     if needs_head:
         extra["head"] = head
     if getattr(impl, "needs_language", False):
@@ -247,7 +250,11 @@ def clean_decoded(
     stoplist = stoplists.stoplist(guess.code)
     if _stage_hook is not None:
         _stage_hook("labelling")
-    labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code, head)
+    # The page's kind is a fact about the page, reported whichever cleaner labels it
+    # (`pipeline.learned.page_type`); its cues are read once for it and the cleaner.
+    cues = page_cues(tree, url, head)
+    kind = page_type.classify(blocks, cues, decoded.html if utf8 is None else utf8, url, tree)
+    labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code, head, cues)
     deadline.check("labelling")
     labeled, comment_notes = label_comments(keep_whole(labeled), tree, url, head.schema_types)
     notes += comment_notes
@@ -272,4 +279,6 @@ def clean_decoded(
         markdown=rendered.markdown,
         structure=rendered.structure,
         metadata=head.metadata,
+        page_type=kind.name,
+        page_type_prob=kind.prob,
     )

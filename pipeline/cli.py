@@ -151,6 +151,8 @@ def _result_json(result: CleanResult, path: Path) -> dict[str, Any]:
         "markdown": result.markdown,
         "structure": list(result.structure),
         "metadata": dataclasses.asdict(result.metadata),
+        "page_type": result.page_type,
+        "page_type_prob": result.page_type_prob,
         "blocks": blocks,
     }
 
@@ -171,6 +173,8 @@ def _print_result(result: CleanResult, path: Path) -> None:
     for name, value in dataclasses.asdict(result.metadata).items():
         if value is not None:
             console.print(f"{name:<10} {_abbreviate(value, 150)}", markup=False, highlight=False)
+    if result.page_type is not None:
+        console.print(f"page type  {result.page_type}  p={result.page_type_prob:.3f}")
     console.print(f"blocks     {len(result.blocks)}, good {result.n_good}")
     if result.notes:
         console.print(f"notes      {', '.join(result.notes)}")

@@ -256,6 +256,8 @@ def process_warc(
                         stats.languages[language] += 1
                         stats.text_chars += len(outcome.text)
                         stats.structure.update(outcome.structure)
+                        if outcome.page_type is not None:
+                            stats.page_types[outcome.page_type] += 1
                 elif isinstance(item, Rejected):
                     stats.records += 1
                     if item.reason.startswith(SKIP_PREFIX):

@@ -251,6 +251,11 @@ class CleanResult:
     # Title, description, author, publication date, site name and canonical address, as the
     # page's head states them (`pipeline.html.metadata`).
     metadata: PageMetadata = NO_METADATA
+    # What kind of page this is (`pipeline.learned.page_type`): one of WCXB's seven types,
+    # "article", "forum", "product", "collection", "listing", "documentation", "service", and the
+    # classifier's probability for it; None when no classifier ran.
+    page_type: str | None = None
+    page_type_prob: float | None = None
 
     @property
     def n_good(self) -> int:

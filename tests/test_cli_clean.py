@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.cli import main
+from pipeline.learned.page_type import PAGE_TYPES
 
 PARAGRAPHS = "".join(
     f"<p>Paragraph {i} of the report explains in plain words what the council decided about "
@@ -78,6 +79,7 @@ def test_json_has_every_block_with_its_features(page: Path) -> None:
         "site_name": None,
         "canonical_url": None,
     }
+    assert data["page_type"] in PAGE_TYPES and 0 < data["page_type_prob"] <= 1
 
 
 def test_gzipped_page_and_params(tmp_path: Path) -> None:

@@ -169,3 +169,159 @@ def page_cues(
         *_url_cues(url),
     ]
     return np.array(values, dtype=np.float64)
+
+
+# --- What kind of page: the evidence the page-type classifier reads (`pipeline.learned.page_type`)
+#
+# Beyond the head's cues above, three more things a page says about its kind, each cheap enough to
+# read on every page: the schema.org types named anywhere in its markup (JSON-LD in the body too,
+# and microdata's ``itemtype``), counted, since one Product is a product page and thirty are a
+# shop's category; the words of its URL's path and host; and the words of its ``<title>``.
+
+# The schema.org types counted, in column order. Families of the `_SCHEMA_FAMILIES` kind, kept
+# apart here because a count of each tells more than their union: Offer beside one Product is a
+# product page, ListItem beside BreadcrumbList is only a breadcrumb trail.
+SCHEMA_COUNTED: tuple[str, ...] = (
+    *("Product", "ProductGroup", "Offer", "AggregateOffer", "AggregateRating", "Review"),
+    *("ItemList", "ListItem", "BreadcrumbList", "CollectionPage", "SearchResultsPage"),
+    *("OfferCatalog", "Article", "NewsArticle", "BlogPosting", "TechArticle"),
+    *("DiscussionForumPosting", "QAPage", "Question", "Answer", "Comment", "FAQPage", "HowTo"),
+    *("Recipe", "Event", "Organization", "LocalBusiness", "Service", "ProfessionalService"),
+    *("WebPage", "WebSite", "AboutPage", "ContactPage", "SoftwareApplication"),
+    *("SoftwareSourceCode", "APIReference", "Course", "VideoObject", "Person", "JobPosting"),
+    *("Place", "MedicalWebPage", "Brand", "ImageObject"),
+)
+_SCHEMA_COLUMN = {name: i for i, name in enumerate(SCHEMA_COUNTED)}
+# A JSON-LD ``"@type"`` pair's value (a string or a list of them) and the strings in it, as
+# `pipeline.html.metadata` reads the head's: malformed JSON is read as far as its pairs go.
+_JSON_TYPE = re.compile(r'"@type"\s*:\s*("(?:[^"\\]|\\.){0,200}"|\[[^\]]{0,2000}\])')
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_ITEMTYPE_PATTERN = r"""itemtype\s*=\s*["']?([^"'\s>]{1,200})"""
+# (key, the pattern matched where the key is) for markup as text and as UTF-8 bytes: the cleaner
+# has the page's bytes and decodes them to text only when it must (`pipeline.types.Decoded`).
+_TYPE_PAIRS = ('"@type"', _JSON_TYPE)
+_ITEMTYPES = ("itemtype", re.compile(_ITEMTYPE_PATTERN, re.IGNORECASE))
+_TYPE_PAIRS_BYTES = (b'"@type"', re.compile(_JSON_TYPE.pattern.encode()))
+_ITEMTYPES_BYTES = (b"itemtype", re.compile(_ITEMTYPE_PATTERN.encode(), re.IGNORECASE))
+# A catalogue page may name thousands of types; past this many occurrences the counts are as
+# telling as they will get, and the scan stops.
+_MAX_TYPE_MENTIONS = 2000
+
+
+def _mentions(markup: str | bytes, key_pattern: tuple) -> list[str]:
+    """The first group of the pattern matched at each occurrence of the key in ``markup``:
+    `str.find` jumps from one occurrence to the next, so a page pays one scan of its markup,
+    not a regex tried at every character."""
+    key, pattern = key_pattern
+    out = []
+    pos = markup.find(key)
+    while pos >= 0 and len(out) < _MAX_TYPE_MENTIONS:
+        m = pattern.match(markup, pos)
+        if m:
+            value = m.group(1)
+            out.append(value if isinstance(value, str) else value.decode("utf-8", "replace"))
+        pos = markup.find(key, pos + len(key))
+    return out
+
+
+def _type_name(value: str) -> str:
+    """``https://schema.org/Product``, ``schema:Product`` and ``...#Product`` -> ``Product``."""
+    return value.strip().rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].rsplit("#", 1)[-1]
+
+
+def schema_type_counts(markup: str | bytes) -> np.ndarray:
+    """How often the page's markup (its text or its UTF-8 bytes) names each type of
+    `SCHEMA_COUNTED`, as log(1 + count), a float64 vector: JSON-LD ``"@type"`` pairs anywhere
+    (head or body; malformed JSON read as far as its pairs go, as in `declared_types`) and
+    microdata ``itemtype`` attributes."""
+    counts = np.zeros(len(SCHEMA_COUNTED))
+    get = _SCHEMA_COLUMN.get
+    text = isinstance(markup, str)
+    for value in _mentions(markup, _TYPE_PAIRS if text else _TYPE_PAIRS_BYTES):
+        for name in _QUOTED.findall(value):
+            i = get(_type_name(name))
+            if i is not None:
+                counts[i] += 1
+    for value in _mentions(markup, _ITEMTYPES if text else _ITEMTYPES_BYTES):
+        i = get(_type_name(value))
+        if i is not None:
+            counts[i] += 1
+    return np.log1p(counts)
+
+
+# Words that name a kind of page, in a URL's path or host or a page's title. A word list per kind
+# rather than the URL families above: the classifier weighs each word family, the block model
+# reads the families.
+KIND_WORDS: tuple[tuple[str, frozenset[str]], ...] = tuple(
+    (kind, frozenset(words.split()))
+    for kind, words in (
+        ("product", "product products p dp item items shop store buy sku"),
+        (
+            "collection",
+            "collection collections category categories c browse catalog catalogue department "
+            "search tag tags s",
+        ),
+        ("listing", "list lists listing listings directory jobs events archive top best results"),
+        (
+            "forum",
+            "forum forums thread threads t topic topics questions question q discussion "
+            "discussions community viewtopic showthread answers",
+        ),
+        (
+            "documentation",
+            "docs doc documentation api reference manual guide guides wiki learn help kb "
+            "knowledge tutorial tutorials sdk developer developers support faq",
+        ),
+        (
+            "service",
+            "services service solutions solution pricing plans features about company contact "
+            "enterprise business industries platform",
+        ),
+        ("article", "blog news article articles story stories post posts insights magazine"),
+    )
+)
+URL_KIND_NAMES: tuple[str, ...] = tuple(
+    f"url_{where}_{kind}" for kind, _ in KIND_WORDS for where in ("dirs", "last")
+)
+TITLE_KIND_NAMES: tuple[str, ...] = (*(f"title_{kind}" for kind, _ in KIND_WORDS), "title_chars")
+_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+_NO_URL_WORDS = np.zeros(len(URL_KIND_NAMES))
+
+
+def _kinds_named(words: set[str]) -> list[float]:
+    return [0.0 if words.isdisjoint(kind_words) else 1.0 for _, kind_words in KIND_WORDS]
+
+
+def url_kind_words(url: str | None) -> np.ndarray:
+    """For each kind of `KIND_WORDS`, whether a word of it is in the URL's host or directories,
+    and whether one is in its last path segment (the page's own name), as `URL_KIND_NAMES`."""
+    url = url.strip() if url else ""
+    if not url:
+        return _NO_URL_WORDS.copy()
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return _NO_URL_WORDS.copy()
+    segments = [s for s in parts.path.lower().split("/") if s]
+    dirs = set(_WORD_SPLIT.split(" ".join([host, *segments[:-1]])))
+    last = set(_WORD_SPLIT.split(segments[-1])) if segments else set()
+    out = []
+    for a, b in zip(_kinds_named(dirs), _kinds_named(last), strict=True):
+        out += [a, b]
+    return np.array(out)
+
+
+# A title is read this far: past it a title is no title but a page stuffed into one.
+_MAX_TITLE_CHARS = 500
+
+
+def title_kind_words(tree: LexborHTMLParser | None) -> np.ndarray:
+    """For each kind of `KIND_WORDS`, whether a word of it is in the head's ``<title>``, then the
+    title's length in characters as log(1 + n), as `TITLE_KIND_NAMES` (all 0 without a title)."""
+    head = tree.head if tree is not None else None
+    node = head.css_first("title") if head is not None else None
+    title = (node.text(deep=True) or "")[:_MAX_TITLE_CHARS].strip().lower() if node else ""
+    if not title:
+        return np.zeros(len(TITLE_KIND_NAMES))
+    return np.array([*_kinds_named(set(_WORD_SPLIT.split(title))), np.log1p(len(title))])

@@ -130,6 +130,8 @@ def summary_table(result: RunResult) -> Table:
         table.add_row(f"documents with {kind}", f"{totals.structure.get(kind, 0):,}")
     for lang, n in totals.languages.most_common(10):
         table.add_row(f"language={lang}", f"{n:,}")
+    for kind, n in totals.page_types.most_common():
+        table.add_row(f"page_type={kind}", f"{n:,}")
     rate = totals.records / result.seconds if result.seconds else 0.0
     table.add_row("wall seconds", f"{result.seconds:.1f}")
     table.add_row("records / s", f"{rate:.1f}")

@@ -130,6 +130,8 @@ class DocColumns:
                 list(result.structure),
                 *metadata,
                 None,  # duplicate_of: the site stage's
+                result.page_type,
+                result.page_type_prob,
             )
         )
         self.nbytes += size

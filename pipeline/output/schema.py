@@ -20,7 +20,8 @@ from pipeline.types import PageMetadata, Shape
 # its name, type and place. "3" added, again at the end, the page metadata columns (`title` ...
 # `canonical_url`), the blocks' `shape` and `site_pages` and the documents' `duplicate_of` (the
 # site stage, `pipeline.site`), and the documents files' footer keys (`FORMATS_KEY`,
-# `COMMENTS_KEY`). A job refuses to resume into an output of another version
+# `COMMENTS_KEY`), and after those the documents' `page_type` and `page_type_prob` (the page's
+# kind, `pipeline.learned.page_type`). A job refuses to resume into an output of another version
 # (`pipeline.output.layout.check_output`), so one output never mixes two schemas.
 SCHEMA_VERSION = "3"
 _META = {b"warcclean.schema_version": SCHEMA_VERSION.encode()}
@@ -28,7 +29,7 @@ _META = {b"warcclean.schema_version": SCHEMA_VERSION.encode()}
 SCHEMA_CHANGES = {
     "2": "the documents' markdown and structure",
     "3": "the page metadata (title, description, author, published, site_name, canonical_url), "
-    "the blocks' shape and site_pages, the documents' duplicate_of",
+    "the blocks' shape and site_pages, the documents' duplicate_of, page_type and page_type_prob",
 }
 # The page metadata columns, `pipeline.types.PageMetadata`'s fields in their order.
 METADATA_COLUMNS = tuple(f.name for f in dataclasses.fields(PageMetadata))
@@ -138,6 +139,11 @@ DOCS_SCHEMA = pa.schema(
         # `record_id`) whose kept text is the same, normalized; null for the first and for a
         # document without a copy, and until a site stage has looked (`pipeline.site`).
         pa.field("duplicate_of", pa.string()),
+        # Schema 3. What kind of page this is (`pipeline.learned.page_type`: article, forum,
+        # product, collection, listing, documentation, service) and the classifier's probability
+        # for it.
+        pa.field("page_type", pa.string()),
+        pa.field("page_type_prob", pa.float32()),
     ],
     metadata={**_META, b"warcclean.table": b"docs"},
 )

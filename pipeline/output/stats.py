@@ -27,6 +27,8 @@ class Stats:
     text_chars: int = 0
     # Documents whose kept content holds code, math or tables (`CleanResult.structure`).
     structure: Counter[str] = field(default_factory=Counter)
+    # Documents by the kind of page they are (`CleanResult.page_type`).
+    page_types: Counter[str] = field(default_factory=Counter)
 
     @property
     def n_rejects(self) -> int:
@@ -51,6 +53,7 @@ class Stats:
             body_bytes=self.body_bytes + other.body_bytes,
             text_chars=self.text_chars + other.text_chars,
             structure=self.structure + other.structure,
+            page_types=self.page_types + other.page_types,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -64,6 +67,7 @@ class Stats:
             "body_bytes": self.body_bytes,
             "text_chars": self.text_chars,
             "structure": dict(sorted(self.structure.items())),
+            "page_types": dict(sorted(self.page_types.items())),
         }
 
     @classmethod
@@ -78,6 +82,7 @@ class Stats:
             body_bytes=int(data.get("body_bytes", 0)),
             text_chars=int(data.get("text_chars", 0)),
             structure=Counter(data.get("structure", {})),
+            page_types=Counter(data.get("page_types", {})),
         )
 
 

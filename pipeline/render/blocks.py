@@ -71,7 +71,16 @@ class Rendered(NamedTuple):
 #   points and comments);
 # * no cell holds more than _MAX_CELL_CHARS (400) characters: data cells are values and short
 #   phrases; a cell with paragraphs of prose is a page region (400 is about three sentences, above
-#   long product descriptions in spec tables, below a typical article paragraph or two);
+#   long product descriptions in spec tables, below a typical article paragraph or two). Unless
+#   the table is a regular grid of prose cells: at least _MIN_PROSE_ROWS (4) rows with the table's
+#   full count of at least two cells, those rows at least two thirds of its rows, and no cell over
+#   _MAX_PROSE_CELL_CHARS (2,000) characters. A term and its description, a syllabus's date, topic
+#   and reading list: rendered as paragraphs, their rows came apart (issue 49: WCXB dev 0424,
+#   0686, 2889, 0612), while a layout table has one row of cells side by side (navigation |
+#   article) between one-cell rows, or one cell per row, and a frame of header, body and footer
+#   rows is at most three rows. The four have 13 to 49 rows; of the dev tables with a cell over
+#   400 characters, the grid test also passes a spec table, and no longer a forum thread of two
+#   posts laid out author | post; the rest are one row or one column;
 # * no block of it sits in a <pre>, and all its blocks share one quote depth: a cell cannot hold
 #   code or a quote. Headings and lists inside cells are rendered as the cell's text: spec tables
 #   head their first row with an <h3> ("XGIMI Halo+ Specs"), recipes their columns, and a table
@@ -90,6 +99,8 @@ _MAX_CELL_CHARS = 400
 # table (a first row of 12,000 cells over 6,000 rows of 2) would otherwise be padded row by row
 # to a size no page holds (216 MB of Markdown from 114 KB of gzip). See `_table_width`.
 _MAX_PADDING = 3
+_MAX_PROSE_CELL_CHARS = 2000
+_MIN_PROSE_ROWS = 4
 
 
 def data_tables(blocks: Sequence[Block]) -> frozenset[int]:
@@ -100,6 +111,7 @@ def data_tables(blocks: Sequence[Block]) -> frozenset[int]:
     # serial -> [first index, last index, count, quote depth, {(row, col): text length}]
     stats: dict[int, list] = {}
     bad: set[int] = set()
+    prose: set[int] = set()  # tables with a cell over _MAX_CELL_CHARS: data only as a grid
     for i, b in enumerate(blocks):
         s = b.shape
         if s is None or not s.table:
@@ -124,8 +136,10 @@ def data_tables(blocks: Sequence[Block]) -> frozenset[int]:
             prev = cells.get(key, 0)
             total = prev + 1 + n if prev else n
             if total > _MAX_CELL_CHARS:
-                bad.add(t)
-                continue
+                if total > _MAX_PROSE_CELL_CHARS:
+                    bad.add(t)
+                    continue
+                prose.add(t)
             cells[key] = total
     out = []
     for t, (first, last, count, _quote, cells) in stats.items():
@@ -134,6 +148,13 @@ def data_tables(blocks: Sequence[Block]) -> frozenset[int]:
         per_row: dict[int, int] = {}
         for row, _col in cells:
             per_row[row] = per_row.get(row, 0) + 1
+        if t in prose:
+            # A grid of prose cells: most rows hold the table's full count of two or more cells.
+            width = max(per_row.values())
+            full = sum(1 for k in per_row.values() if k == width)
+            if width >= 2 and full >= _MIN_PROSE_ROWS and 3 * full >= 2 * len(per_row):
+                out.append(t)
+            continue
         multi = sum(1 for k in per_row.values() if k >= 2)
         if len(per_row) >= _MIN_ROWS and multi >= 1 and 3 * multi >= len(per_row):
             out.append(t)

@@ -5,7 +5,8 @@ A table's cells are blocks, and a model may keep most rows of a table and drop a
 which leaves holes that make the table wrong. Here a data table is a unit:
 
 - it is kept when the cleaner kept most characters (by length, not by cell count) of at least
-  one of its columns, and dropped whole otherwise;
+  one of its columns, or when it has four rows or more and the nearest blocks outside tables on
+  both sides of it were kept (a table inside the kept text), and dropped whole otherwise;
 - in a kept table, a column is kept whole unless the cleaner dropped most of it and all its
   cells say the same: a column of widgets ("Rate this book" in every row of a ranking) is not
   data, while a column of row labels or values the model doubted is.
@@ -49,6 +50,7 @@ def keep_whole(labeled: Sequence[LabeledBlock]) -> list[LabeledBlock]:
                 column = columns[key] = _Column()
             column.add(lb, shape.row)
     kept_tables = {table for (table, _), column in columns.items() if column.mostly_kept()}
+    kept_tables |= _inside_kept_text(labeled, units - kept_tables)
     verdicts = {
         key: Verdict.GOOD
         if key[0] in kept_tables and (column.mostly_kept() or not column.repeats_itself())
@@ -63,6 +65,52 @@ def keep_whole(labeled: Sequence[LabeledBlock]) -> list[LabeledBlock]:
             verdict = verdicts.get((shape.table, shape.col))
         out.append(lb if verdict is None or verdict is lb.verdict else lb._replace(verdict=verdict))
     return out
+
+
+# A data table of at least this many rows, between kept text on both sides, is kept whatever
+# its cells scored (see `_inside_kept_text`).
+_MIN_ENCLOSED_ROWS = 4
+
+
+def _inside_kept_text(labeled: Sequence[LabeledBlock], dropped: set[int]) -> set[int]:
+    """The tables of ``dropped`` (data tables whose cells the cleaner mostly dropped) with at
+    least `_MIN_ENCLOSED_ROWS` rows whose nearest blocks outside any table, before and after it,
+    were both kept: a table inside the kept text is part of it. Cell by cell a pricing or
+    comparison grid of short values and prices scores as boilerplate (WCXB dev 1657: eleven
+    plan comparisons in a kept article, cells at 0.05-0.4, 80 of its 85 rows lost)."""
+    if not dropped:
+        return set()
+    spans: dict[int, list[int]] = {}  # table -> [first index, last index, rows seen]
+    rows: dict[int, set[int]] = {}
+    for i, lb in enumerate(labeled):
+        shape = lb.block.shape
+        if shape is not None and shape.table in dropped:
+            span = spans.get(shape.table)
+            if span is None:
+                spans[shape.table] = [i, i]
+                rows[shape.table] = {shape.row}
+            else:
+                span[1] = i
+                rows[shape.table].add(shape.row)
+    out = set()
+    for table, (first, last) in spans.items():
+        if len(rows[table]) < _MIN_ENCLOSED_ROWS:
+            continue
+        if _kept_outside(labeled, first, -1) and _kept_outside(labeled, last, 1):
+            out.add(table)
+    return out
+
+
+def _kept_outside(labeled: Sequence[LabeledBlock], start: int, step: int) -> bool:
+    """Whether the nearest block from ``start`` in direction ``step`` that is in no table was
+    kept (False when there is none)."""
+    i = start + step
+    while 0 <= i < len(labeled):
+        lb = labeled[i]
+        if lb.block.shape is None or not lb.block.shape.table:
+            return lb.verdict is Verdict.GOOD
+        i += step
+    return False
 
 
 class _Column:

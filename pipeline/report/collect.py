@@ -81,9 +81,14 @@ KNOWN_DOC_COLUMNS = frozenset(
         "markdown",
         "structure",
         *METADATA_COLUMNS,
+        "page_type",
+        "page_type_prob",
     }
 )
-_READ_COLUMNS = ("n_chars", "n_words", "n_blocks", "n_good", "truncated", "notes", "structure")
+_READ_COLUMNS = (
+    *("n_chars", "n_words", "n_blocks", "n_good", "truncated", "notes", "structure"),
+    "page_type",
+)
 _REQUIRED_DOC_COLUMNS = ("record_id", "n_chars")
 _DICT_COLUMNS = ("cleaner", "cleaner_version", "cleaner_params")
 # A generic column with more distinct values than this is an identifier, not a category.
@@ -248,6 +253,9 @@ class OutputSummary:
     # from the files' statistics, over the files that have the columns (None: none has).
     metadata_filled: Counter[str] | None = None
     metadata_docs: int = 0  # documents in files with the metadata columns
+    # Schema 3 (`page_type`): documents per kind of page, over the files that have the column
+    # (None: none has); documents without a type count under "".
+    page_types: Counter[str] | None = None
     # page-level columns not known by name: column -> value -> pages (None: too many values)
     other_columns: dict[str, Counter[str] | None] = field(default_factory=dict)
     # rows per input stem (a file is named <stem>.parquet), to check them against the markers
@@ -574,6 +582,11 @@ def _read_docs_file(
             flat = pc.list_flatten(col("structure"))
             for item in pc.value_counts(flat).to_pylist():
                 summary.structure[item["values"]] += item["counts"]
+        if "page_type" in names:
+            if summary.page_types is None:
+                summary.page_types = Counter()
+            for item in pc.value_counts(col("page_type")).to_pylist():
+                summary.page_types[item["values"] or ""] += item["counts"]
         if all(c in names for c in _DICT_COLUMNS):
             table = pa.table({c: col(c) for c in _DICT_COLUMNS})
             grouped = table.group_by(list(_DICT_COLUMNS)).aggregate([([], "count_all")])

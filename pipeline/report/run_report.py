@@ -108,6 +108,7 @@ def render_report(summary: OutputSummary, *, with_charts: bool | None = None) ->
         _cards(summary),
         _charts(summary) if with_charts else _no_charts(),
         _languages(summary),
+        _page_types(summary),
         _reasons(summary),
         _reject_examples(summary),
         _distributions(summary),
@@ -316,6 +317,28 @@ def _languages(summary: OutputSummary) -> Safe:
     return _section(
         "Documents per language",
         _count_table(rows, "language", summary.docs, "languages", "documents"),
+    )
+
+
+def _page_types(summary: OutputSummary) -> Safe:
+    """Documents per kind of page (the page_type column), when the output records it."""
+    if summary.page_types is None:
+        return Safe("")
+    total = sum(summary.page_types.values())
+    rows = [(kind or "(none)", n) for kind, n in summary.page_types.most_common()]
+    older = summary.docs - total
+    return _section(
+        "Documents per page type",
+        el(
+            "p",
+            "What kind of page each document is (the page_type column: WCXB's seven types, "
+            "predicted from the page)"
+            + (f"; {older:,} documents were written before the column existed" if older else "")
+            + ".",
+            class_="sub",
+        ),
+        _count_table(rows, "page type", total, "page-types", "documents"),
+        id_="page-type",
     )
 
 

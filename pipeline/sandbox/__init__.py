@@ -141,6 +141,8 @@ def result_to_json(result: CleanResult) -> dict[str, Any]:
         "markdown": result.markdown,
         "structure": list(result.structure),
         "metadata": asdict(result.metadata),
+        "page_type": result.page_type,
+        "page_type_prob": result.page_type_prob,
     }
 
 
@@ -190,6 +192,8 @@ def result_from_json(data: dict[str, Any]) -> CleanResult:
         markdown=data["markdown"],
         structure=tuple(data["structure"]),
         metadata=PageMetadata(**data["metadata"]),
+        page_type=data.get("page_type"),
+        page_type_prob=data.get("page_type_prob"),
     )
 
 

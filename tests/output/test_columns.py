@@ -121,6 +121,8 @@ def expected_row(
         "site_name": result.metadata.site_name,
         "canonical_url": result.metadata.canonical_url,
         "duplicate_of": None,
+        "page_type": result.page_type,
+        "page_type_prob": result.page_type_prob,
     }
 
 
@@ -216,6 +218,8 @@ def documents(draw: st.DrawFn, n: int) -> tuple[RawPage, CleanResult]:
         markdown=draw(texts),
         structure=tuple(sorted(draw(st.sets(st.sampled_from(["code", "math", "table"]))))),
         metadata=PageMetadata(*(draw(st.none() | texts) for _ in range(6))),
+        page_type=draw(st.none() | st.sampled_from(["article", "product"])),
+        page_type_prob=draw(st.none() | st.just(0.5)),
     )
     return page, result
 
@@ -270,7 +274,11 @@ def test_each_schema_appends_its_columns_after_every_old_column() -> None:
         "cleaner_params text n_blocks n_good n_chars n_words truncated notes blocks"
     ).split()
     metadata = ["title", "description", "author", "published", "site_name", "canonical_url"]
-    assert DOCS_SCHEMA.names == [*schema_1, "markdown", "structure", *metadata, "duplicate_of"]
+    assert DOCS_SCHEMA.names == [
+        *schema_1,
+        *("markdown", "structure"),
+        *(*metadata, "duplicate_of", "page_type", "page_type_prob"),
+    ]
     assert not DOCS_SCHEMA.field("text").nullable
     assert DOCS_SCHEMA.field("blocks").type.value_type == BLOCK_TYPE
     assert DOCS_SCHEMA.field("markdown").nullable
@@ -279,6 +287,8 @@ def test_each_schema_appends_its_columns_after_every_old_column() -> None:
         assert DOCS_SCHEMA.field(name).nullable
         assert DOCS_SCHEMA.field(name).type == pa.string()
     assert DOCS_SCHEMA.field("duplicate_of").nullable
+    assert DOCS_SCHEMA.field("page_type").type == pa.string()
+    assert DOCS_SCHEMA.field("page_type_prob").type == pa.float32()
     block_2 = (
         "text tag dom_path label cf_class is_heading n_chars n_words n_link_chars n_tags "
         "n_markup_chars link_density stopword_density score"

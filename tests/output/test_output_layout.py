@@ -169,7 +169,7 @@ def _written_with_schema(out: Path, version: bytes, *, docs: bool = True) -> Non
         files = sink.commit()
     for path in files:
         table = pq.read_table(path)
-        schema_3 = (*METADATA_COLUMNS, "duplicate_of")
+        schema_3 = (*METADATA_COLUMNS, "duplicate_of", "page_type", "page_type_prob")
         dropped = {b"1": ("markdown", "structure", *schema_3), b"2": schema_3}
         table = table.drop_columns([c for c in dropped.get(version, ()) if c in table.schema.names])
         meta = {**table.schema.metadata, b"warcclean.schema_version": version}

@@ -263,6 +263,27 @@ def test_layout_tables_render_as_paragraphs() -> None:
         assert r.structure == ()
 
 
+def test_a_grid_of_prose_cells_is_a_data_table_a_frame_is_not() -> None:
+    """A glossary (term | description over 400 characters) keeps its rows (issue 49: WCXB dev
+    0424, 0612, 0686, 2889 rendered their rows as loose paragraphs); three rows or fewer, or a
+    cell of whole pages of prose, stay layout."""
+    description = "A description of the term that runs over several sentences. " * 8
+    assert 400 < len(description.strip()) < 2000
+    terms = [f"Term {i}" for i in range(4)]
+    text = description.strip()
+    rows = [c for i, t in enumerate(terms) for c in (cell(t, i, 0), cell(text, i, 1))]
+    glossary = blocks(*rows)
+    assert data_tables(glossary) == frozenset({1})
+    r = render(glossary)
+    assert r.text.splitlines() == [f"{t}\t{text}" for t in terms]
+    assert r.structure == ("table",)
+    assert data_tables(blocks(*rows[:6])) == frozenset()  # three rows: maybe a page's frame
+    huge = blocks(*rows[:-1], cell("word " * 500, 3, 1))  # a cell of 2,500 characters
+    assert data_tables(huge) == frozenset()
+    ragged = blocks(*rows, cell("Note", 4, 0), cell("More", 5, 0), cell("End", 6, 0))
+    assert data_tables(ragged) == frozenset()  # 4 full rows of 7: a page region
+
+
 def test_table_with_code_in_cells_or_a_nested_table_is_layout() -> None:
     grid = [cell("a", 0, 0), cell("b", 0, 1), cell("c", 1, 0), cell("d", 1, 1)]
     with_pre = blocks(*grid[:3], cell("d", 1, 1, pre=1, raw="d"))

@@ -64,3 +64,32 @@ def test_layout_tables_and_blocks_outside_tables_keep_their_own_verdicts() -> No
     outside = [_labeled("A paragraph.", B, None), _labeled("Item", G, Shape(lists="u", item=1))]
     labeled = [*outside, *layout]
     assert _verdicts(keep_whole(labeled)) == _verdicts(labeled)
+
+
+def _plans(rows: int, verdict: Verdict = B) -> list[LabeledBlock]:
+    """A comparison grid of plans the cleaner dropped cell by cell: a label and two prices a row."""
+    texts = [[f"Feature {r}", f"${10 + r}", f"${20 + r}"] for r in range(rows)]
+    return _grid([[verdict] * 3 for _ in range(rows)], texts)
+
+
+def test_a_dropped_table_inside_kept_text_is_kept_whole() -> None:
+    before = _labeled("Here is how the plans compare.", G, None)
+    after = _labeled("The cheapest plan covers most trips.", G, None)
+    out = keep_whole([before, *_plans(4), after])
+    assert _verdicts(out) == [G] * 14
+    # A caption row in its own table between them does not hide the kept text.
+    caption = _labeled("Table 1", B, Shape(table=2, row=0, col=0))
+    out = keep_whole([before, caption, *_plans(4), after])
+    assert _verdicts(out)[2:-1] == [G] * 12
+
+
+def test_a_dropped_table_beside_dropped_text_or_short_stays_dropped() -> None:
+    kept = _labeled("An article paragraph.", G, None)
+    dropped = _labeled("Related offers", B, None)
+    for labeled in (
+        [dropped, *_plans(4), kept],  # boilerplate before it
+        [kept, *_plans(4), dropped],  # boilerplate after it
+        [*_plans(4), kept],  # nothing before it
+        [kept, *_plans(3), kept],  # three rows: a rating box, not a grid
+    ):
+        assert _verdicts(keep_whole(labeled)) == _verdicts(labeled)

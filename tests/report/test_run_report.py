@@ -18,6 +18,7 @@ from selectolax.lexbor import LexborHTMLParser
 from pipeline.cli import main as warcclean
 from pipeline.job import command
 from pipeline.jobconfig import JobConfig
+from pipeline.learned.page_type import PAGE_TYPES
 from pipeline.report import charts
 from pipeline.report.collect import LENGTH_EDGES, ReportError, collect
 from pipeline.report.run_report import build_report, render_report
@@ -530,3 +531,28 @@ def test_the_job_says_the_html_report_failed_and_leaves_no_partial_file(
     assert result.exit_code == 0, result.output
     assert "HTML report not written" in result.output and "No space left" in result.output
     assert [p.suffix for p in (out / "_runs").iterdir()] == [".json"]
+
+
+def test_documents_are_counted_per_page_type(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    process_warc(str(_metadata_warc(tmp_path)), JobConfig(output=str(out)))
+    table = ds.dataset(out / "docs", format="parquet", partitioning="hive").to_table()
+    types = table.column("page_type").to_pylist()
+    assert len(types) == 3 and all(t in PAGE_TYPES for t in types)
+    assert all(0 < p <= 1 for p in table.column("page_type_prob").to_pylist())
+    summary = collect(str(out))
+    assert summary.page_types == Counter(types)
+    assert "page_type" not in summary.other_columns
+    page = render_report(summary, with_charts=False)
+    assert _table(page, "page-types") == dict(Counter(types))
+    # An output without the column (written before it existed) has no such table.
+    for path in (out / "docs").rglob("*.parquet"):
+        pq.write_table(pq.read_table(path).drop_columns(["page_type", "page_type_prob"]), path)
+    old = collect(str(out))
+    assert old.page_types is None and old.docs == 3
+    assert (
+        LexborHTMLParser(render_report(old, with_charts=False)).css_first("table#page-types")
+        is None
+    )
