@@ -57,9 +57,10 @@ from pipeline.site.rule import SiteSettings
 
 # Sites named in the report: those whose text lost the most characters.
 TOP_SITES = 20
-# Outputs whose documents files hold at most this many bytes in all (about 7,500 documents at
-# daniel's 17.8 kB each) are staged in one task (`pipeline.site.gathered`), whose memory grows
-# with the output to about 40 MB here; larger ones are shuffled, with worker memory flat.
+# Outputs whose documents files hold at most this many bytes in all (about 17,000 documents at
+# daniel's 7.7 kB each) are staged in one task (`pipeline.site.gathered`), whose memory grows
+# with the output (about 10 kB a document at its peak: two hashes and a label per block, and the
+# occurrences while they are counted); larger ones are shuffled, with worker memory flat.
 GATHER_BYTES = 128 * 2**20
 # At least this many partitions in each shuffle: one per documents file is the rule; a tiny
 # output still spreads over a few workers.

@@ -8,7 +8,8 @@ blocks seen on at least K pages ``repeat`` (`pipeline.site.rule`), rebuilds the 
 of the documents it changed from their stored blocks with the one renderer
 (`pipeline.site.rebuild`), and marks exact duplicate documents (``duplicate_of``).
 
-This package holds the logic, per file and per partition (`pipeline.site.files`), and the safe
+This package holds the logic, per file and per partition (`pipeline.site.files`), the whole
+stage in one process for an output small enough (`pipeline.site.gathered`), and the safe
 publication of a stage's files (`pipeline.site.commit`); it never imports Dask. The Dask job
 that shuffles the keys across workers is `pipeline.job.site_stage`.
 """

@@ -15,8 +15,9 @@ three steps in one call, on one worker:
 3. each file is rewritten into the staging area by `pipeline.site.files.rewrite_file`.
 
 The rules are the same functions, so the dataset is the same as the shuffled stage's (tested).
-The memory it needs grows with the output (about 5 kB per document: two 64-bit hashes and a
-label per block), which is why the job takes this path only below its bound.
+The memory it needs grows with the output (about 10 kB per document at its peak: two 64-bit
+hashes and a label per block, and the occurrences while they are counted), which is why the job
+takes this path only below its bound (`pipeline.job.site_stage.GATHER_BYTES`).
 """
 
 from __future__ import annotations
