@@ -96,7 +96,7 @@ def fetch_record(
     ``notes`` are the row's notes: a file gzipped whole is read through a gunzipper.
     """
     from pipeline.warc.inputs import stored_paths
-    from pipeline.warc.reader import ReaderIssue, iter_records
+    from pipeline.warc.reader import NotAnArchive, ReaderIssue, iter_records
 
     if offset < 0 or length <= 0:
         raise RecordError(f"offset {offset} and length {length} do not name a byte range")
@@ -119,10 +119,13 @@ def fetch_record(
             f"{warc_path} ends before offset {offset} + {length} bytes (a different or cut file?)"
         )
     where = f"offset {offset} of {warc_path}"
-    for item in iter_records(io.BytesIO(data), warc_path, max_body_bytes=max_body_bytes):
-        if isinstance(item, ReaderIssue):
-            raise RecordError(f"no WARC/ARC record starts at {where}: {item.detail}")
-        return _placed(item, warc_path, offset, length, record_id, where)
+    try:
+        for item in iter_records(io.BytesIO(data), warc_path, max_body_bytes=max_body_bytes):
+            if isinstance(item, ReaderIssue):
+                raise RecordError(f"no WARC/ARC record starts at {where}: {item.detail}")
+            return _placed(item, warc_path, offset, length, record_id, where)
+    except NotAnArchive as exc:  # the bytes there start no record (a wrong offset)
+        raise RecordError(f"no WARC/ARC record starts at {where}: {exc}") from None
     raise RecordError(f"no WARC/ARC record starts at {where}")
 
 

@@ -258,13 +258,14 @@ def iter_records(
         if (
             gunzip_from is None
             and outcome.resume is None
-            and at == 0
+            and reader.floor == 0
             and (inside := _record_in_first_member(stream)) is not None
         ):
-            # The file's first record is unreadable, or its end cannot be trusted, and its gzip
-            # member holds another record further on: a file gzipped whole whose first record
-            # is damaged (the only case where the first member holds more than one record).
-            # Read on inside it, gunzipped.
+            # The file's first record is unreadable, or its end cannot be trusted, or what
+            # follows it is (its length ended inside a later record), and its gzip member holds
+            # another record further on: a file gzipped whole whose first record is damaged
+            # (the only case where the first member holds more than one record). Read on
+            # inside it, gunzipped.
             yield _single_member_issue(warc_path, 0)
             gunzip_from = pos = 0
             reader.offset_note = "offset_space:gunzip@0"

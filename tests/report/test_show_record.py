@@ -159,7 +159,7 @@ def test_missing_warc_and_wrong_offset(output: Path, tmp_path: Path) -> None:
         i = table.schema.get_field_index("warc_offset")
         pq.write_table(table.set_column(i, "warc_offset", offsets.cast(pa.int64())), path)
     code, out = show(str(copy), "--record-id", "<urn:uuid:doc-de>", "-o", target)
-    assert code == 1 and "Traceback" not in out
+    assert code == 1 and "Traceback" not in out, out
     assert f"offset {row['warc_offset'] + 7}" in out
     moved = tmp_path / "moved.warc"
     warc.rename(moved)
