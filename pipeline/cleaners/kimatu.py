@@ -52,7 +52,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pipeline.cleaners.kimatu_paper import CONSTANT_NAMES, PaperConstants, PaperKimatu
+from pipeline.cleaners.kimatu_paper import PaperConstants, PaperKimatu
 from pipeline.cleaners.lcs import containment_ratio, tokens_of
 from pipeline.types import Block, LabeledBlock, Verdict
 
@@ -298,12 +298,40 @@ class KimatuCleaner:
         dispersion: float = 2.0,
         near: int | None = None,
         variant: str = "project",
-        **paper: Any,
+        *,
+        aspect: str | None = None,
+        block_gap: int | None = None,
+        max_average: float | None = None,
+        marks_per_word: float | None = None,
+        links_per_element: float | None = None,
+        function_words: float | None = None,
+        function_share: float | None = None,
+        quote_words: int | None = None,
+        quote_lcs: float | None = None,
+        rescue_near: int | None = None,
+        dispersed_far: float | None = None,
+        min_relevance: float | None = None,
     ) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
         self.variant = variant
         self._paper: Any = None
+        # The paper variant's constants (`PaperConstants`); None: the paper variant's default.
+        given = {
+            "aspect": aspect,
+            "block_gap": block_gap,
+            "max_average": max_average,
+            "marks_per_word": marks_per_word,
+            "links_per_element": links_per_element,
+            "function_words": function_words,
+            "function_share": function_share,
+            "quote_words": quote_words,
+            "quote_lcs": quote_lcs,
+            "rescue_near": rescue_near,
+            "dispersed_far": dispersed_far,
+            "min_relevance": min_relevance,
+        }
+        paper = {k: v for k, v in given.items() if v is not None}
         if variant == "paper":
             project = (sure, recover, lcs_ratio, max_link, min_chars, group_gap, dispersion)
             if project != (0.32, 0.1, 0.8, 0.5, 15, 5, 2.0):
@@ -313,20 +341,13 @@ class KimatuCleaner:
                 )
             if near is not None:
                 paper["near"] = near
-            unknown = sorted(set(paper) - CONSTANT_NAMES)
-            if unknown:
-                raise ValueError(
-                    f"unknown Kimatu (paper) parameter(s) {', '.join(unknown)}; "
-                    f"known: {', '.join(sorted(CONSTANT_NAMES))}"
-                )
             self._paper = PaperKimatu(PaperConstants(**paper))
             self.needs_tree = True
             return
         if paper:
             raise ValueError(
-                f"unknown Kimatu parameter(s) {', '.join(sorted(paper))}; "
-                "known: sure, recover, lcs_ratio, max_link, min_chars, group_gap, dispersion, "
-                "near, variant"
+                f"{', '.join(sorted(paper))}: parameters of variant='paper' "
+                f"(this is variant={variant!r})"
             )
         near = 2 if near is None else near
         self.sure = float(sure)

@@ -3,6 +3,7 @@ or a few elements and asserts the decision the paper prescribes."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from pathlib import Path
@@ -346,14 +347,22 @@ def test_paper_parameters_are_checked() -> None:
     assert KimatuCleaner(variant="paper", near=3).params() == {"variant": "paper", "near": 3}
     with pytest.raises(ValueError, match="variant='project'"):
         KimatuCleaner(variant="paper", sure=0.4)
-    with pytest.raises(ValueError, match="unknown Kimatu \\(paper\\) parameter"):
-        KimatuCleaner(variant="paper", group_size=3)
-    with pytest.raises(ValueError, match="unknown Kimatu parameter"):
+    with pytest.raises(TypeError):
+        KimatuCleaner(variant="paper", group_size=3)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="block_gap: parameters of variant='paper'"):
         KimatuCleaner(block_gap=3)
     with pytest.raises(ValueError, match="variant"):
         KimatuCleaner(variant="original")
     with pytest.raises(ValueError, match="aspect"):
         KimatuCleaner(variant="paper", aspect="colour")
+
+
+def test_every_paper_constant_is_a_declared_parameter() -> None:
+    # The registry reads a cleaner's parameters from its signature (warcclean --param).
+    declared = set(inspect.signature(KimatuCleaner).parameters)
+    assert declared >= kp.CONSTANT_NAMES
+    built = KimatuCleaner(variant="paper", block_gap=2, min_relevance=-0.5)
+    assert built.params() == {"variant": "paper", "block_gap": 2, "min_relevance": -0.5}
 
 
 def test_empty_and_textless_pages() -> None:

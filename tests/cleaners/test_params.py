@@ -49,7 +49,9 @@ def test_an_unknown_name_lists_the_cleaners_parameters() -> None:
     # The library's own call says the same instead of Python's bare "unexpected keyword".
     with pytest.raises(TypeError, match="threshold"):
         make_cleaner("neighbours", length_low=50)
-    assert describe_parameters("density-mean") == "cleaner 'density-mean' takes no parameters"
+    assert describe_parameters("density-mean") == (
+        "cleaner 'density-mean' takes: variant (str, default \"project\")"
+    )
 
 
 @pytest.mark.parametrize(
@@ -62,7 +64,7 @@ def test_an_unknown_name_lists_the_cleaners_parameters() -> None:
         ("justext", "length_low=true", "length_low takes int, not true or false"),
         ("bte", 'tag_weight="0.5"', "tag_weight takes float, not a string"),
         ("neighbours", "link_guard=1", "link_guard takes bool, not a whole number"),
-        ("kimatu", "near=[2]", "near takes int, not a list"),
+        ("kimatu", "near=[2]", "near takes int | None, not a list"),
         ("bte", "tag_weight", "expected KEY=VALUE"),
     ],
 )
