@@ -22,6 +22,7 @@ needs no rule here: a ``<pre>`` is one block whatever it holds (`pipeline.html.w
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from pipeline.compiled import check_fresh
 from pipeline.render.blocks import data_tables
@@ -72,7 +73,7 @@ def keep_whole(labeled: Sequence[LabeledBlock]) -> list[LabeledBlock]:
 _MIN_ENCLOSED_ROWS = 4
 
 
-def _inside_kept_text(labeled: Sequence[LabeledBlock], dropped: set[int]) -> set[int]:
+def _inside_kept_text(labeled: Sequence[LabeledBlock], dropped: AbstractSet[int]) -> set[int]:
     """The tables of ``dropped`` (data tables whose cells the cleaner mostly dropped) with at
     least `_MIN_ENCLOSED_ROWS` rows whose nearest blocks outside any table, before and after it,
     were both kept: a table inside the kept text is part of it. Cell by cell a pricing or
