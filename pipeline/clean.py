@@ -105,6 +105,7 @@ def clean_html(
     limits: Limits | None = None,
     markdown: bool = True,
     include_comments: bool = False,
+    classify_page: bool = False,
     **params: Any,
 ) -> CleanResult:
     """Clean one page.
@@ -117,7 +118,9 @@ def clean_html(
     (`pipeline.html.page_cues`). ``markdown=False`` skips rendering `CleanResult.markdown` (the
     text alone costs less). Blocks of reader comments are labelled ``comment``
     (`pipeline.learned.comments`) and left out of the text and Markdown unless
-    ``include_comments``."""
+    ``include_comments``. ``classify_page`` names the page's type (`CleanResult.page_type`,
+    `pipeline.learned.page_type`), which costs about a fifth of a page's cleaning: off by
+    default."""
     limits = limits or _DEFAULT_LIMITS
     deadline = Deadline(limits.max_seconds)
     if _stage_hook is not None:
@@ -136,6 +139,7 @@ def clean_html(
         url=url,
         markdown=markdown,
         include_comments=include_comments,
+        classify_page=classify_page,
     )
 
 
@@ -185,6 +189,7 @@ def clean_decoded(
     url: str | None = None,
     markdown: bool = True,
     include_comments: bool = False,
+    classify_page: bool = False,
 ) -> CleanResult:
     """`clean_html` from decoded text on: guards, parse, segment, detect, label.
 
@@ -221,6 +226,7 @@ def clean_decoded(
             url=url,
             markdown=markdown,
             include_comments=include_comments,
+            classify_page=classify_page,
         )
     deadline.check("decode")
     if _stage_hook is not None:
@@ -251,9 +257,14 @@ def clean_decoded(
     if _stage_hook is not None:
         _stage_hook("labelling")
     # The page's kind is a fact about the page, reported whichever cleaner labels it
-    # (`pipeline.learned.page_type`); its cues are read once for it and the cleaner.
+    # (`pipeline.learned.page_type`), when asked for: it costs about a fifth of a page's
+    # cleaning (bench/page_type_cost.py). Its cues are read once for it and the cleaner.
     cues = page_cues(tree, url, head)
-    kind = page_type.classify(blocks, cues, decoded.html if utf8 is None else utf8, url, tree)
+    kind = (
+        page_type.classify(blocks, cues, decoded.html if utf8 is None else utf8, url, tree)
+        if classify_page
+        else None
+    )
     labeled, notes = label_blocks(impl, blocks, stoplist, tree, url, guess.code, head, cues)
     deadline.check("labelling")
     labeled, comment_notes = label_comments(keep_whole(labeled), tree, url, head.schema_types)
@@ -279,6 +290,6 @@ def clean_decoded(
         markdown=rendered.markdown,
         structure=rendered.structure,
         metadata=head.metadata,
-        page_type=kind.name,
-        page_type_prob=kind.prob,
+        page_type=kind.name if kind is not None else None,
+        page_type_prob=kind.prob if kind is not None else None,
     )

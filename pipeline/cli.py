@@ -244,6 +244,12 @@ def _print_result(result: CleanResult, path: Path) -> None:
     is_flag=True,
     help="Keep reader comments (blocks labelled 'comment') in the text and Markdown.",
 )
+@click.option(
+    "--page-type",
+    "classify_page",
+    is_flag=True,
+    help="Name the page's type (page_type: article, product, listing, ...).",
+)
 @click.option("--param", "param_items", multiple=True, metavar="K=V", help=PARAM_HELP)
 def clean_command(
     page: Path,
@@ -253,6 +259,7 @@ def clean_command(
     as_json: bool,
     as_markdown: bool,
     include_comments: bool,
+    classify_page: bool,
     param_items: tuple[str, ...],
 ) -> None:
     """Clean one HTML PAGE (gunzipped if it ends in .gz) and show each block's label and why."""
@@ -275,6 +282,7 @@ def clean_command(
             cleaner=cleaner_name,
             language=language,
             include_comments=include_comments,
+            classify_page=classify_page,
             **params,
         )
     except PageTooComplex as exc:

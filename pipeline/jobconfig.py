@@ -48,6 +48,9 @@ class JobConfig:
     # Put reader comments (blocks labelled "comment", `pipeline.learned.comments`) back into the
     # text and Markdown (``--include-comments``); their blocks are labelled "comment" either way.
     include_comments: bool = False
+    # Name each page's type (``--page-type``, `pipeline.learned.page_type`): about a fifth of a
+    # page's cleaning, so off unless asked for; the columns are null without it.
+    classify_page: bool = False
     # At most this many records of each input are read (``--limit``, for a trial run); an input
     # cut there gets the marker ``_done/<stem>.limited.json``, which a run without the limit
     # does not count as done. None: every record.

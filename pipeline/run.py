@@ -65,6 +65,7 @@ def clean_page(page: RawPage, cfg: JobConfig) -> Any:
             limits=cfg.limits,
             markdown=cfg.writes_markdown,
             include_comments=cfg.include_comments,
+            classify_page=cfg.classify_page,
             **cfg.params_dict,
         )
     except PageTooComplex as exc:
@@ -130,6 +131,7 @@ def warm_up(cfg: JobConfig) -> None:
         limits=cfg.limits,
         markdown=cfg.writes_markdown,
         include_comments=cfg.include_comments,
+        classify_page=cfg.classify_page,
         **cfg.params_dict,
     )
 
@@ -212,6 +214,7 @@ def process_warc(
                     text=cfg.writes_text,
                     markdown=cfg.writes_markdown,
                     include_comments=cfg.include_comments,
+                    classify_page=cfg.classify_page,
                     spool=spool,
                 )
             )

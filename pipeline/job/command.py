@@ -183,6 +183,13 @@ WORKERS_PER_CPU_WARNING = 4
     "either way; by default they are left out).",
 )
 @click.option(
+    "--page-type",
+    "classify_page",
+    is_flag=True,
+    help="Name each page's type (the page_type and page_type_prob columns: article, product, "
+    "listing, ...); it costs about a fifth of a page's cleaning, so it is off by default.",
+)
+@click.option(
     "--no-html-report",
     is_flag=True,
     help="Write no HTML report (it counts the whole output; `warcclean report OUT` builds it).",
@@ -240,6 +247,7 @@ def main(
     no_html_report: bool,
     formats: str,
     include_comments: bool,
+    classify_page: bool,
     force: bool,
     limit: int | None,
     verbose: bool,
@@ -290,6 +298,7 @@ def main(
             storage_options=freeze(parse_pairs(storage, "--storage-option")),
             formats=formats,
             include_comments=include_comments,
+            classify_page=classify_page,
             record_limit=limit,
         )
         paths = list_inputs(list(inputs), base_url=base_url, storage_options=cfg.storage_dict)

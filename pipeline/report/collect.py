@@ -585,8 +585,10 @@ def _read_docs_file(
         if "page_type" in names:
             if summary.page_types is None:
                 summary.page_types = Counter()
+            # Null: a document of a run without --page-type.
             for item in pc.value_counts(col("page_type")).to_pylist():
-                summary.page_types[item["values"] or ""] += item["counts"]
+                if item["values"] is not None:
+                    summary.page_types[item["values"]] += item["counts"]
         if all(c in names for c in _DICT_COLUMNS):
             table = pa.table({c: col(c) for c in _DICT_COLUMNS})
             grouped = table.group_by(list(_DICT_COLUMNS)).aggregate([([], "count_all")])

@@ -322,10 +322,10 @@ def _languages(summary: OutputSummary) -> Safe:
 
 def _page_types(summary: OutputSummary) -> Safe:
     """Documents per kind of page (the page_type column), when the output records it."""
-    if summary.page_types is None:
+    if not summary.page_types:  # no column, or no run with --page-type
         return Safe("")
     total = sum(summary.page_types.values())
-    rows = [(kind or "(none)", n) for kind, n in summary.page_types.most_common()]
+    rows = list(summary.page_types.most_common())
     older = summary.docs - total
     return _section(
         "Documents per page type",
@@ -333,7 +333,12 @@ def _page_types(summary: OutputSummary) -> Safe:
             "p",
             "What kind of page each document is (the page_type column: WCXB's seven types, "
             "predicted from the page)"
-            + (f"; {older:,} documents were written before the column existed" if older else "")
+            + (
+                f"; {older:,} documents have no type (written without --page-type, or before "
+                "the column existed)"
+                if older
+                else ""
+            )
             + ".",
             class_="sub",
         ),

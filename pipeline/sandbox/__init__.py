@@ -57,6 +57,7 @@ def clean_isolated(
     url: str | None = None,
     markdown: bool = True,
     include_comments: bool = False,
+    classify_page: bool = False,
 ) -> CleanResult:
     """`pipeline.clean.clean_decoded` in a child process, killed after ``timeout`` seconds.
 
@@ -71,6 +72,7 @@ def clean_isolated(
         "url": url,
         "markdown": markdown,
         "include_comments": include_comments,
+        "classify_page": classify_page,
         "params": params,
         "limits": asdict(child_limits),
         "encoding": decoded.encoding,

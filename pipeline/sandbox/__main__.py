@@ -35,6 +35,7 @@ def main() -> int:
             url=header.get("url"),
             markdown=header.get("markdown", True),
             include_comments=header.get("include_comments", False),
+            classify_page=header.get("classify_page", False),
         )
         reply: dict[str, Any] = {"ok": True, "result": result_to_json(result)}
     except Exception as exc:  # reported to the parent, which decides what it means

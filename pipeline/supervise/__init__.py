@@ -155,6 +155,7 @@ def cfg_to_json(cfg: JobConfig) -> dict[str, Any]:
         "storage_options": cfg.storage_dict,
         "formats": cfg.formats,
         "include_comments": cfg.include_comments,
+        "classify_page": cfg.classify_page,
         "record_limit": cfg.record_limit,
     }
     try:
@@ -175,6 +176,7 @@ def cfg_from_json(data: dict[str, Any]) -> JobConfig:
         storage_options=freeze(data["storage_options"]),
         formats=data["formats"],
         include_comments=data.get("include_comments", False),
+        classify_page=data.get("classify_page", False),
         record_limit=data.get("record_limit"),
     )
 

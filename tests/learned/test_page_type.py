@@ -181,10 +181,14 @@ def test_unreadable_model_file_is_a_clear_error(tmp_path):
 
 def test_shipped_model_types_every_cleaned_page():
     assert page_type.load_model().metadata["test_accuracy"] >= 0.75
-    result = clean_html(shop_page(8), url="https://shop.example.com/category/shoes")
+    result = clean_html(
+        shop_page(8), url="https://shop.example.com/category/shoes", classify_page=True
+    )
     assert result.page_type in PAGE_TYPES and 0 < result.page_type_prob <= 1
-    other = clean_html(shop_page(8), cleaner="justext")
+    other = clean_html(shop_page(8), cleaner="justext", classify_page=True)
     assert other.page_type in PAGE_TYPES
+    # Off by default: the classification costs about a fifth of a page's cleaning.
+    assert clean_html(shop_page(8)).page_type is None
 
 
 @pytest.mark.shared
@@ -195,6 +199,9 @@ def test_type_named_right_on_three_in_four_held_out_wcxb_pages(wcxb_dir):
 
     ids = page_type.load_model().metadata["test_ids"]
     pages = load_dataset(wcxb_dir, ids)
-    right = sum(clean_html(p.read_html(), url=p.url).page_type == p.page_type for p in pages)
+    right = sum(
+        clean_html(p.read_html(), url=p.url, classify_page=True).page_type == p.page_type
+        for p in pages
+    )
     assert len(pages) >= 250
     assert right / len(pages) >= 0.75

@@ -537,7 +537,7 @@ def test_documents_are_counted_per_page_type(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     out = tmp_path / "out"
-    process_warc(str(_metadata_warc(tmp_path)), JobConfig(output=str(out)))
+    process_warc(str(_metadata_warc(tmp_path)), JobConfig(output=str(out), classify_page=True))
     table = ds.dataset(out / "docs", format="parquet", partitioning="hive").to_table()
     types = table.column("page_type").to_pylist()
     assert len(types) == 3 and all(t in PAGE_TYPES for t in types)
