@@ -259,7 +259,7 @@ def clean_decoded(
     # The page's kind is a fact about the page, reported whichever cleaner labels it
     # (`pipeline.learned.page_type`), when asked for: it costs about a fifth of a page's
     # cleaning (bench/page_type_cost.py). Its cues are read once for it and the cleaner.
-    cues = page_cues(tree, url, head)
+    cues = page_cues(tree, url, head) if classify_page else None
     kind = (
         page_type.classify(blocks, cues, decoded.html if utf8 is None else utf8, url, tree)
         if classify_page
