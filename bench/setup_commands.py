@@ -58,8 +58,15 @@ def main() -> None:
             found = re.findall(r"^=+ (.*\b(?:passed|failed)\b.*) =+$", done.stdout, re.M)
             summary = found[-1] if found else ""
         print(f"{name}: {seconds[name]:.1f} s  {command}")
+    commit = subprocess.run(
+        ["git", "-C", str(args.repo), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     result = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "commit": commit,
         "machine": f"{os.cpu_count()}-core {platform.machine()} machine",
         "commands": COMMANDS,
         "seconds": seconds,
