@@ -214,7 +214,6 @@ def process_warc(
                     text=cfg.writes_text,
                     markdown=cfg.writes_markdown,
                     include_comments=cfg.include_comments,
-                    classify_page=cfg.classify_page,
                     spool=spool,
                 )
             )
