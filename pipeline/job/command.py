@@ -197,8 +197,8 @@ WORKERS_PER_CPU_WARNING = 4
 @click.option(
     "--force",
     is_flag=True,
-    help="Take over the output's lock when the job that holds it is gone (killed, its host "
-    "lost); a lock whose job still runs on this host is never taken.",
+    help="Take over the output's lock held on another host when that job is gone (its host "
+    "lost); a dead job's lock on this host is taken over without it, a running one's never.",
 )
 @click.option(
     "--limit",

@@ -11,10 +11,11 @@ PUT (``If-None-Match: *``, s3fs's ``mode="create"``), which AWS S3 honours. A st
 that does not take the condition gets a plain check-then-write, which two jobs started within
 the same second can both pass: the README says so.
 
-A job killed outright (SIGKILL, a lost node) leaves its lock behind. ``--force`` takes over a
-lock whose holder is gone: on the same host, when its process no longer runs (or another
-process has its id); on another host nothing can tell, and ``--force`` is the user's word.
-A lock whose holder still runs here is never taken over.
+A job killed outright (SIGKILL, a lost node) leaves its lock behind. On the same host, a lock
+whose process no longer runs (or whose id another process has now) is taken over as it is found,
+so the same command resumes after a crash as it always did. On another host nothing can tell,
+and ``--force`` is the user's word that the holder is gone. A lock whose holder still runs here
+is never taken over.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def acquire(
         if holder is None:
             continue  # released between our attempt and the read: try again
         gone = _gone(holder)
-        if not (force and gone is not False):
+        if not (gone is True or (force and gone is None)):
             raise OutputLocked(_message(output, holder, gone))
         # The holder is gone (or, on another host, the user says so): take its lock over,
         # unless someone else did meanwhile (then the next attempt reads the new holder).
