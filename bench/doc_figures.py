@@ -90,6 +90,8 @@ def setup_times() -> dict[str, str]:
 
 def setup_sentence() -> str:
     result = json.loads((RESULTS / "setup_commands.json").read_text(encoding="utf-8"))
+    if any(result.get("exit_codes", {}).values()):
+        raise ValueError(f"bench/results/setup_commands.json records a failed command: {result}")
     times = setup_times()
     return (
         f"\nOn a {result['machine']} ({result['date']}, `python bench/setup_commands.py`) "
