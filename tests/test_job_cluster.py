@@ -88,7 +88,10 @@ def test_a_worker_that_cannot_warm_up_still_starts_and_says_why(
     assert "warm-up failed on tcp://127.0.0.1:1" in caplog.text
     assert "/no/model" in caplog.text
     caplog.clear()
-    # ... one with children has them warm up, and says why they could not.
+    # ... one with children has them warm up, and says why they could not. An idle child left
+    # by an earlier test (a spare started for a slow page) would fill the pool instead, and
+    # nothing would warm up here: start from none.
+    supervise.shutdown()
     WarmUp(cfg).setup(worker)
     assert "child warm-up failed" in caplog.text
     assert "/no/model" in caplog.text
