@@ -115,19 +115,19 @@ def peak_rss(out: Path, workers: int, gather_bytes: int) -> dict[str, Any]:
 def shuffle_volume(out: Path) -> dict[str, Any]:
     import pandas as pd
 
-    from pipeline.site import files
+    from pipeline.site import frames
     from pipeline.site.rule import SiteSettings
 
     occurrences, documents = [], []
     paths = sorted((out / "docs").glob("language=*/*.parquet"))
     for i, path in enumerate(paths):
         with path.open("rb") as handle:
-            occ, docs = files.read_keys(handle, i, SiteSettings())
+            occ, docs = frames.read_keys(handle, i, SiteSettings())
         occurrences.append(occ)
         documents.append(docs)
     occ = pd.concat(occurrences, ignore_index=True)
     docs = pd.concat(documents, ignore_index=True)
-    hits = files.count_pages(occ)
+    hits = frames.count_pages(occ)
     n_docs = sum(len(d) for d in documents) or 1
     n_pages = len(docs)
     # As Arrow moves them (pipeline.job.site_stage's frames): an occurrence row is key, page,

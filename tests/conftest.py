@@ -13,9 +13,11 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from distributed import Client, LocalCluster
 from hypothesis import HealthCheck, settings
 
 # HYPOTHESIS_PROFILE=release runs the long pre-release fuzzing campaign (see FUZZING.md).
@@ -44,6 +46,18 @@ def _shared_path(*parts: str) -> Path:
             f"{path} is absent: ../shared is only beside the repository in development and CI"
         )
     return path
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    """A Dask client on a one-thread cluster in this process, shared by a module's tests."""
+    with (
+        LocalCluster(
+            processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
 
 
 @pytest.fixture(scope="session")

@@ -96,3 +96,26 @@ def test_a_worker_that_cannot_warm_up_still_starts_and_says_why(
     assert "child warm-up failed" in caplog.text
     assert "/no/model" in caplog.text
     supervise.shutdown()
+
+
+def test_the_jobs_own_workers_turn_arrow_into_numpy_without_importing_pandas() -> None:
+    # The site stage's one task turns Arrow arrays into numpy on a worker; pyarrow's first
+    # conversion imports pandas unless its probe was settled. The job's own cluster settles it
+    # at worker start-up (a worker of any other cluster would import pandas here).
+    def convert() -> tuple[bool, bool, list[int]]:
+        import sys
+
+        import pyarrow as pa
+
+        before = "pandas" in sys.modules
+        values = pa.array([1, 2, 3]).to_numpy().tolist()
+        return before, "pandas" in sys.modules, values
+
+    with schedule.make_client(None, 1, 1, "1GiB") as client:
+        assert (
+            "warcclean-no-pandas-probe"
+            in client.run(lambda dask_worker: list(dask_worker.plugins)).popitem()[1]
+        )
+        (result,) = client.run(convert).values()
+        client.cluster.close()
+    assert result == (False, False, [1, 2, 3])

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client
 
 from pipeline import run
 from pipeline.job import schedule
@@ -19,17 +19,6 @@ from pipeline.jobconfig import JobConfig
 from tests.jobhelpers import make_inputs, rows
 
 WARCCLEAN = str(Path(sys.executable).with_name("warcclean"))
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        LocalCluster(
-            processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
-        ) as cluster,
-        Client(cluster) as c,
-    ):
-        yield c
 
 
 def unreadable_inputs(directory: Path) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client
 
 from pipeline.job import schedule
 from pipeline.jobconfig import JobConfig
@@ -23,17 +23,6 @@ PAGE = (
     "day in winter, and the people of the island plan their whole week around it, from the "
     "doctor's visits on Tuesdays to the market on the mainland on Saturdays.</p></body></html>"
 )
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        LocalCluster(
-            processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
-        ) as cluster,
-        Client(cluster) as c,
-    ):
-        yield c
 
 
 def make_inputs(directory: Path, n: int) -> list[str]:

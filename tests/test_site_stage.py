@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from distributed import Client, LocalCluster
+from distributed import Client
 
 from pipeline.job.site_stage import GATHER_BYTES, run_site_stage
 from pipeline.site.rule import SiteSettings
@@ -28,17 +28,6 @@ from tests.sitehelpers import (
 )
 
 K3 = SiteSettings(min_pages=3)
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        LocalCluster(
-            processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
-        ) as cluster,
-        Client(cluster) as c,
-    ):
-        yield c
 
 
 @pytest.fixture(scope="module")

@@ -116,8 +116,8 @@ _WANTED_KEYS = frozenset(
     )
 )
 
-# schema.org types whose node is the page's main entity, in no order: the first such node wins.
-_ENTITY_TYPES = frozenset(
+# schema.org's article types (`page_cues` reads the same set as a cue for an article page).
+ARTICLE_TYPES = frozenset(
     {
         "Article",
         "NewsArticle",
@@ -129,6 +129,11 @@ _ENTITY_TYPES = frozenset(
         "ScholarlyArticle",
         "Report",
         "LiveBlogPosting",
+    }
+)
+# schema.org types whose node is the page's main entity, in no order: the first such node wins.
+_ENTITY_TYPES = ARTICLE_TYPES | frozenset(
+    {
         "SocialMediaPosting",
         "DiscussionForumPosting",
         "Question",

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
-from pipeline.html.metadata import NO_HEAD, HeadFacts, read_head
+from pipeline.html.metadata import ARTICLE_TYPES, NO_HEAD, HeadFacts, read_head
 
 _OG_TYPES = ("article", "product", "website")
 # schema.org types grouped by the kind of page they declare. Nested types count too (an Offer
@@ -32,23 +32,7 @@ _SCHEMA_FAMILIES: tuple[tuple[str, frozenset[str]], ...] = (
         "product",
         frozenset({"Product", "ProductGroup", "IndividualProduct", "Offer", "AggregateOffer"}),
     ),
-    (
-        "article",
-        frozenset(
-            {
-                "Article",
-                "NewsArticle",
-                "BlogPosting",
-                "TechArticle",
-                "ReportageNewsArticle",
-                "AnalysisNewsArticle",
-                "OpinionNewsArticle",
-                "ScholarlyArticle",
-                "Report",
-                "LiveBlogPosting",
-            }
-        ),
-    ),
+    ("article", ARTICLE_TYPES),
     (
         "forum",
         frozenset(

@@ -20,6 +20,7 @@ from pipeline.cleaners.params import PARAM_HELP, OptionError, cleaner_options
 from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.config import Limits
 from pipeline.job import OWN_PROCESS
+from pipeline.job.cluster_options import cluster_options, storage_option
 from pipeline.job.logs import LOG_LEVELS, logging_at
 from pipeline.job.reports import (
     html_report_path,
@@ -31,7 +32,6 @@ from pipeline.job.reports import (
     write_run_report,
 )
 from pipeline.job.schedule import (
-    INPROC,
     MAX_PAGE_SECONDS,
     MAX_RETRIES,
     make_client,
@@ -48,19 +48,11 @@ from pipeline.jobconfig import (
     JobConfig,
     freeze,
     parse_memory,
-    parse_memory_limit,
     parse_pairs,
 )
 from pipeline.output.stats import Stats, WarcReport
 from pipeline.report.plural import count
 from pipeline.warc.inputs import display_path, list_inputs
-
-
-def _memory_limit(ctx: click.Context, param: click.Parameter, value: str) -> str | int | None:
-    try:
-        return parse_memory_limit(value, "--memory-limit")
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
 def _not_nan(ctx: click.Context, param: click.Parameter, value: float) -> float:
@@ -87,21 +79,8 @@ WORKERS_PER_CPU_WARNING = 4
 @click.option("--output", "-o", required=True, help="Output root: a directory or fsspec URL.")
 @click.option("--cleaner", default=DEFAULT_CLEANER, show_default=True, help="Cleaner name.")
 @click.option("--param", "params", multiple=True, metavar="K=V", help=PARAM_HELP)
-@click.option("--scheduler", default=None, help=f"Scheduler address, or '{INPROC}'.")
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Workers of the local cluster (no --scheduler) [default: CPUs].",
-)
+@cluster_options
 @click.option("--threads-per-worker", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option(
-    "--memory-limit",
-    default="auto",
-    show_default=True,
-    callback=_memory_limit,
-    help="Per worker of the local cluster: a size (4GiB), 'auto' or 'none'.",
-)
 @click.option(
     "--max-body-bytes",
     type=click.IntRange(min=1),
@@ -150,13 +129,7 @@ WORKERS_PER_CPU_WARNING = 4
 @click.option(
     "--batch-rows", type=click.IntRange(min=1), default=DEFAULT_BATCH_ROWS, show_default=True
 )
-@click.option(
-    "--storage-option",
-    "storage",
-    multiple=True,
-    metavar="K=V",
-    help="fsspec option for remote paths, e.g. endpoint_url=http://...",
-)
+@storage_option
 @click.option("--report", "report_path", default=None, help="Run report path.")
 @click.option("--base-url", default=None, help="Prefix for relative paths in paths files.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")

@@ -26,7 +26,7 @@ from fsspec.core import url_to_fs
 
 from pipeline.job.logs import LogLevel
 from pipeline.job.task import InputFailure, clean_input, describe
-from pipeline.job.workers import WarmUp
+from pipeline.job.workers import NoPandasProbe, WarmUp
 from pipeline.jobconfig import JobConfig
 from pipeline.output.stats import Stats, WarcReport
 from pipeline.warc.inputs import input_stem
@@ -227,5 +227,6 @@ def make_client(
                 silence_logs=log_level,
             )
         client = Client(cluster)
+        client.register_plugin(NoPandasProbe())
     client.register_plugin(LogLevel(log_level))
     return client

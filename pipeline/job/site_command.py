@@ -14,8 +14,9 @@ from typing import Any
 
 import click
 
-from pipeline.job.schedule import INPROC, make_client
-from pipeline.jobconfig import parse_memory_limit, parse_pairs
+from pipeline.job.cluster_options import cluster_options, storage_option
+from pipeline.job.schedule import make_client
+from pipeline.jobconfig import parse_pairs
 from pipeline.site.keys import SITE_KEYS
 from pipeline.site.rule import (
     DEFAULT_LONG_PAGES,
@@ -107,37 +108,11 @@ def print_site_result(result: Any, echo: Callable[[str], None]) -> None:
     )
 
 
-def _memory_limit(ctx: click.Context, param: click.Parameter, value: str) -> str | int | None:
-    try:
-        return parse_memory_limit(value, "--memory-limit")
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
-
-
 @click.command("site", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("output")
 @site_options
-@click.option("--scheduler", default=None, help=f"Scheduler address, or '{INPROC}'.")
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Workers of the local cluster (no --scheduler) [default: CPUs].",
-)
-@click.option(
-    "--memory-limit",
-    default="auto",
-    show_default=True,
-    callback=_memory_limit,
-    help="Per worker of the local cluster: a size (4GiB), 'auto' or 'none'.",
-)
-@click.option(
-    "--storage-option",
-    "storage",
-    multiple=True,
-    metavar="K=V",
-    help="fsspec option for a remote output, e.g. endpoint_url=http://...",
-)
+@cluster_options
+@storage_option
 @click.option(
     "--force",
     is_flag=True,

@@ -2,7 +2,7 @@
 
 `run_site_stage` runs after the cleaning pass (``warcclean run``) or on its own over an existing
 output (``warcclean site``), with whatever client the caller has: a LocalCluster, a remote
-multi-machine cluster, or threads of this process. Its steps are `pipeline.site.files`'s:
+multi-machine cluster, or threads of this process. Its steps are `pipeline.site.frames`'s:
 
 1. one task per documents file reads its keys (`read_keys`): block occurrences and documents,
    in one frame;
@@ -42,7 +42,7 @@ from distributed import Client
 from fsspec.core import url_to_fs
 
 from pipeline.output.sink import AtomicFile
-from pipeline.site import files, gathered
+from pipeline.site import files, frames, gathered
 from pipeline.site.commit import (
     DocsFile,
     SitePaths,
@@ -114,7 +114,7 @@ def _read(
     file_id, relpath = spec
     fs, root = _open_fs(output, storage_options)
     with fs.open(f"{root}/{relpath}", "rb") as handle:
-        occ, docs = files.read_keys(handle, file_id, settings)
+        occ, docs = frames.read_keys(handle, file_id, settings)
     occ = occ.assign(kind=np.int8(0), row=np.int64(-1), warc_date=None, url=None, record_id=None)
     docs = docs.assign(kind=np.int8(1), key=docs["page"])
     return pd.concat([occ, docs], ignore_index=True).astype(_UNION_META.dtypes)[
@@ -123,7 +123,7 @@ def _read(
 
 
 _UNION_META = pd.concat(
-    [files.OCCURRENCES_META, files.DOCUMENTS_META.drop(columns=["file", "page"])], axis=1
+    [frames.OCCURRENCES_META, frames.DOCUMENTS_META.drop(columns=["file", "page"])], axis=1
 ).assign(kind=pd.Series([], dtype="int8"))
 _UNION_META["row"] = _UNION_META["row"].astype("int64")
 
@@ -149,8 +149,8 @@ def _rewrite(
             stats = files.rewrite_file(
                 source,
                 target.handle,
-                files.sorted_hits(hits),
-                files.copies_by_row(copies),
+                frames.sorted_hits(hits),
+                frames.copies_by_row(copies),
                 settings,
                 language,
             )
@@ -158,7 +158,7 @@ def _rewrite(
     except BaseException:
         target.abort()
         raise
-    return stats
+    return frames.stats_frame(stats)
 
 
 def _divisions(n: int) -> tuple[int, ...]:
@@ -247,14 +247,14 @@ def _compute(
         label="site-keys",
     )
     shuffled = both.shuffle("key", npartitions=partitions, shuffle_method=method)
-    routed = shuffled.map_partitions(files.count_and_copy, meta=files.ROUTED_META)
+    routed = shuffled.map_partitions(frames.count_and_copy, meta=frames.ROUTED_META)
     routed = routed.set_index("file", divisions=_divisions(n), shuffle_method=method)
     rewrite = delayed(_rewrite, pure=True)
     parts = [
         rewrite((i, e.relpath, e.language), part, output, options, settings)
         for i, (e, part) in enumerate(zip(entries, routed.to_delayed(), strict=True))
     ]
-    stats = dd.from_delayed(parts, meta=files.STATS_META, verify_meta=False)
+    stats = dd.from_delayed(parts, meta=frames.STATS_META, verify_meta=False)
     by_language = stats.groupby("language")[_SUMS].sum()
     by_site = stats.groupby(["language", "site"])[_SUMS].sum(split_out=max(1, n // 64))
     top = by_site.reset_index().nlargest(TOP_SITES, "repeat_chars")
@@ -262,13 +262,6 @@ def _compute(
     if client is not None:
         return tuple(client.compute([by_language, top, totals], sync=True))  # type: ignore[return-value]
     return dask.compute(by_language, top, totals, scheduler="sync")  # type: ignore[return-value]
-
-
-def _stage_gathered(
-    output: str, storage_options: dict[str, Any], settings: SiteSettings, entries: list[DocsFile]
-) -> pd.DataFrame:
-    fs, root = _open_fs(output, storage_options)
-    return gathered.stage_files(fs, root, [(e.relpath, e.language) for e in entries], settings)
 
 
 def _gathered(
@@ -279,10 +272,14 @@ def _gathered(
     entries: list[DocsFile],
 ) -> pd.DataFrame:
     """The per-site counts of a stage run as one task, on a worker when there is a cluster."""
+    specs = [(e.relpath, e.language) for e in entries]
     if client is None:
-        return _stage_gathered(output, options, settings, entries)
-    task = client.submit(_stage_gathered, output, options, settings, entries, pure=False)
-    return task.result()
+        stats = gathered.stage_output(output, options, settings, specs)
+    else:
+        stats = client.submit(
+            gathered.stage_output, output, options, settings, specs, pure=False
+        ).result()
+    return frames.stats_frame(stats)
 
 
 def _summed(stats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:

@@ -55,3 +55,19 @@ class WarmUp(WorkerPlugin):
             # The job's tasks build the same things and report the error per input; a worker
             # that cannot warm up must still start so that they can.
             logging.getLogger(__name__).exception("warcclean warm-up failed on %s", worker.address)
+
+
+class NoPandasProbe(WorkerPlugin):
+    """Settles pyarrow's pandas probe in each worker process of the job's own local cluster
+    (`pipeline.output.arrow.skip_pandas_probe`), as the supervised children do: the site stage
+    turns Arrow arrays into numpy on a worker, and pyarrow's first conversion would import
+    pandas there (0.26 s of CPU, which a worker that only cleans never loads). At worker
+    start-up no task runs, so no thread can be importing pandas in that instant; a user's own
+    cluster (``--scheduler``) is left alone."""
+
+    name = "warcclean-no-pandas-probe"
+
+    def setup(self, worker: Any) -> None:
+        from pipeline.output.arrow import skip_pandas_probe
+
+        skip_pandas_probe()

@@ -1,17 +1,18 @@
-"""The site stage's work on one documents file, and on one partition of the shuffled keys.
+"""The site stage's work on one documents file, in Arrow and numpy.
 
-The stage runs in three steps, each a pure function here that `pipeline.job.site_stage` maps
-over files or partitions:
+The stage runs in three steps; this module holds what touches a documents file, and
+`pipeline.site.frames` the shuffled stage's pandas frames around it (the one-task stage,
+`pipeline.site.gathered`, never imports pandas: its worker would pay that import per run):
 
-1. `read_keys` reads a documents file (a few columns, row group by row group) and gives its
-   block occurrences ``(key, page, file)``, one per distinct block text per document, and its
-   documents ``(page, warc_date, url, record_id, file, row)``;
-2. after a shuffle by key, `count_pages` counts the distinct pages holding each key and keeps
-   the keys on two or more (one page is what every block without a row here has); after a
-   shuffle by page hash, `first_copies` names each duplicate's first document;
-3. after both are routed back by file, `rewrite_file` writes the file again with every block's
-   ``site_pages``, the ``repeat`` labels, the rebuilt text of the documents whose labels changed
-   and ``duplicate_of``, row for row in the same order, and says what it changed.
+1. `file_keys` reads a documents file (a few columns, row group by row group) and gives each
+   row group's keys: per block, a key of its site and normalized text (`occurrences_of`), and
+   per document its page identity and its columns for naming copies (`documents_of`);
+2. the distinct pages holding each key are counted, keeping the keys on two or more (one page
+   is what every block without a count has), and `first_copies` names each duplicate's first
+   document;
+3. `rewrite_file` writes the file again with every block's ``site_pages``, the ``repeat``
+   labels, the rebuilt text of the documents whose labels changed and ``duplicate_of``, row for
+   row in the same order, and says what it changed.
 
 A document's "page" is its page hash (`pipeline.site.keys.page_keys`), so exact duplicates count
 as one page: a page crawled under two URLs does not make its own text look repeated. A document
@@ -25,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -36,13 +36,11 @@ from pipeline.site.rebuild import kept_labels, rebuild
 from pipeline.site.rule import REPEAT, SiteSettings, cleaner_labels
 
 __all__ = [
-    "DOCUMENTS_META",
-    "HITS_META",
-    "OCCURRENCES_META",
-    "STATS_META",
-    "count_pages",
+    "STATS_COLUMNS",
+    "Documents",
+    "file_keys",
     "first_copies",
-    "read_keys",
+    "occurrences_of",
     "rewrite_file",
 ]
 
@@ -54,51 +52,19 @@ _KEY_COLUMNS = [
     "blocks.list.element.label",
 ]
 
-OCCURRENCES_META = pd.DataFrame(
-    {
-        "key": pd.Series([], dtype="uint64"),
-        "page": pd.Series([], dtype="uint64"),
-        "file": pd.Series([], dtype="int32"),
-    }
+# What `rewrite_file` counts per (language, site), in this order after those two.
+STATS_COLUMNS = (
+    "docs",
+    "docs_changed",
+    "duplicates",
+    "kept_blocks",
+    "kept_chars",
+    "repeat_blocks",
+    "repeat_chars",
 )
-DOCUMENTS_META = pd.DataFrame(
-    {
-        "page": pd.Series([], dtype="uint64"),
-        "warc_date": pd.Series([], dtype=object),
-        "url": pd.Series([], dtype=object),
-        "record_id": pd.Series([], dtype=object),
-        "file": pd.Series([], dtype="int32"),
-        "row": pd.Series([], dtype="int64"),
-    }
-)
-HITS_META = pd.DataFrame(
-    {
-        "file": pd.Series([], dtype="int32"),
-        "key": pd.Series([], dtype="uint64"),
-        "n": pd.Series([], dtype="int32"),
-    }
-)
-COPIES_META = pd.DataFrame(
-    {
-        "file": pd.Series([], dtype="int32"),
-        "row": pd.Series([], dtype="int64"),
-        "duplicate_of": pd.Series([], dtype=object),
-    }
-)
-# What `rewrite_file` reports, one row per (language, site) it saw.
-STATS_META = pd.DataFrame(
-    {
-        "language": pd.Series([], dtype=object),
-        "site": pd.Series([], dtype=object),
-        "docs": pd.Series([], dtype="int64"),
-        "docs_changed": pd.Series([], dtype="int64"),
-        "duplicates": pd.Series([], dtype="int64"),
-        "kept_blocks": pd.Series([], dtype="int64"),
-        "kept_chars": pd.Series([], dtype="int64"),
-        "repeat_blocks": pd.Series([], dtype="int64"),
-        "repeat_chars": pd.Series([], dtype="int64"),
-    }
-)
+
+# What `rewrite_file` returns: per (language, site), its counts in `STATS_COLUMNS` order.
+Stats = dict[tuple[str, str], np.ndarray]
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,100 +145,95 @@ def occurrences_of(k: _Keys) -> tuple[np.ndarray, np.ndarray]:
     return k.keys, k.pages[doc_of]
 
 
-def documents_of(k: _Keys, group: pa.Table, first_row: int) -> pd.DataFrame:
-    """A row group's documents with kept text (`DOCUMENTS_META` without ``file``): what
-    `first_copies` orders them by, and their rows in the file."""
+@dataclass(frozen=True, slots=True)
+class Documents:
+    """Documents with kept text, column by column: what `first_copies` orders them by."""
+
+    page: np.ndarray  # uint64: the page hash
+    warc_date: np.ndarray  # object (str or None)
+    url: np.ndarray  # object
+    record_id: np.ndarray  # object
+    file: np.ndarray  # int32: the file's number in the stage
+    row: np.ndarray  # int64: the row in that file
+
+    @staticmethod
+    def concat(parts: Sequence[Documents]) -> Documents:
+        names = ("page", "warc_date", "url", "record_id", "file", "row")
+        empty = (np.uint64, object, object, object, np.int32, np.int64)
+        return Documents(
+            *(
+                np.concatenate([getattr(p, n) for p in parts]) if parts else np.empty(0, t)
+                for n, t in zip(names, empty, strict=True)
+            )
+        )
+
+    def take(self, which: np.ndarray) -> Documents:
+        return Documents(
+            self.page[which],
+            self.warc_date[which],
+            self.url[which],
+            self.record_id[which],
+            self.file[which],
+            self.row[which],
+        )
+
+
+def documents_of(k: _Keys, group: pa.Table, file_id: int, first_row: int) -> Documents:
+    """A row group's documents with kept text, and their rows in file ``file_id``."""
     has_copy = k.copies != 0
 
     def column(name: str) -> np.ndarray:
         return np.asarray(group.column(name).to_pylist(), dtype=object)[has_copy]
 
-    return pd.DataFrame(
-        {
-            "page": k.copies[has_copy],
-            "warc_date": column("warc_date"),
-            "url": column("url"),
-            "record_id": column("record_id"),
-            "row": np.arange(first_row, first_row + group.num_rows, dtype=np.int64)[has_copy],
-        }
+    n = int(has_copy.sum())
+    return Documents(
+        page=k.copies[has_copy],
+        warc_date=column("warc_date"),
+        url=column("url"),
+        record_id=column("record_id"),
+        file=np.full(n, file_id, dtype=np.int32),
+        row=np.arange(first_row, first_row + group.num_rows, dtype=np.int64)[has_copy],
     )
 
 
-def read_keys(
-    handle: BinaryIO, file_id: int, settings: SiteSettings
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(block occurrences, documents) of one documents file: see the module's step 1."""
-    occurrences = []
-    documents = []
-    row = 0
-    for k, group in file_keys(handle, settings):
-        keys, pages = occurrences_of(k)
-        occurrences.append(pd.DataFrame({"key": keys, "page": pages}).drop_duplicates())
-        documents.append(documents_of(k, group, row))
-        row += group.num_rows
-    occ = pd.concat([OCCURRENCES_META[["key", "page"]], *occurrences], ignore_index=True)
-    # Documents of one file that are copies of each other add their page once.
-    occ = occ.drop_duplicates(ignore_index=True)
-    occ["file"] = np.int32(file_id)
-    docs = pd.concat([DOCUMENTS_META.drop(columns="file"), *documents], ignore_index=True)
-    docs.insert(4, "file", np.int32(file_id))
-    return occ.astype(OCCURRENCES_META.dtypes), docs.astype(DOCUMENTS_META.dtypes)
+def _sort_key(value: str | float | None) -> tuple[bool, str]:
+    # As pandas sorts a column of strings: missing values (None, or NaN once a shuffle has
+    # made the column Arrow strings) last.
+    if isinstance(value, str):
+        return (False, value)
+    return (True, "")
 
 
-ROUTED_META = pd.DataFrame(
-    {
-        "file": pd.Series([], dtype="int32"),
-        "key": pd.Series([], dtype="uint64"),
-        "n": pd.Series([], dtype="int32"),
-        "row": pd.Series([], dtype="int64"),
-        "duplicate_of": pd.Series([], dtype=object),
-    }
-)
-
-
-def count_and_copy(part: pd.DataFrame) -> pd.DataFrame:
-    """One shuffled partition of `read_keys`'s rows, occurrences (``kind`` 0, shuffled by key)
-    and documents (``kind`` 1, by page hash) together: `count_pages` and `first_copies` of
-    each, as one frame to route back to the files (`ROUTED_META`: a hit has ``row`` -1, a
-    copy ``key`` 0)."""
-    occurrences = part.loc[part["kind"] == 0, list(OCCURRENCES_META.columns)]
-    documents = part.loc[part["kind"] == 1, list(DOCUMENTS_META.columns)]
-    hits = count_pages(occurrences).assign(row=np.int64(-1), duplicate_of=None)
-    copies = first_copies(documents).assign(key=np.uint64(0), n=np.int32(0))
-    routed = pd.concat([hits, copies], ignore_index=True)[list(ROUTED_META.columns)]
-    return routed.astype(ROUTED_META.dtypes)
-
-
-def count_pages(occurrences: pd.DataFrame) -> pd.DataFrame:
-    """For one partition holding every occurrence of its keys: ``(file, key, n)`` for each key
-    on two or more distinct pages and each file holding it."""
-    if occurrences.empty:
-        return HITS_META.copy()
-    pages = occurrences.drop_duplicates(["key", "page"]).groupby("key").size()
-    repeated = pages[pages >= 2]
-    hits = occurrences.loc[occurrences["key"].isin(repeated.index), ["file", "key"]]
-    hits = hits.drop_duplicates(ignore_index=True)
-    hits["n"] = repeated.reindex(hits["key"].to_numpy()).to_numpy().astype(np.int32)
-    return hits.astype(HITS_META.dtypes)
-
-
-def first_copies(documents: pd.DataFrame) -> pd.DataFrame:
-    """For one partition holding every document of its page hashes: ``(file, row,
-    duplicate_of)`` for each document whose kept text an earlier one has: earliest
+def first_copies(docs: Documents) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """For documents holding every document of their page hashes: ``(file, row,
+    duplicate_of)`` of each document whose kept text an earlier one has: earliest
     ``warc_date``, then ``url``, then ``record_id`` (then file and row, for equal ones)."""
-    if documents.empty:
-        return COPIES_META.copy()
-    order = documents.sort_values(["page", "warc_date", "url", "record_id", "file", "row"])
-    first = order.groupby("page", sort=False)["record_id"].transform("first")
-    later = order.groupby("page", sort=False).cumcount() > 0
-    out = pd.DataFrame(
-        {
-            "file": order["file"][later].to_numpy(),
-            "row": order["row"][later].to_numpy(),
-            "duplicate_of": first[later].to_numpy(),
-        }
+    order = sorted(
+        range(len(docs.page)),
+        key=lambda i: (
+            int(docs.page[i]),
+            _sort_key(docs.warc_date[i]),
+            _sort_key(docs.url[i]),
+            _sort_key(docs.record_id[i]),
+            int(docs.file[i]),
+            int(docs.row[i]),
+        ),
     )
-    return out.astype(COPIES_META.dtypes)
+    later_files, later_rows, firsts = [], [], []
+    previous, first = None, ""
+    for i in order:
+        page = int(docs.page[i])
+        if page == previous:
+            later_files.append(int(docs.file[i]))
+            later_rows.append(int(docs.row[i]))
+            firsts.append(first)
+        else:
+            previous, first = page, docs.record_id[i]
+    return (
+        np.array(later_files, dtype=np.int32),
+        np.array(later_rows, dtype=np.int64),
+        firsts,
+    )
 
 
 def _lookup(keys: np.ndarray, hit_keys: np.ndarray, hit_n: np.ndarray) -> np.ndarray:
@@ -314,7 +275,7 @@ def _rewrite_group(
     settings: SiteSettings,
     formats: str,
     include_comments: bool,
-    stats: dict[tuple[str, str], np.ndarray],
+    stats: Stats,
     language: str,
     k: _Keys | None,
 ) -> pa.Table:
@@ -395,16 +356,16 @@ def rewrite_file(
     settings: SiteSettings,
     language: str,
     keys: Sequence[_Keys] | None = None,
-) -> pd.DataFrame:
+) -> Stats:
     """Write ``source`` (a documents file) to ``target`` with the stage's columns (module step
-    3): ``hits`` are the repeated keys, sorted, and their counts (`count_pages`, or
-    `hits_of`), ``copies`` the duplicate documents' ``record_id`` of their first copy by row
-    (`first_copies`); ``keys``, when given, are `read_keys`'s for each row group, so that the
-    file's blocks are not hashed again. Returns what changed, per site (`STATS_META`)."""
+    3): ``hits`` are the repeated keys, sorted, and their counts, ``copies`` the duplicate
+    documents' ``record_id`` of their first copy by row (`first_copies`); ``keys``, when
+    given, are `file_keys`'s for each row group, so that the
+    file's blocks are not hashed again. Returns what changed, per site (`Stats`)."""
     parquet = pq.ParquetFile(source)
     schema = parquet.schema_arrow
     formats, include_comments = file_rendering(schema.metadata)
-    stats: dict[tuple[str, str], np.ndarray] = {}
+    stats: Stats = {}
     row = 0
     with pq.ParquetWriter(target, schema, **writer_options(schema)) as writer:
         for i in range(parquet.num_row_groups):
@@ -423,17 +384,4 @@ def rewrite_file(
             )
             writer.write_table(new, row_group_size=max(1, new.num_rows))
             row += group.num_rows
-    rows = [(lang, site, *values.tolist()) for (lang, site), values in stats.items()]
-    out = pd.DataFrame(rows, columns=list(STATS_META.columns))
-    return out.astype(STATS_META.dtypes) if rows else STATS_META.copy()
-
-
-def sorted_hits(hits: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """`count_pages`'s rows for one file as `rewrite_file` takes them: keys sorted, counts."""
-    order = np.argsort(hits["key"].to_numpy(), kind="stable")
-    return hits["key"].to_numpy()[order], hits["n"].to_numpy()[order]
-
-
-def copies_by_row(copies: pd.DataFrame) -> dict[int, str]:
-    """`first_copies`'s rows for one file as `rewrite_file` takes them: row -> first copy."""
-    return dict(zip(copies["row"].tolist(), copies["duplicate_of"].tolist(), strict=True))
+    return stats

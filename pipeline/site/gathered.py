@@ -9,12 +9,13 @@ three steps in one call, on one worker:
 1. each documents file's keys are read once (`pipeline.site.files.file_keys`) and kept, so the
    rewrite does not hash the blocks again;
 2. the distinct pages holding each key are counted with one numpy sort over all occurrences
-   (`count_hits`, what `pipeline.site.files.count_pages` computes per partition), and the
+   (`count_hits`, what `pipeline.site.frames.count_pages` computes per partition), and the
    copies are named by `pipeline.site.files.first_copies` over the documents whose page hash
    another document shares;
 3. each file is rewritten into the staging area by `pipeline.site.files.rewrite_file`.
 
 The rules are the same functions, so the dataset is the same as the shuffled stage's (tested).
+No pandas: the worker that runs `stage_output` imports only what cleaning already needs.
 The memory it needs grows with the output (about 10 kB per document at its peak: two 64-bit
 hashes and a label per block, and the occurrences while they are counted), which is why the job
 takes this path only below its bound (`pipeline.job.site_stage.GATHER_BYTES`).
@@ -23,17 +24,18 @@ takes this path only below its bound (`pipeline.job.site_stage.GATHER_BYTES`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import fsspec
 import numpy as np
-import pandas as pd
+from fsspec.core import url_to_fs
 
 from pipeline.output.sink import AtomicFile
 from pipeline.site import files
 from pipeline.site.commit import SitePaths
 from pipeline.site.rule import SiteSettings
 
-__all__ = ["count_hits", "stage_files"]
+__all__ = ["count_hits", "stage_files", "stage_output"]
 
 
 def count_hits(keys: np.ndarray, pages: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -52,15 +54,28 @@ def count_hits(keys: np.ndarray, pages: np.ndarray) -> tuple[np.ndarray, np.ndar
     return keys[starts[repeated]], counts[repeated].astype(np.int32)
 
 
+def stage_output(
+    output: str,
+    storage_options: dict[str, Any],
+    settings: SiteSettings,
+    entries: Sequence[tuple[str, str]],
+) -> files.Stats:
+    """`stage_files` on the output at ``output`` (a path or fsspec URL): the task the job
+    submits. It lives here, not in `pipeline.job.site_stage`, so that the worker running it
+    imports neither Dask's dataframes nor pandas."""
+    fs, root = url_to_fs(output, **storage_options if "://" in output else {})
+    return stage_files(fs, root.rstrip("/"), entries, settings)
+
+
 def stage_files(
     fs: fsspec.AbstractFileSystem,
     root: str,
     entries: Sequence[tuple[str, str]],
     settings: SiteSettings,
-) -> pd.DataFrame:
+) -> files.Stats:
     """Count, mark and rewrite the documents files ``entries`` (path under ``root``, language;
     numbered in this order, as the shuffled stage numbers them) into the staging area; returns
-    the rewrites' per-site counts (`pipeline.site.files.STATS_META`)."""
+    the rewrites' per-site counts (`pipeline.site.files.Stats`)."""
     paths = SitePaths(root)
     kept: list[list[files._Keys]] = []
     keys, pages, documents = [], [], []
@@ -72,35 +87,33 @@ def stage_files(
                 block_keys, block_pages = files.occurrences_of(k)
                 keys.append(block_keys)
                 pages.append(block_pages)
-                documents.append(files.documents_of(k, group, row).assign(file=np.int32(file_id)))
+                documents.append(files.documents_of(k, group, file_id, row))
                 groups.append(k)
                 row += group.num_rows
         kept.append(groups)
     hits = count_hits(np.concatenate(keys), np.concatenate(pages))
     del keys, pages
-    docs = pd.concat([files.DOCUMENTS_META, *documents], ignore_index=True)
-    docs = docs.astype(files.DOCUMENTS_META.dtypes)
-    copies = files.first_copies(docs[docs["page"].duplicated(keep=False)])
-    stats = []
+    docs = files.Documents.concat(documents)
+    _, inverse, counts = np.unique(docs.page, return_inverse=True, return_counts=True)
+    copy_files, copy_rows, firsts = files.first_copies(docs.take(counts[inverse] > 1))
+    stats: files.Stats = {}
     for file_id, ((relpath, language), groups) in enumerate(zip(entries, kept, strict=True)):
-        mine = copies[copies["file"] == file_id]
+        mine = copy_files == file_id
+        copies = dict(zip(copy_rows[mine].tolist(), np.asarray(firsts, object)[mine], strict=True))
         target = AtomicFile(fs, paths.staged(relpath))
         try:
             with fs.open(paths.final(relpath), "rb") as source:
-                stats.append(
-                    files.rewrite_file(
-                        source,
-                        target.handle,
-                        hits,
-                        files.copies_by_row(mine),
-                        settings,
-                        language,
-                        keys=groups,
-                    )
+                counted = files.rewrite_file(
+                    source, target.handle, hits, copies, settings, language, keys=groups
                 )
             target.commit()
         except BaseException:
             target.abort()
             raise
+        for site, values in counted.items():
+            if site in stats:
+                stats[site] = stats[site] + values
+            else:
+                stats[site] = values
         kept[file_id] = []  # its keys are no longer needed
-    return pd.concat([files.STATS_META, *stats], ignore_index=True).astype(files.STATS_META.dtypes)
+    return stats

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.site.files import count_pages, first_copies
+from pipeline.site.frames import count_pages, first_copies
 from pipeline.site.gathered import count_hits
 from pipeline.site.keys import hash_texts
 from pipeline.site.rule import SiteSettings, cleaner_labels
