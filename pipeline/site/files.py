@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 
 from pipeline.output.schema import BLOCK_TYPE, DOCS_SCHEMA, file_rendering, writer_options
 from pipeline.site.keys import block_keys, hash_texts, page_keys, site_of
-from pipeline.site.rebuild import kept_labels, rebuild
+from pipeline.site.rebuild import REBUILD_FIELDS, kept_labels, rebuild
 from pipeline.site.rule import REPEAT, SiteSettings, cleaner_labels
 
 __all__ = [
@@ -326,16 +326,32 @@ def _rewrite_group(
         pa.array(k.offsets, type=pa.int32()), struct, type=DOCS_SCHEMA.field("blocks").type
     )
     if changed.any():
-        rebuilt = {}
+        # Only the kept blocks of the changed documents become Python values, and only the
+        # fields the renderer reads: most documents keep their text, and a changed one's
+        # boilerplate is not rendered (converting every block was most of the stage's time).
+        renderable = [name for name in REBUILD_FIELDS if name in children]
+        fields_only = pa.StructArray.from_arrays(
+            [children[name] for name in renderable], names=renderable
+        )
+        kept_now = kept & ~repeat
+        places = []
         for d in np.flatnonzero(changed):
-            # Only the changed documents' blocks become Python values (most keep theirs).
             a, b = int(k.offsets[d]), int(k.offsets[d + 1])
-            rebuilt[int(d)] = rebuild(
-                flat.slice(a, b - a).to_pylist(),
-                labels[a:b],
+            places.append((int(d), a, np.flatnonzero(kept_now[a:b])))
+        taken = np.concatenate([a + at for _, a, at in places]).astype(np.int64)
+        stored_blocks = fields_only.take(pa.array(taken)).to_pylist()
+        rebuilt = {}
+        start = 0
+        for d, a, at in places:
+            end = start + len(at)
+            rebuilt[d] = rebuild(
+                stored_blocks[start:end],
+                labels[a + at],
                 formats=formats,
                 include_comments=include_comments,
+                indices=at.tolist(),
             )
+            start = end
         for name in ("text", "markdown", "n_good", "n_chars", "n_words"):
             columns[name] = _replaced(
                 columns[name], {d: getattr(r, name) for d, r in rebuilt.items()}

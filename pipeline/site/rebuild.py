@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from pipeline.render.blocks import render
 from pipeline.types import Block, Shape, Verdict
 
-__all__ = ["Rebuilt", "block_of", "kept_labels", "rebuild", "shape_of"]
+__all__ = ["REBUILD_FIELDS", "Rebuilt", "block_of", "kept_labels", "rebuild", "shape_of"]
 
 # Block fields with no stored value: what the renderer never reads, at neutral values.
 _BLOCK_DEFAULTS: dict[str, Any] = {
@@ -36,6 +36,10 @@ _BLOCK_DEFAULTS: dict[str, Any] = {
     "n_tags": 0,
     "n_markup_chars": 0,
 }
+
+
+# The stored block fields `rebuild` reads: only these need to become Python values.
+REBUILD_FIELDS = (*_BLOCK_DEFAULTS, "shape")
 
 
 class Rebuilt(NamedTuple):
@@ -82,14 +86,18 @@ def rebuild(
     *,
     formats: str,
     include_comments: bool,
+    indices: Iterable[int] | None = None,
 ) -> Rebuilt:
     """The text-derived columns of a document whose stored blocks are ``blocks`` and whose
-    labels are now ``labels`` (one per block), rendered as the run that wrote it rendered."""
+    labels are now ``labels`` (one per block), rendered as the run that wrote it rendered.
+    ``blocks`` may be only the kept ones (what the text holds; nothing else is read), with
+    ``indices`` their places among all the document's blocks."""
     keep = kept_labels(include_comments)
     good = Verdict.GOOD.value
     kept: list[Block] = []
     n_good = n_words = 0
-    for i, (stored, label) in enumerate(zip(blocks, labels, strict=True)):
+    places = range(len(blocks)) if indices is None else indices
+    for i, stored, label in zip(places, blocks, labels, strict=True):
         if label == good:
             n_good += 1
             n_words += int(stored.get("n_words") or 0)
