@@ -1349,6 +1349,9 @@ def _find_next_record(
     where no line break precedes it. ``damaged``: the bytes are a damaged record's, where an ARC
     header line at a line start counts by its first three fields (`_ARC_DAMAGED_LINE`).
     """
+    # Inside a file gzipped whole every record is plain: a gzip member there is a record's
+    # content (a body that is a .gz download, or bytes spliced into one), never a record.
+    gunzipped = isinstance(stream, _Gunzipped)
     scan_from = max(start - 1, 0)  # one byte back so a record right at ``start`` is seen
     carry = b""
     carry_at = scan_from
@@ -1367,7 +1370,7 @@ def _find_next_record(
         region = block if stop is None else block[max(start - block_at, 0) : stop - block_at]
         if not (_GZIP_MAGIC in region or b"WARC/" in region or _ARC_DATE.search(region)):
             region = b""
-        for cand in _candidates(block, damaged) if region else ():
+        for cand in _candidates(block, damaged, gzip=not gunzipped) if region else ():
             where = block_at + cand
             if stop is not None and where >= stop:
                 return None
@@ -1379,12 +1382,12 @@ def _find_next_record(
     return None
 
 
-def _candidates(block: bytes, damaged: bool = False) -> list[int]:
+def _candidates(block: bytes, damaged: bool = False, *, gzip: bool = True) -> list[int]:
     starts = {m.start() + 1 for m in _LINE_START.finditer(block)}
     if damaged:
         starts.update(m.start() + 1 for m in _DAMAGED_LINE_START.finditer(block))
     starts.update(m.start() for m in _GLUED_START.finditer(block))
-    at = block.find(_GZIP_MAGIC)
+    at = block.find(_GZIP_MAGIC) if gzip else -1
     while at >= 0:
         starts.add(at)
         at = block.find(_GZIP_MAGIC, at + 1)

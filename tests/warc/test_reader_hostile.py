@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from pipeline.types import RawPage, Rejected
 from pipeline.warc.reader import MAX_HEADER_BLOCK, MAX_HEADER_LINE, ReaderIssue, iter_records
 from tests.fuzz_mutators import SEEDS, lay_out, set_length
+from tests.warc_builders import build_arc
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -559,3 +560,53 @@ def test_a_first_record_whose_length_ends_in_a_later_one_loses_none_gzipped_whol
         items = _read(lay_out(damaged, "whole")[0])
         read = {i.record_id for i in items if isinstance(i, RawPage | Rejected)}
         assert set(ids[1:]) <= read, length
+
+
+@pytest.mark.parametrize("fmt", ["warc", "arc"])
+def test_a_gzip_member_inside_a_file_gzipped_whole_is_content_not_a_record(fmt: str) -> None:
+    # Found by the 12-minute campaign of issue 48 ("arc/whole; record 1: splice 360B at 369"): a
+    # gzip member holding a WARC record, spliced into a page of an ARC gzipped whole, was taken
+    # for a record start; the reader read it, met its end as the file's, and the 2 records after
+    # were lost with no issue. Inside a stream gunzipped whole every record is plain, so a gzip
+    # member there is a body's bytes: the same holds for a page whose body really is a .gz file
+    # that holds a WARC record (a crawled archive), whose block is then whole.
+    inner = gzip.compress(_record(99), mtime=0)
+    download = b"HTTP/1.1 200 OK\r\nContent-Type: application/gzip\r\n\r\n" + inner
+    if fmt == "warc":
+        head = (
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:gz>\r\n"
+            "WARC-Target-URI: http://e.com/archive.warc.gz\r\nWARC-Date: 2024-01-02T03:04:05Z\r\n"
+            f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(download)}"
+            "\r\n\r\n"
+        ).encode("latin-1")
+        records = [_record(0), head + download + b"\r\n\r\n", _record(1), _record(2)]
+        data = _join(records, "whole")
+    else:
+        page = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n<p>" + b"x " * 300 + b"</p>"
+        # a page whose declared length is what it held before the first bytes of a gzip member
+        # were spliced into it (as in the campaign: a slice of another file)
+        spliced = page[:200] + inner[:200] + page[200:]
+        plain = build_arc(
+            [("http://e.com/0", "text/html", page), ("http://e.com/1", "text/html", spliced)]
+            + [(f"http://e.com/{i}", "text/html", page) for i in (2, 3)],
+            gzip=False,
+        )
+        declared = b"http://e.com/1 93.184.216.34 20240102030405 text/html %d\n"
+        plain = plain.replace(declared % len(spliced), declared % len(page))
+        data = gzip.compress(plain, mtime=0)
+    items = _read(data)
+    pages = [i for i in items if isinstance(i, RawPage)]
+    rejected = [i for i in items if isinstance(i, Rejected)]
+    if fmt == "warc":
+        assert [p.record_id for p in pages] == ["<urn:uuid:r0>", "<urn:uuid:r1>", "<urn:uuid:r2>"]
+        (archive,) = rejected
+        # not HTML, and whole: not cut short at the member (it was, before: 4 bytes long)
+        assert (archive.record_id, archive.reason) == ("<urn:uuid:gz>", "not_html")
+        assert archive.warc_length == len(head) + len(download)  # its trailing CRLFs aside
+    else:
+        urls = [p.url for p in pages] + [r.url for r in rejected if r.url]
+        # the damaged page is a page or a rejection; the three after and before it are pages
+        assert {f"http://e.com/{i}" for i in (0, 2, 3)} <= {p.url for p in pages}
+        assert "http://e.com/1" in urls
+        # the spliced record is content: before, it came out as a page or rejection of its own
+        assert "http://e.com/99" not in urls
