@@ -124,3 +124,23 @@ def model_table() -> str:
         size = f"{path.stat().st_size / 1000:,.0f} kB"
         out.append(f"| `{path.name}` | {size} | {trained} | {licences} |")
     return "\n".join(out) + "\n\n"
+
+
+def memory_sentences() -> str:
+    """The README's memory figures: a task process's peak (bench/pipeline.py), the cleaning
+    child's address-space cap (its default), and the site stage's workers (bench/site_cost.py)."""
+    pipeline = json.loads((RESULTS / "pipeline.json").read_text(encoding="utf-8"))
+    site = json.loads((RESULTS / "site_cost.json").read_text(encoding="utf-8"))
+    from pipeline.config import Limits
+
+    task_mb = max(pipeline["peak_rss_mb_1x"], pipeline["peak_rss_mb_4x"])
+    site_mib = max(max(run["worker_peak_rss_mib"]) for run in site["memory"].values())
+    cap_gb = Limits().isolate_memory_bytes / 1e9
+    return (
+        f"A task's own process peaked at {task_mb:.0f} MB (`python bench/pipeline.py`); each "
+        "worker thread keeps a child process that cleans the pages and can be killed on a slow "
+        f"one, whose address space is capped by `--isolate-memory` ({cap_gb:g} GB; most of what "
+        "a warm child maps is shared libraries and the language profiles, which all children "
+        "share); a page needing more is rejected `too_complex`. The site stage's workers peaked "
+        f"at {site_mib:.0f} MiB on the benchmarks' outputs (`python bench/site_cost.py`).\n"
+    )
