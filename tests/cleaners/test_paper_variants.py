@@ -224,10 +224,33 @@ PAGE = (
 )
 
 
-def test_pal_paper_variant_judges_source_lines() -> None:
+def _line_model(tmp_path: Path) -> str:
+    """Class models trained on source lines like the page's, other words: what the paper's
+    second stage learns, small enough to know what it decides (the shipped model's decisions on
+    a made-up page are not the paper's, and the test is about lines)."""
+    content = [
+        f"<p>Story {i} says, in plain sentences, how the hills and the river shaped the valley "
+        f"and why the people who came later followed the water down to the sea.</p>"
+        for i in range(8)
+    ]
+    boiler = [f'<li><a href="/t{i}">Topic {i}</a></li>' for i in range(20)]
+    boiler += ["<footer><a href='/a'>About</a> | <a href='/t'>Terms</a></footer>"] * 4
+    model = ClassLmModel(
+        train_witten_bell(content, 6, 14),
+        train_witten_bell(boiler, 6, 14),
+        class_prior(len(content), len(boiler)),
+        0.0,
+        {"note": "test"},
+    )
+    path = tmp_path / "lines.npz"
+    save_class_model(model, path)
+    return str(path)
+
+
+def test_pal_paper_variant_judges_source_lines(tmp_path: Path) -> None:
     tree = parse(PAGE)
     blocks = segment(tree)
-    paper = DensityLmCleaner(variant="paper")
+    paper = DensityLmCleaner(variant="paper", model=_line_model(tmp_path))
     assert paper.needs_tree and paper.unit == "lines"
     labeled = paper.label(blocks, None, tree=tree)
     kept = [lb.block.text for lb in labeled if lb.verdict is Verdict.GOOD]
@@ -239,7 +262,7 @@ def test_pal_paper_variant_judges_source_lines() -> None:
     verdicts = {lb.verdict for lb in paper.label(segment(flat), None, tree=flat)}
     assert len(verdicts) == 1
     # On blocks (``unit="blocks"``) the same page is split as the project splits it.
-    on_blocks = DensityLmCleaner(variant="paper", unit="blocks")
+    on_blocks = DensityLmCleaner(variant="paper", unit="blocks", model=_line_model(tmp_path))
     assert not on_blocks.needs_tree
     assert any(good(on_blocks.label(segment(flat), None)))
 
