@@ -274,8 +274,13 @@ def iter_records(
             # unknown (a length that is no byte count): its gunzipped bytes are a plain file,
             # searched as one for the next record start (a record cut in its version line runs
             # into the next one's: "WARC/WARC/1.0").
+            # As in a plain file, bytes a fresh iterator has not tried are tried once at their
+            # own start: warcio keeps to the format of the first record it read, so a WARC
+            # record after an ARC one (or the reverse) fails there, whole (the 30-minute
+            # campaign of issue 48 lost such records after a splice made a phantom record).
+            retry = outcome.fresh and outcome.offset > reader.floor and at > inner
             try:
-                inside = _find_next_record(source, at + 1)
+                inside = _find_next_record(source, at if retry else at + 1)
             except OSError:  # the gunzipped stream no longer holds that place
                 inside = None
             else:
@@ -553,12 +558,15 @@ class _SegmentReader:
                 if (
                     detect_single_member
                     and record_start == 0
-                    and not isinstance(item, RawPage)
                     and (declared is None or _cut_by_file(record))
+                    and (declared is None or not isinstance(item, RawPage))
                 ):
                     # The file's first record, read to the end of its member (no length, or
-                    # one past the file) with no page body to search: in a file gzipped whole
-                    # that member holds every record after it, searched from the main loop.
+                    # one past the file) with no page body to search, or with no length and a
+                    # page body that does not show the rest (its own HTTP length ends it
+                    # first: the 30-minute campaign of issue 48 lost every later record so,
+                    # with no issue): in a file gzipped whole that member holds every record
+                    # after it, searched from the main loop.
                     return _Outcome("skip", record_start, "its length does not end it")
                 if mismatch:
                     # The rest of its gzip member is not a record, and warcio's offsets are off

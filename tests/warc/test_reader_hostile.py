@@ -14,6 +14,7 @@ import io
 import itertools
 import random
 import re
+import zlib
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -610,3 +611,35 @@ def test_a_gzip_member_inside_a_file_gzipped_whole_is_content_not_a_record(fmt: 
         assert "http://e.com/1" in urls
         # the spliced record is content: before, it came out as a page or rejection of its own
         assert "http://e.com/99" not in urls
+
+
+def test_a_first_record_without_its_length_in_a_file_gzipped_whole_loses_no_other() -> None:
+    # From the 30-minute campaign of issue 48 ("odd/whole; record 0: splice 121B at 294"): bytes
+    # spliced into the first record's header ended it before its Content-Length, so warcio read
+    # the whole stream as that record's block; its page ended at its own HTTP length, and every
+    # later record was lost with no issue.
+    first = _record(0)
+    cut = first.index(b"Content-Length")
+    # (a deflated page: its decoded body is all the reader sees, and it shows nothing after it)
+    deflated = zlib.compress(b"<p>hi</p>")
+    page = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: deflate\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(deflated), deflated)
+    )
+    first = first[:cut] + b"Con\r\n\r\n" + page + b"\r\n\r\n"
+    items = _read(_join([first, _record(1), _record(2), _record(3)], "whole"))
+    read = _ids(items, RawPage) + _ids(items, Rejected)
+    assert {f"<urn:uuid:r{i}>" for i in (1, 2, 3)} <= set(read)
+    assert len(read) == len(set(read))  # each once
+
+
+def test_a_warc_record_after_an_arc_record_in_a_file_gzipped_whole_is_read() -> None:
+    # From the same campaign ("odd/whole; record 1: splice 348B at 368"): bytes spliced into a
+    # record held an ARC header line, read as a record of its own; warcio then keeps to ARC and
+    # fails on the next WARC record, which the reader used to pass over. It is tried again at its
+    # own start, as in a plain file.
+    arc = b"http://e.com/arc 93.184.216.34 20240102030405 text/html 10\n0123456789\n"
+    items = _read(_join([_record(0, length="-1"), arc, _record(1), _record(2)], "whole"))
+    read = _ids(items, RawPage) + _ids(items, Rejected)
+    assert {"<urn:uuid:r1>", "<urn:uuid:r2>"} <= set(read)
+    assert len(read) == len(set(read))
