@@ -15,10 +15,13 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from distributed import Client, LocalCluster
 from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 # HYPOTHESIS_PROFILE=release runs the long pre-release fuzzing campaign (see FUZZING.md).
 settings.register_profile(
@@ -51,6 +54,11 @@ def _shared_path(*parts: str) -> Path:
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
     """A Dask client on a one-thread cluster in this process, shared by a module's tests."""
+    # Imported here: distributed sets up its loggers on import, and imported with this file
+    # (before pytest captures output) they write to a stream closed at exit, which printed
+    # dozens of "Logging error" tracebacks after every run.
+    from distributed import Client, LocalCluster
+
     with (
         LocalCluster(
             processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
