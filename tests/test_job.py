@@ -22,24 +22,13 @@ from tests.jobhelpers import JOB_SCRIPT, REPO, make_inputs, rows
 DASK = str(Path(sys.executable).with_name("dask"))
 
 
-@pytest.fixture(scope="module")
-def inproc_client():
-    with (
-        LocalCluster(
-            processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
-        ) as cluster,
-        Client(cluster) as client,
-    ):
-        yield client
-
-
 def run(client: Client, inputs: list[str], out: Path, **kw):
     return schedule.run_job(client, inputs, JobConfig(output=str(out), **kw))
 
 
-def test_inproc_and_local_cluster_write_identical_rows(tmp_path: Path, inproc_client) -> None:
+def test_inproc_and_local_cluster_write_identical_rows(tmp_path: Path, client) -> None:
     inputs = make_inputs(tmp_path / "in")
-    first = run(inproc_client, inputs, tmp_path / "a")
+    first = run(client, inputs, tmp_path / "a")
     assert not first.failed and len(first.reports) == 4
     with (
         LocalCluster(
@@ -53,9 +42,9 @@ def test_inproc_and_local_cluster_write_identical_rows(tmp_path: Path, inproc_cl
     assert first.totals.to_dict() == second.totals.to_dict()
 
 
-def test_every_record_accounted_for(tmp_path: Path, inproc_client) -> None:
+def test_every_record_accounted_for(tmp_path: Path, client) -> None:
     inputs = make_inputs(tmp_path / "in")
-    result = run(inproc_client, inputs, tmp_path / "out")
+    result = run(client, inputs, tmp_path / "out")
     totals = result.totals
     # per input i: warcinfo + (i + 2) request/response pairs + one 404
     assert totals.records == sum(1 + 2 * (i + 2) + 1 for i in range(4))
@@ -63,10 +52,10 @@ def test_every_record_accounted_for(tmp_path: Path, inproc_client) -> None:
     assert totals.docs == len(rows(tmp_path / "out")) == sum(i + 2 for i in range(4))
 
 
-def test_resume_reprocesses_only_unfinished_inputs(tmp_path: Path, inproc_client) -> None:
+def test_resume_reprocesses_only_unfinished_inputs(tmp_path: Path, client) -> None:
     inputs = make_inputs(tmp_path / "in")
     out = tmp_path / "out"
-    run(inproc_client, inputs, out)
+    run(client, inputs, out)
     before = rows(out)
     # Simulate a crash of crawl-02: no marker, its files gone, a half-written temp file left.
     stem = input_stem(inputs[2])
@@ -76,24 +65,22 @@ def test_resume_reprocesses_only_unfinished_inputs(tmp_path: Path, inproc_client
     en = out / "docs" / "language=en"
     (en / f".{stem}.parquet.0123456789ab.tmp").write_bytes(b"PAR1 partial")
     assert rows(out) != before  # readers see a consistent dataset without crawl-02
-    again = run(inproc_client, inputs, out)
+    again = run(client, inputs, out)
     assert [r.stem for r in again.reports] == [stem]
     assert len(again.skipped) == 3
     assert rows(out) == before  # same rows, each once
     assert not list(out.rglob(".*.tmp"))
-    third = run(inproc_client, inputs, out)
+    third = run(client, inputs, out)
     assert third.reports == [] and len(third.skipped) == 4
 
 
-def test_a_failing_input_does_not_stop_the_others(tmp_path: Path, inproc_client) -> None:
+def test_a_failing_input_does_not_stop_the_others(tmp_path: Path, client) -> None:
     inputs = make_inputs(tmp_path / "in", n=3)
     out = tmp_path / "out"
     # an output I/O error for one input: its rejects file cannot replace a directory
     (out / "rejects" / f"{input_stem(inputs[1])}.parquet").mkdir(parents=True)
     missing = str(tmp_path / "in" / "gone.warc.gz")
-    result = schedule.run_job(
-        inproc_client, [*inputs, missing], JobConfig(output=str(out)), retries=0
-    )
+    result = schedule.run_job(client, [*inputs, missing], JobConfig(output=str(out)), retries=0)
     assert sorted(result.failed) == sorted([inputs[1], missing])
     assert result.failed[missing].startswith("UnreadableInput: cannot open it: FileNotFoundError")
     assert "gone.warc.gz" in result.failed[missing]
@@ -125,20 +112,20 @@ class _CancelsFirst:
         return getattr(self._client, name)
 
 
-def test_a_task_the_cluster_cancels_is_submitted_again(tmp_path: Path, inproc_client) -> None:
+def test_a_task_the_cluster_cancels_is_submitted_again(tmp_path: Path, client) -> None:
     inputs = make_inputs(tmp_path / "in", n=3)
-    client = _CancelsFirst(inproc_client)
+    client = _CancelsFirst(client)
     result = schedule.run_job(client, inputs, JobConfig(output=str(tmp_path / "out")))
     assert len(client.cancelled) == 1
     assert not result.failed and len(result.reports) == 3
-    reference = run(inproc_client, inputs, tmp_path / "ref")
+    reference = run(client, inputs, tmp_path / "ref")
     assert rows(tmp_path / "out") == rows(tmp_path / "ref")  # every record once
     assert result.totals.to_dict() == reference.totals.to_dict()
 
 
-def test_a_task_cancelled_past_its_retries_fails_saying_so(tmp_path: Path, inproc_client) -> None:
+def test_a_task_cancelled_past_its_retries_fails_saying_so(tmp_path: Path, client) -> None:
     inputs = make_inputs(tmp_path / "in", n=2)
-    client = _CancelsFirst(inproc_client)
+    client = _CancelsFirst(client)
     result = schedule.run_job(client, inputs, JobConfig(output=str(tmp_path / "out")), retries=0)
     assert len(result.failed) == 1 and len(result.reports) == 1
     (error,) = result.failed.values()
@@ -316,7 +303,7 @@ def test_dask_submit_sets_the_scheduler_address(tmp_path: Path) -> None:
 
 @pytest.mark.shared
 def test_real_warcs_every_record_accounted_for(
-    real_warcs_dir: Path, tmp_path: Path, inproc_client
+    real_warcs_dir: Path, tmp_path: Path, client
 ) -> None:
     from pipeline.types import RawPage, Rejected
     from pipeline.warc.reader import iter_file
@@ -324,7 +311,7 @@ def test_real_warcs_every_record_accounted_for(
     inputs = sorted(
         str(p) for p in real_warcs_dir.iterdir() if p.name.endswith((".warc", ".gz", ".arc"))
     )
-    result = run(inproc_client, inputs, tmp_path / "out")
+    result = run(client, inputs, tmp_path / "out")
     assert not result.failed, result.failed
     by_path = {r.warc_path: r.stats for r in result.reports}
     assert sorted(by_path) == inputs
@@ -525,17 +512,17 @@ def _bad_inputs(directory: Path) -> list[str]:
     return [str(empty), str(page)]
 
 
-def test_empty_and_non_warc_inputs_fail_and_are_retried(tmp_path: Path, inproc_client) -> None:
+def test_empty_and_non_warc_inputs_fail_and_are_retried(tmp_path: Path, client) -> None:
     good = make_inputs(tmp_path / "in", n=1)
     bad = _bad_inputs(tmp_path / "in")
     out = tmp_path / "out"
     cfg = JobConfig(output=str(out))
-    first = schedule.run_job(inproc_client, [*good, *bad], cfg, retries=0)
+    first = schedule.run_job(client, [*good, *bad], cfg, retries=0)
     assert sorted(first.failed) == sorted(bad)
     assert "input is empty" in first.failed[bad[0]]
     assert "not a WARC or ARC file: it starts with '<!DOCTYPE html>" in first.failed[bad[1]]
     assert [p.stem for p in (out / "_done").iterdir()] == [input_stem(good[0])]
-    again = schedule.run_job(inproc_client, [*good, *bad], cfg, retries=0)
+    again = schedule.run_job(client, [*good, *bad], cfg, retries=0)
     assert again.skipped == good and sorted(again.failed) == sorted(bad)
 
 

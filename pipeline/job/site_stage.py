@@ -39,7 +39,6 @@ import numpy as np
 import pandas as pd
 from dask import delayed
 from distributed import Client
-from fsspec.core import url_to_fs
 
 from pipeline.output.sink import AtomicFile
 from pipeline.site import files, frames, gathered
@@ -48,6 +47,7 @@ from pipeline.site.commit import (
     SitePaths,
     clear_staging,
     docs_files,
+    open_output,
     publish,
     read_state,
     up_to_date,
@@ -100,11 +100,6 @@ def quiet_shuffle_logs() -> None:
     logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
 
 
-def _open_fs(output: str, storage_options: dict[str, Any]) -> tuple[Any, str]:
-    fs, root = url_to_fs(output, **storage_options if "://" in output else {})
-    return fs, root.rstrip("/")
-
-
 def _read(
     spec: tuple[int, str], output: str, storage_options: dict[str, Any], settings: SiteSettings
 ) -> pd.DataFrame:
@@ -112,7 +107,7 @@ def _read(
     for one shuffle (an occurrence by its key, a document by its page hash), so that the file
     is read once and the keys move once."""
     file_id, relpath = spec
-    fs, root = _open_fs(output, storage_options)
+    fs, root = open_output(output, storage_options)
     with fs.open(f"{root}/{relpath}", "rb") as handle:
         occ, docs = frames.read_keys(handle, file_id, settings)
     occ = occ.assign(kind=np.int8(0), row=np.int64(-1), warc_date=None, url=None, record_id=None)
@@ -137,7 +132,7 @@ def _rewrite(
 ) -> pd.DataFrame:
     """Step 3 for one file: its rewrite into the staging area, and its per-site counts."""
     file_id, relpath, language = spec
-    fs, root = _open_fs(output, storage_options)
+    fs, root = open_output(output, storage_options)
     paths = SitePaths(root)
     routed = routed.reset_index()
     routed = routed[routed["file"] == file_id]
@@ -187,7 +182,7 @@ def run_site_stage(
     shuffle (`pipeline.site.gathered`): the same dataset, without Dask's fixed costs."""
     started = time.perf_counter()
     options = dict(storage_options or {})
-    fs, root = _open_fs(output, options)
+    fs, root = open_output(output, options)
     paths = SitePaths(root)
     result = SiteResult(settings=settings.to_dict())
     # A stage killed while publishing is finished first, whatever this run then does.

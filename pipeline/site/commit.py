@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Any
 
 import fsspec
+from fsspec.core import url_to_fs
 
 from pipeline.output.layout import LANGUAGE_PREFIX
 from pipeline.output.sink import is_local, write_atomic
@@ -77,6 +78,13 @@ def _modified(info: dict[str, Any]) -> str:
     if isinstance(value, datetime):
         return value.isoformat()
     return repr(value)
+
+
+def open_output(output: str, storage_options: dict[str, Any]) -> tuple[Any, str]:
+    """The filesystem and root of the output at ``output`` (a path or fsspec URL; storage
+    options apply to a URL only)."""
+    fs, root = url_to_fs(output, **storage_options if "://" in output else {})
+    return fs, root.rstrip("/")
 
 
 def docs_files(fs: fsspec.AbstractFileSystem, root: str) -> list[DocsFile]:

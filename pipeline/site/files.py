@@ -22,7 +22,7 @@ with no kept text is a page of its own.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -158,24 +158,16 @@ class Documents:
 
     @staticmethod
     def concat(parts: Sequence[Documents]) -> Documents:
-        names = ("page", "warc_date", "url", "record_id", "file", "row")
-        empty = (np.uint64, object, object, object, np.int32, np.int64)
+        empty = (np.uint64, object, object, object, np.int32, np.int64)  # in field order
         return Documents(
             *(
-                np.concatenate([getattr(p, n) for p in parts]) if parts else np.empty(0, t)
-                for n, t in zip(names, empty, strict=True)
+                np.concatenate([getattr(p, f.name) for p in parts]) if parts else np.empty(0, t)
+                for f, t in zip(fields(Documents), empty, strict=True)
             )
         )
 
     def take(self, which: np.ndarray) -> Documents:
-        return Documents(
-            self.page[which],
-            self.warc_date[which],
-            self.url[which],
-            self.record_id[which],
-            self.file[which],
-            self.row[which],
-        )
+        return Documents(*(getattr(self, f.name)[which] for f in fields(self)))
 
 
 def documents_of(k: _Keys, group: pa.Table, file_id: int, first_row: int) -> Documents:
@@ -208,6 +200,9 @@ def first_copies(docs: Documents) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """For documents holding every document of their page hashes: ``(file, row,
     duplicate_of)`` of each document whose kept text an earlier one has: earliest
     ``warc_date``, then ``url``, then ``record_id`` (then file and row, for equal ones)."""
+    # Only documents whose page hash another shares are ordered (most have none).
+    _, inverse, counts = np.unique(docs.page, return_inverse=True, return_counts=True)
+    docs = docs.take(counts[inverse.reshape(-1)] > 1)
     order = sorted(
         range(len(docs.page)),
         key=lambda i: (

@@ -138,9 +138,7 @@ def first_copies(documents: pd.DataFrame) -> pd.DataFrame:
     """`pipeline.site.files.first_copies` of one partition's documents, as a frame."""
     if documents.empty:
         return COPIES_META.copy()
-    docs = files.Documents(
-        *(documents[name].to_numpy() for name in DOCUMENTS_META.columns)  # its field order
-    )
+    docs = files.Documents(**{name: documents[name].to_numpy() for name in DOCUMENTS_META})
     file, row, duplicate_of = files.first_copies(docs)
     out = pd.DataFrame({"file": file, "row": row, "duplicate_of": duplicate_of})
     return out.astype(COPIES_META.dtypes)

@@ -28,11 +28,10 @@ from typing import Any
 
 import fsspec
 import numpy as np
-from fsspec.core import url_to_fs
 
 from pipeline.output.sink import AtomicFile
 from pipeline.site import files
-from pipeline.site.commit import SitePaths
+from pipeline.site.commit import SitePaths, open_output
 from pipeline.site.rule import SiteSettings
 
 __all__ = ["count_hits", "stage_files", "stage_output"]
@@ -63,8 +62,7 @@ def stage_output(
     """`stage_files` on the output at ``output`` (a path or fsspec URL): the task the job
     submits. It lives here, not in `pipeline.job.site_stage`, so that the worker running it
     imports neither Dask's dataframes nor pandas."""
-    fs, root = url_to_fs(output, **storage_options if "://" in output else {})
-    return stage_files(fs, root.rstrip("/"), entries, settings)
+    return stage_files(*open_output(output, storage_options), entries, settings)
 
 
 def stage_files(
@@ -93,9 +91,7 @@ def stage_files(
         kept.append(groups)
     hits = count_hits(np.concatenate(keys), np.concatenate(pages))
     del keys, pages
-    docs = files.Documents.concat(documents)
-    _, inverse, counts = np.unique(docs.page, return_inverse=True, return_counts=True)
-    copy_files, copy_rows, firsts = files.first_copies(docs.take(counts[inverse] > 1))
+    copy_files, copy_rows, firsts = files.first_copies(files.Documents.concat(documents))
     stats: files.Stats = {}
     for file_id, ((relpath, language), groups) in enumerate(zip(entries, kept, strict=True)):
         mine = copy_files == file_id
@@ -111,9 +107,6 @@ def stage_files(
             target.abort()
             raise
         for site, values in counted.items():
-            if site in stats:
-                stats[site] = stats[site] + values
-            else:
-                stats[site] = values
+            stats[site] = stats.get(site, 0) + values
         kept[file_id] = []  # its keys are no longer needed
     return stats

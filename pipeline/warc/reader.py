@@ -249,6 +249,16 @@ def iter_records(
             yield ReaderIssue(warc_path, "no_resync", at, "stream is not seekable; reading stops")
             return
         lost = outcome.kind == "error"  # whether bytes were lost if no record follows
+        # Bytes a fresh iterator has not tried are tried once at their own start: warcio keeps
+        # to the format of the first record it read, so a WARC record after an ARC one (or the
+        # reverse) fails there, whole (in a file gzipped whole too: the 30-minute campaign of
+        # issue 48 lost such records after a splice made a phantom record). The retry starts
+        # after the last record read: its bytes must not be read twice.
+        retry = (
+            outcome.fresh
+            and outcome.offset > reader.floor
+            and at > (pos if gunzip_from is None else inner)
+        )
         if gunzip_from is not None and outcome.resume is not None:
             # A record starts inside a cut one in the same member: read on from there (its
             # rejection says where; offsets stay in the gunzipped stream).
@@ -274,11 +284,6 @@ def iter_records(
             # unknown (a length that is no byte count): its gunzipped bytes are a plain file,
             # searched as one for the next record start (a record cut in its version line runs
             # into the next one's: "WARC/WARC/1.0").
-            # As in a plain file, bytes a fresh iterator has not tried are tried once at their
-            # own start: warcio keeps to the format of the first record it read, so a WARC
-            # record after an ARC one (or the reverse) fails there, whole (the 30-minute
-            # campaign of issue 48 lost such records after a splice made a phantom record).
-            retry = outcome.fresh and outcome.offset > reader.floor and at > inner
             try:
                 inside = _find_next_record(source, at if retry else at + 1)
             except OSError:  # the gunzipped stream no longer holds that place
@@ -336,8 +341,6 @@ def iter_records(
             why = outcome.after(at)
         else:
             # A segment never starts twice at one place, so every pass moves forward.
-            # A retry starts after the last record read: its bytes must not be read twice.
-            retry = outcome.fresh and outcome.offset > reader.floor and at > pos
             nxt = _find_next_record(stream, at if retry else at + 1)
             why = outcome.after(at)
         if nxt is None:

@@ -180,16 +180,21 @@ def test_class_prior_decides_what_the_models_cannot() -> None:
     assert class_prior(0, 0) == pytest.approx((math.log(0.5), math.log(0.5)))
 
 
-def test_class_model_round_trips_and_scores_the_joint_probability(tmp_path: Path) -> None:
-    content = ["The river carved the valley over thousands of years."] * 3
-    boiler = ["Home", "Contact us", "Privacy policy"] * 3
-    model = ClassLmModel(
+def _class_model(content: list[str], boiler: list[str]) -> ClassLmModel:
+    """Pal's classifier (character 6-grams, a class prior, decided at 0) on these texts."""
+    return ClassLmModel(
         train_witten_bell(content, 6, 14),
         train_witten_bell(boiler, 6, 14),
         class_prior(len(content), len(boiler)),
         0.0,
         {"note": "test"},
     )
+
+
+def test_class_model_round_trips_and_scores_the_joint_probability(tmp_path: Path) -> None:
+    content = ["The river carved the valley over thousands of years."] * 3
+    boiler = ["Home", "Contact us", "Privacy policy"] * 3
+    model = _class_model(content, boiler)
     path = tmp_path / "m.npz"
     save_class_model(model, path)
     loaded = load_class_model(path)
@@ -235,15 +240,8 @@ def _line_model(tmp_path: Path) -> str:
     ]
     boiler = [f'<li><a href="/t{i}">Topic {i}</a></li>' for i in range(20)]
     boiler += ["<footer><a href='/a'>About</a> | <a href='/t'>Terms</a></footer>"] * 4
-    model = ClassLmModel(
-        train_witten_bell(content, 6, 14),
-        train_witten_bell(boiler, 6, 14),
-        class_prior(len(content), len(boiler)),
-        0.0,
-        {"note": "test"},
-    )
     path = tmp_path / "lines.npz"
-    save_class_model(model, path)
+    save_class_model(_class_model(content, boiler), path)
     return str(path)
 
 
