@@ -144,3 +144,21 @@ def memory_sentences() -> str:
         "share); a page needing more is rejected `too_complex`. The site stage's workers peaked "
         f"at {site_mib:.0f} MiB on the benchmarks' outputs (`python bench/site_cost.py`).\n"
     )
+
+
+def slow_pages_sentence() -> str:
+    """docs/running.md's figure for pages killed at the time cap, from ``python
+    bench/hostile_input.py --only slow_pages`` (bench/results/hostile_input_slow_pages.json)."""
+    result = json.loads((RESULTS / "hostile_input_slow_pages.json").read_text(encoding="utf-8"))
+    slow = result["slow_pages"]
+    n, cap = slow["slow_pages"], slow["cap_seconds"]
+    good_s, mixed_s = slow["good_seconds_median"], slow["mixed_seconds_median"]
+    per_kill = (mixed_s - good_s) / n
+    verdict = "within" if slow["within_target"] else "over"
+    return (
+        f"{n} such pages among {slow['good_pages']:,} at `--max-seconds {cap:g}`: all "
+        f"{slow['good_pages']:,} written in {mixed_s:.1f} s against {good_s:.1f} s for the "
+        f"good pages alone, {per_kill:.2f} s per killed page, {verdict} the good pages plus "
+        f"{n} caps ({slow['target_seconds']:.1f} s; median of {len(slow['seconds']['good'])} "
+        f"runs, {result['date'][:10]}, `python bench/hostile_input.py --only slow_pages`)"
+    )

@@ -59,6 +59,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -66,6 +67,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
@@ -191,14 +193,19 @@ def _checkout(python: str) -> Path:
 
 
 def run_job(
-    inputs: list[str], out: Path, workers: int, cleaner: str, python: str | None = None
+    inputs: list[str],
+    out: Path,
+    workers: int,
+    cleaner: str,
+    python: str | None = None,
+    extra: Sequence[str] = (),
 ) -> dict:
     """The job as the README runs it, by ``python``'s install (this one by default), whose
-    checkout's ``jobs/clean_warcs.py`` runs."""
+    checkout's ``jobs/clean_warcs.py`` runs, with ``extra`` options."""
     python = python or sys.executable
     dask_cli = Path(python).with_name("dask")
     cmd = [str(dask_cli), "submit", "jobs/clean_warcs.py", *inputs, "--output", str(out)]
-    cmd += ["--workers", str(workers), "--cleaner", cleaner, "--no-progress"]
+    cmd += ["--workers", str(workers), "--cleaner", cleaner, "--no-progress", *extra]
     run = _tree_cpu(cmd, _checkout(python))
     (report_path,) = sorted((out / "_runs").glob("*.json"))
     report = json.loads(report_path.read_text())
@@ -575,12 +582,19 @@ def main() -> None:
         help="cleaner of the base job and stages (default: --cleaner; without --base-python, "
         "this install's)",
     )
+    ap.add_argument(
+        "--job-args",
+        default="",
+        help="more options for this install's job, as one string (e.g. '--site-repeats 0' to "
+        "leave out a stage that the base install does not have)",
+    )
     # Internal: the stage measurement, run by this script in a fresh process per round.
     ap.add_argument("--stages-only", nargs="+", metavar="WARC", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.stages_only:
         print(json.dumps(stages(args.stages_only, args.cleaner, args.batch_rows)))
         return
+    job_args = shlex.split(args.job_args)
     for name in ("pages", "copies", "shards", "pairs", "workers"):
         if getattr(args, name) < 1:
             ap.error(f"--{name} must be at least 1, got {getattr(args, name)}")
@@ -630,9 +644,9 @@ def main() -> None:
 
         def measure(what: str, out: Path) -> dict | None:
             if what == "job":
-                return run_job(shards, out, 1, args.cleaner)
+                return run_job(shards, out, 1, args.cleaner, extra=job_args)
             if what == "job_scaled":
-                return run_job(shards, out, args.workers, args.cleaner)
+                return run_job(shards, out, args.workers, args.cleaner, extra=job_args)
             if what == "job_base":
                 return run_job(shards, out, 1, base_cleaner, python=base)
             if what == "plain":

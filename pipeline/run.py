@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from typing import Any
@@ -166,6 +167,12 @@ class TaskWatch:
         """The page's `CleanResult` or `Rejected`, as `clean_page` gives it."""
         return clean_page(page, cfg)
 
+    def offer_checkpoint(self, write: Callable[[RawPage], None]) -> None:
+        """Given, in a spooling run, the function that makes every row and count so far durable
+        with reading to resume at the page it is passed. While `clean` runs on a page, nothing
+        else touches those rows and counts: a watch may call ``write`` with that page from
+        another thread, and must keep `clean` from returning until it is done."""
+
 
 def process_warc(
     warc_path: str,
@@ -218,6 +225,15 @@ def process_warc(
                 )
             )
             input_bytes = _size(stream)
+
+            def checkpoint_at(page: RawPage) -> None:
+                # Everything before this page is durable; a new attempt starts at it.
+                sink.checkpoint(
+                    {"stats": stats.to_dict(), "issues": issues, "resume": resume_point(page)}
+                )
+
+            if watch is not None and spool is not None:
+                watch.offer_checkpoint(checkpoint_at)
             try:
                 items = iter_records(
                     stream,
@@ -233,17 +249,11 @@ def process_warc(
                     watch.record(item)
                 if isinstance(item, RawPage):
                     if spool is not None and spool.due():
-                        # Everything before this page is durable; a new attempt starts here.
-                        sink.checkpoint(
-                            {
-                                "stats": stats.to_dict(),
-                                "issues": issues,
-                                "resume": resume_point(item),
-                            }
-                        )
+                        checkpoint_at(item)
+                    outcome = clean_page(item, cfg) if watch is None else watch.clean(item, cfg)
+                    # Counted once cleaned: a checkpoint taken while it cleans excludes it.
                     stats.records += 1
                     stats.body_bytes += len(item.body)
-                    outcome = clean_page(item, cfg) if watch is None else watch.clean(item, cfg)
                     if isinstance(outcome, Rejected):
                         stats.rejects[outcome.reason] += 1
                         sink.write_reject(outcome)

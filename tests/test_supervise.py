@@ -76,6 +76,18 @@ def rejects(out: Path) -> list[dict]:
     return pq.read_table(path).to_pylist()
 
 
+# How late past its cap a page's kill may come: the parent wakes at the cap itself, and a
+# loaded machine may wake it a little late (the grace, were it still paid, is a second).
+KILL_BOUND = 0.4
+
+
+def killed_after(detail: str) -> float:
+    """The seconds into its page at which a rejection's detail says the child was killed."""
+    found = re.search(r"killed after ([\d.]+) s on one page", detail)
+    assert found, detail
+    return float(found.group(1))
+
+
 def hidden_files(out: Path) -> list[str]:
     return sorted(str(p.relative_to(out)) for p in out.rglob(".*"))
 
@@ -215,6 +227,8 @@ def test_a_page_whose_parse_hangs_is_a_timeout_and_its_neighbours_are_written_on
     (row,) = rejects(tmp_path / "out")
     # Where it was when killed: in the parse, the one stage with no deadline checks.
     assert "1 s budget during parse" in row["detail"] and "killed" in row["detail"]
+    # ... and when: at the cap, no grace and no tick late (the parse cannot end itself early).
+    assert 1.0 <= killed_after(row["detail"]) < 1.0 + KILL_BOUND
     assert report.stats.rejects == {"timeout": 1} and report.stats.docs == 5
     assert report.stats.balanced
     assert hidden_files(tmp_path / "out") == []
@@ -231,6 +245,16 @@ def test_a_hang_in_any_stage_is_a_timeout(tmp_path: Path, faults) -> None:
         "https://bad.example/": ["reject:timeout"],
     }
     assert report.stats.balanced
+    (row,) = rejects(tmp_path / "out")
+    assert 0.5 <= killed_after(row["detail"]) < 0.5 + KILL_BOUND
+
+
+def test_only_the_walk_gets_a_grace_past_the_cap() -> None:
+    # The walk checks the page's own deadline every few thousand nodes and rejects the page
+    # without a kill; every other step is killed at the cap itself.
+    assert supervise.kill_after(5.0, "segmentation") == 5.0 + supervise.KILL_GRACE
+    for step in ("", "decode", "guards", "parse", "language", "labelling"):
+        assert supervise.kill_after(5.0, step) == 5.0
 
 
 @pytest.mark.timeout(120)
@@ -380,6 +404,26 @@ def test_a_kill_cleans_again_only_the_pages_since_the_last_checkpoint(
     cleaned = [u for u in log.read_text().split() if u != "None"]
     # (no checkpoint at all: the pages before the dying one, three attempts of them)
     assert cleaned.count(urls[0]) == 3 and cleaned.count(urls[7]) == 1
+
+
+@pytest.mark.timeout(180)
+def test_a_page_past_half_its_cap_is_checkpointed_at_so_its_kill_cleans_nothing_twice(
+    tmp_path: Path, faults
+) -> None:
+    # No periodic checkpoint at all: the only one is the child's, asked for by the parent when
+    # the hanging page passes half its cap. Without it the pages before it are cleaned again.
+    log = tmp_path / "pages.log"
+    warc, urls = _many_pages_warc(tmp_path, 8, {6})
+    faults(hang=[urls[6]], log_pages=str(log), checkpoint_seconds=3600.0)
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=2.0))
+    report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
+    assert report.stats.docs == 7 and report.stats.rejects == {"timeout": 1}
+    assert report.stats.records == 8 and report.stats.balanced
+    cleaned = [u for u in log.read_text().split() if u != "None"]
+    assert sorted(cleaned) == sorted(urls)  # every page cleaned exactly once
+    assert outcomes(tmp_path / "out") == {
+        u: ["reject:timeout"] if i == 6 else ["doc"] for i, u in enumerate(urls)
+    }
 
 
 def test_a_failing_input_reports_its_cause(tmp_path: Path) -> None:

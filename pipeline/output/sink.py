@@ -254,7 +254,11 @@ class PartitionedParquetSink:
                     self._docs_partition(key.removeprefix(_DOCS_KEY))
 
     def __enter__(self) -> PartitionedParquetSink:
-        remove_leftover_temps(self.fs, self.paths)
+        if self.spool is None or self.spool.state is None:
+            # (An attempt resuming from a checkpoint follows one killed while cleaning a page,
+            # before it opened any output file: there is nothing to remove, and the listing
+            # costs more the larger the output.)
+            remove_leftover_temps(self.fs, self.paths)
         return self
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:

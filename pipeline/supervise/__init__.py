@@ -8,11 +8,13 @@ are daemonic). One child serves one task at a time and is reused by the next, so
 (imports, the cleaner's model, warm-up) is paid once per worker thread, not per input or page.
 
 Watching costs the child nothing per page but two small writes to shared memory: a status file
-mapped by both processes holds a sequence number, the stage (reading or cleaning) and the
-record's offset (`Status`). The parent polls it a few times a second. Then:
+mapped by both processes holds a sequence number, the stage (reading or cleaning), the
+record's offset and when the stage began, on the machine's monotonic clock (`Status`). The
+parent polls it a few times a second, and wakes at a page's cap. Then:
 
-- a page that cleans for longer than ``Limits.max_seconds`` (plus `KILL_GRACE`; the child's own
-  cooperative deadline usually rejects it first, cheaper) gets the child killed. A fresh child
+- a page that cleans for longer than ``Limits.max_seconds`` gets the child killed at the cap
+  (`kill_after`: in the walk, whose own deadline checks usually reject the page first and
+  cheaper, `KILL_GRACE` later). A fresh child
   goes on with the input from the last checkpoint of the killed one (its rows and counts,
   spooled twice a second: `pipeline.output.spool`), with that record's offset "poisoned":
   it becomes a ``timeout`` rejection there and every other record is cleaned and written
@@ -30,9 +32,9 @@ record's offset (`Status`). The parent polls it a few times a second. Then:
   the offset. Its output is not committed, so no rows are lost: the input stays "not done".
 
 So an input's time is bounded by its pages' cleaning, plus for each page that had to be killed
-its cap (or the time to its memory budget), `KILL_GRACE`, and at most half a second of pages
-cleaned again (a spare child starts while a page runs past half its cap, `_start_spare`, so that
-a kill does not wait for a child's start as well).
+its cap (or the time to its memory budget), the fresh child's resuming, and at most half a
+second of pages cleaned again (a spare child starts while a page runs past half its cap,
+`_start_spare`, so that a kill does not wait for a child's start as well).
 
 Either way the Dask worker process itself survives, so other inputs queued on it are untouched.
 
@@ -81,8 +83,11 @@ STAGE_NAMES = {IDLE: "idle", READING: "reading", CLEANING: "cleaning"}
 # How often the parent looks at the status and the child; a kill comes at most this late.
 TICK = 0.2
 # Past the page cap, how long the child's cooperative deadline has to reject the page itself
-# before the parent kills it (a kill costs a restart and a re-run of the input).
+# before the parent kills it, in the steps that check that deadline as they go
+# (`COOPERATIVE_STEPS`). In every other step (the parse above all, one call into C) the page
+# cannot end itself early, so waiting would only add the grace to every kill.
 KILL_GRACE = 1.0
+COOPERATIVE_STEPS = frozenset({"segmentation"})
 # The resident memory a child may reach while cleaning a page when the worker's memory limit
 # per thread is lower: a warm child holds about 100-250 MB before its first page.
 MIN_MEMORY_BUDGET = 256 * 2**20
@@ -91,12 +96,20 @@ START_SECONDS = 300.0
 # A page that has cleaned for this share of its cap starts a spare child (`_start_spare`).
 SPARE_AFTER = 0.5
 
-_STATUS = struct.Struct("<QQqQ")  # sequence number, stage, offset (-1: none), step
+# sequence number, stage, offset (-1: none), when the stage began (`time.monotonic_ns`, one
+# clock for every process of the machine), step
+_STATUS = struct.Struct("<QQqQQ")
 _STEP = struct.Struct("<Q")
 _STEP_AT = _STATUS.size - _STEP.size
 # Steps of cleaning one page (`pipeline.clean.report_stages`), by index in the status map.
 STEPS = ("", "decode", "guards", "parse", "segmentation", "language", "labelling")
 _STEP_INDEX = {name: i for i, name in enumerate(STEPS)}
+
+
+def kill_after(page_cap: float, step: str) -> float:
+    """Seconds into a page at which its child is killed: the cap itself, or the cap and
+    `KILL_GRACE` in a step whose own deadline checks usually end the page first, at no kill."""
+    return page_cap + KILL_GRACE if step in COOPERATIVE_STEPS else page_cap
 
 
 class Status:
@@ -120,20 +133,21 @@ class Status:
 
     def set(self, stage: int, offset: int | None) -> None:
         self.seq += 1
-        _STATUS.pack_into(self.map, 0, self.seq, stage, -1 if offset is None else offset, 0)
+        offset = -1 if offset is None else offset
+        _STATUS.pack_into(self.map, 0, self.seq, stage, offset, time.monotonic_ns(), 0)
 
     def set_step(self, name: str) -> None:
         _STEP.pack_into(self.map, _STEP_AT, _STEP_INDEX.get(name, 0))
 
-    def read(self) -> tuple[int, int, int | None, str]:
-        """(sequence number, stage, offset, step)."""
+    def read(self) -> tuple[int, int, int | None, str, float]:
+        """(sequence number, stage, offset, step, when the stage began: `time.monotonic`)."""
         # The child may be mid-write: read until two reads agree.
         while True:
             first = _STATUS.unpack_from(self.map, 0)
             if _STATUS.unpack_from(self.map, 0) == first:
-                seq, stage, offset, step = first
+                seq, stage, offset, began, step = first
                 name = STEPS[step] if step < len(STEPS) else ""
-                return seq, stage, None if offset < 0 else offset, name
+                return seq, stage, None if offset < 0 else offset, name, began / 1e9
 
     def close(self, *, remove: bool = False) -> None:
         with contextlib.suppress(Exception):
@@ -209,12 +223,23 @@ class _Child:
     def __init__(self, argv: Sequence[str]) -> None:
         self.argv = tuple(argv)
         self.status = Status.create()
-        self.proc = subprocess.Popen(
-            [*self.argv, self.status.path],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=child_env(),
-        )
+        # Asks for a checkpoint at the page being cleaned (`ask_checkpoint`).
+        ask, self.checkpoint_pipe = os.pipe()
+        os.set_blocking(self.checkpoint_pipe, False)
+        try:
+            self.proc = subprocess.Popen(
+                [*self.argv, self.status.path, str(ask)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=child_env(),
+                pass_fds=(ask,),
+            )
+        except BaseException:
+            os.close(self.checkpoint_pipe)
+            self.status.close(remove=True)
+            raise
+        finally:
+            os.close(ask)
         self.warmed: set[str] = set()
         self.rss: int | None = None  # resident bytes when last looked at
         # The warm-up key of a warm request sent ahead (a spare child), not yet answered.
@@ -231,17 +256,31 @@ class _Child:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def kill(self) -> None:
+    def kill(self, *, wait: bool = True) -> None:
+        """Kill the child. Without ``wait`` it is reaped in the background: the kernel's
+        tearing down of a process that maps a gigabyte takes milliseconds that a kill on a
+        slow page would otherwise add to its input's time."""
         with contextlib.suppress(ProcessLookupError):
             self.proc.kill()
-        self.proc.wait()
+        if wait:
+            self.proc.wait()
+        else:
+            threading.Thread(target=self.proc.wait, daemon=True).start()
         self.close()
 
     def close(self) -> None:
         for stream in (self.proc.stdin, self.proc.stdout):
             with contextlib.suppress(Exception):
                 stream.close()  # type: ignore[union-attr]
+        with contextlib.suppress(OSError):
+            os.close(self.checkpoint_pipe)
         self.status.close(remove=True)
+
+    def ask_checkpoint(self) -> None:
+        """Have the child make every row before the page it is cleaning durable, so that
+        killing it there costs that page alone (`pipeline.supervise.__main__.Watch`)."""
+        with contextlib.suppress(OSError):  # a full pipe already asks; a dead child cannot
+            os.write(self.checkpoint_pipe, b"c")
 
     def request(
         self,
@@ -281,10 +320,11 @@ class _Child:
         """Watch the child until it answers the request sent last (see `request`)."""
         assert self.proc.stdout is not None
         out = self.proc.stdout
-        seen_seq, since = -1, time.monotonic()
+        since = time.monotonic()  # until the child's first status (a fresh map says 0)
         slow_seq = -1  # the page `on_slow` was last called for
+        wait = TICK
         while True:
-            ready, _, _ = select.select([out], [], [], TICK)
+            ready, _, _ = select.select([out], [], [], wait)
             if ready:
                 line = out.readline()
                 if line.endswith(b"\n"):
@@ -292,27 +332,33 @@ class _Child:
                 raise self._died()  # end of file, or a reply cut short by the child's death
             if not self.alive():
                 raise self._died()
-            seq, stage, offset, step = self.status.read()
+            seq, stage, offset, step, began = self.status.read()
             now = time.monotonic()
-            if seq != seen_seq:
-                seen_seq, since = seq, now
-            elapsed = now - since
+            # The child's own clock reading: a kill at the cap is not late by a tick.
+            elapsed = now - (began if seq else since)
             self.rss = self.resident()
+            wait = TICK
             if stage == CLEANING:
                 if (
-                    on_slow is not None
-                    and page_cap is not None
+                    page_cap is not None
                     and slow_seq != seq
                     and elapsed > max(SPARE_AFTER * page_cap, 1.0)
                 ):
                     slow_seq = seq
-                    on_slow()
-                if page_cap is not None and elapsed > page_cap + KILL_GRACE:
-                    self.kill()
-                    how = f"killed after {elapsed:.1f} s on one page"
-                    raise ChildDied(how, stage, offset, step, cause="time", rss=self.rss)
+                    self.ask_checkpoint()
+                    if on_slow is not None:
+                        on_slow()
+                if page_cap is not None:
+                    limit = kill_after(page_cap, step)
+                    if elapsed >= limit:
+                        self.kill(wait=False)
+                        how = f"killed after {elapsed:.2f} s on one page"
+                        raise ChildDied(how, stage, offset, step, cause="time", rss=self.rss)
+                    # Wake at the limit itself (the step may change meanwhile: then a tick late
+                    # at most, and only for a step that has a grace).
+                    wait = min(TICK, max(limit - elapsed, 0.001))
                 if memory is not None and self.rss is not None and self.rss > memory:
-                    self.kill()
+                    self.kill(wait=False)
                     how = (
                         f"killed at {self.rss / 2**20:,.0f} MiB resident, over its budget of "
                         f"{memory / 2**20:,.0f} MiB"
@@ -326,7 +372,7 @@ class _Child:
     def _died(self) -> ChildDied:
         code = self.proc.wait()
         # The map outlives the child: its last word says where it was.
-        _, stage, offset, step = self.status.read()
+        _, stage, offset, step, _ = self.status.read()
         self.close()
         if code < 0:
             try:
@@ -505,8 +551,8 @@ def process_warc_supervised(
             except ChildDied as died:
                 from pipeline.errors import WarcTaskError
 
-                _remove_temps(cfg, warc_path)
                 if died.stage != CLEANING or died.offset is None:
+                    _remove_temps(cfg, warc_path)
                     where = (
                         "before its first record"
                         if died.offset is None
@@ -521,6 +567,7 @@ def process_warc_supervised(
                         f"input {warc_path!r} failed (output {cfg.output!r}): {reason}", reason
                     ) from None
                 if died.offset in poison:  # (a page the child was told to skip: never again)
+                    _remove_temps(cfg, warc_path)
                     reason = (
                         f"the cleaning process {died.how} on the page at offset {died.offset} "
                         "again after that page was rejected; nothing was committed"
@@ -528,6 +575,10 @@ def process_warc_supervised(
                     raise WarcTaskError(
                         f"input {warc_path!r} failed (output {cfg.output!r}): {reason}", reason
                     ) from None
+                # Killed on a page the input goes on without: a child writes the output's
+                # files only once every page is cleaned (until then its rows are in the spool),
+                # so there are no temporary files to remove, and listing the output's folders
+                # for them would cost every kill more as the output grows.
                 if died.cause is None and died.offset not in died_once:
                     died_once[died.offset] = died
                     log.warning(

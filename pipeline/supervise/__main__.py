@@ -1,8 +1,8 @@
 """The supervised child: runs `pipeline.run.process_warc` for each request on stdin.
 
-Run as ``python -m pipeline.supervise STATUS_PATH`` by `pipeline.supervise`; the protocol is in
-that package's docstring. It stays up between requests, so its imports, the cleaner's model and
-the warm-up are paid once.
+Run as ``python -m pipeline.supervise STATUS_PATH [CHECKPOINT_FD]`` by `pipeline.supervise`;
+the protocol is in that package's docstring. It stays up between requests, so its imports, the
+cleaner's model and the warm-up are paid once.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, BinaryIO
 
@@ -28,12 +29,28 @@ from pipeline.types import RawPage
 
 
 class Watch(TaskWatch):
-    """Reports each record and page to the parent through the status map, and rejects the
-    pages that killed an earlier attempt instead of cleaning them again."""
+    """Reports each record and page to the parent through the status map, rejects the pages
+    that killed an earlier attempt instead of cleaning them again, and writes a checkpoint at
+    the page being cleaned when the parent asks (`checkpoint_now`)."""
 
     def __init__(self, status: Status, poison: dict[int, tuple[str, str]]) -> None:
         self.status = status
         self.poison = poison
+        self.lock = threading.Lock()
+        self.page: RawPage | None = None  # the page `clean` is on
+        self.write_checkpoint: Callable[[RawPage], None] | None = None
+
+    def offer_checkpoint(self, write: Callable[[RawPage], None]) -> None:
+        self.write_checkpoint = write
+
+    def checkpoint_now(self) -> bool:
+        """Make everything before the page being cleaned durable, resuming at that page; False
+        when no page is being cleaned (it ended meanwhile). Runs on the checkpoint thread."""
+        with self.lock:
+            if self.page is None or self.write_checkpoint is None:
+                return False
+            self.write_checkpoint(self.page)
+            return True
 
     def record(self, item: object) -> None:
         offset = getattr(item, "warc_offset", None)
@@ -44,10 +61,13 @@ class Watch(TaskWatch):
         if bad is not None:
             return run.reject_page(page, bad[0], bad[1])
         self.status.set(CLEANING, page.warc_offset)
+        self.page = page
         try:
             # Looked up at call time, as process_warc does, so wrappers (bench/faults.py) apply.
             return run.clean_page(page, cfg)
         finally:
+            with self.lock:  # a checkpoint being written at this page ends first
+                self.page = None
             self.status.set(READING, page.warc_offset)
 
 
@@ -82,6 +102,25 @@ def _watch_parent() -> None:
             os._exit(3)
 
 
+# The watch of the input being run, for the checkpoint thread.
+_CURRENT: Watch | None = None
+
+
+def _serve_checkpoints(fd: int) -> None:
+    # The parent asks (one byte) when a page has run past half its cap: a checkpoint at that
+    # page then means its kill costs no page cleaned twice. The page's own work runs on the
+    # main thread; the parse, the usual culprit, holds no GIL, so this thread gets to run.
+    with os.fdopen(fd, "rb", buffering=0) as requests:
+        while requests.read(1):
+            watch = _CURRENT
+            if watch is None:
+                continue
+            try:
+                watch.checkpoint_now()
+            except Exception:  # the periodic checkpoints still stand; say why this one failed
+                traceback.print_exc()
+
+
 def handle(request: dict[str, Any], status: Status) -> dict[str, Any]:
     cfg = _child_cfg(cfg_from_json(request["cfg"]))
     if request["op"] == "warm":
@@ -92,15 +131,15 @@ def handle(request: dict[str, Any], status: Status) -> dict[str, Any]:
     run.get_cleaner(cfg.cleaner, cfg.params_dict)
     cap_memory(cfg.limits.isolate_memory_bytes)
     poison = {int(o): (str(r), str(d)) for o, r, d in request.get("poison", [])}
+    global _CURRENT
     status.set(READING, None)
+    _CURRENT = Watch(status, poison)
     try:
         report = process_warc(
-            request["warc_path"],
-            cfg,
-            watch=Watch(status, poison),
-            spool_dir=request.get("spool"),
+            request["warc_path"], cfg, watch=_CURRENT, spool_dir=request.get("spool")
         )
     finally:
+        _CURRENT = None
         status.set(IDLE, None)
     return {"ok": True, "report": report.to_dict()}
 
@@ -116,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     reply_out: BinaryIO = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     threading.Thread(target=_watch_parent, daemon=True).start()
+    if len(argv) > 1:
+        threading.Thread(target=_serve_checkpoints, args=(int(argv[1]),), daemon=True).start()
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
