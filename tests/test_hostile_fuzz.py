@@ -176,8 +176,9 @@ def _check(tmp_path: Path, data: bytes, names: list[str], label: str) -> float:
 
 
 def _bound(names: list[str], good_seconds: float) -> float:
-    # each page that needs the cap: the cap, the kill's grace, a spare child's start and half a
-    # second of pages cleaned again; generous, as CI machines are shared
+    # each page that needs the cap: the cap, a spare child's start (when its page's kill comes
+    # before the spare is warm) and the resumed child's first steps; generous, as CI machines
+    # are shared
     return good_seconds + sum(CAP + 12.0 for n in names if n in MAY_NEED_A_CAP) + 30.0
 
 
