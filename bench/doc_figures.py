@@ -164,3 +164,172 @@ def slow_pages_sentence(indent: str = "") -> str:
         f"{n} caps ({slow['target_seconds']:.1f} s; median of {len(slow['seconds']['good'])} "
         f"runs, {result['date'][:10]}, `python bench/hostile_input.py --only slow_pages`).\n"
     )
+
+
+def _result(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text(encoding="utf-8"))
+
+
+def _day(result: dict) -> str:
+    return str(result.get("date", "undated"))[:10]
+
+
+def _front_end_run() -> tuple[str, dict]:
+    """The newest `bench/pipeline.py` run of the default cleaner beside the resiliparse front
+    end."""
+    runs = []
+    for path in RESULTS.glob("pipeline*.json"):
+        result = json.loads(path.read_text(encoding="utf-8"))
+        if result.get("cleaner") == "neighbours" and "job/resiliparse" in result.get(
+            "ratios_median", {}
+        ):
+            runs.append((result["date"], path.name, result))
+    _, name, result = max(runs)
+    return name, result
+
+
+def _speed_rows() -> list[tuple[str, str, str, str]]:
+    cleaner = _result("cleaner.json")
+    s = cleaner["summary"]
+    ours, pkg, floor = s["ours justext"], s["justext pkg"], s["parse floor"]
+    default = _result("default_cleaner.json")
+    ends = default["end_to_end"]
+    library = _result("library_call.json")["settings"]["no thread variables"]["median_ms"]
+    job_file, job = _front_end_run()
+    med, ratios = job["medians"], job["ratios_median"]
+    speedup = ours["pages_per_s"] / pkg["pages_per_s"]
+    floor_x = floor["pages_per_s"] / ours["pages_per_s"]
+    default_x = default["ratio_to_justext_median"]["neighbours (detect language)"]
+    return [
+        (
+            "Cleaners, one page at a time",
+            "`python bench/cleaner.py`",
+            f"our jusText {ours['pages_per_s']:.0f} pages/s, {speedup:.2f}x the justext "
+            f"package; {floor_x:.2f}x the bare parse's CPU; language detection "
+            f"{cleaner['langid_share_of_page_cost']:.0%} of a page",
+            f"`cleaner.json`, {_day(cleaner)}",
+        ),
+        (
+            "The default cleaner",
+            "`python bench/default_cleaner.py`",
+            f"{ends['neighbours (detect language)']['median_ms']:.2f} ms median a page with "
+            f"language detection, {default_x:.2f}x jusText's median in the same run",
+            f"`default_cleaner.json`, {_day(default)}",
+        ),
+        (
+            "The library call",
+            "`python bench/library_call.py`",
+            f"`clean_html` {library['neighbours']:.2f} ms median CPU a page against jusText's "
+            f"{library['justext']:.2f} ({library['neighbours'] / library['justext']:.2f}x)",
+            f"`library_call.json`, {_day(_result('library_call.json'))}",
+        ),
+        (
+            "The job against the front ends",
+            "`python bench/pipeline.py`",
+            f"{med['job']['pages_per_cpu_s']:.1f} pages per CPU-second on {job['pages']:,} pages: "
+            f"{ratios['job/resiliparse']:.2f}x the resiliparse front end"
+            + (
+                f", {ratios['job/trafilatura']:.1f}x trafilatura's"
+                if "job/trafilatura" in ratios
+                else ""
+            )
+            + "; a task's peak memory "
+            f"{job['peak_rss_mb_1x']:.0f} MB, {job['peak_rss_mb_4x']:.0f} MB for a WARC 4 times "
+            "larger",
+            f"`{job_file}`, {_day(job)}",
+        ),
+    ]
+
+
+def _robustness_rows() -> list[tuple[str, str, str, str]]:
+    faults = _result("faults.json")
+    hostile = _result("hostile_input.json")
+    ragged, markdown = hostile["ragged_table"], hostile["markdown"]
+    bad = hostile["bad_length"]
+    fuzz_name = "fuzz_issue48_final.json"
+    if not (RESULTS / fuzz_name).exists():
+        fuzz_name = "fuzz_issue48_after_fixes.json"
+    fuzz = _result(fuzz_name)
+    report = _result("report.json")
+    lost = sum(r["good"] - r["good_written"] for r in bad.values())
+    foreign = sum(m["after"] for m in markdown.values())
+    pages = sum(m["pages"] for m in markdown.values())
+    return [
+        (
+            "Real and broken WARCs",
+            "`python bench/faults.py`",
+            f"{faults['inputs']} inputs, {faults['records_read']:,} records: {faults['crashes']} "
+            f"crashes, {faults['duplicates']} duplicates, {faults['lost']} lost; slowest page "
+            f"{faults['page_seconds_max']:.1f} s",
+            f"`faults.json`, {_day(faults)}",
+        ),
+        (
+            "Fuzzed WARCs",
+            "`python bench/fuzz_warcs.py --minutes 30`",
+            f"{fuzz['mutated_files']:,} mutated files in {fuzz['minutes']:g} minutes, "
+            f"{fuzz['job_runs']:,} through the job: {fuzz['hangs']} hangs, "
+            f"{fuzz['failing_runs']} failing runs",
+            f"`{fuzz_name}`, {_day(fuzz)}",
+        ),
+        (
+            "Hostile input",
+            "`python bench/hostile_input.py`",
+            f"a bad length in a file gzipped whole: {lost} good records lost in {len(bad)} cases; "
+            f"a ragged 12,000-cell table: Markdown {ragged['markdown_over_page']:.2f}x the page, "
+            f"child peak {ragged['child_peak_rss_mb']:.0f} MB; {foreign} of {pages:,} pages' "
+            "Markdown renders an element the page did not show as markup",
+            f"`hostile_input.json`, {_day(hostile)}",
+        ),
+        (
+            "Pages killed at the time cap",
+            "`python bench/hostile_input.py --only slow_pages`",
+            slow_pages_sentence().strip().rstrip(".").split(" (", 1)[0],
+            f"`hostile_input_slow_pages.json`, {_day(_result('hostile_input_slow_pages.json'))}",
+        ),
+        (
+            "The run report",
+            "`python bench/report.py`",
+            f"at most {report['in_job_overhead_worst']:.1%} of the job's time "
+            f"(target {report['target_overhead_max']:.0%})",
+            f"`report.json`, {_day(report)}",
+        ),
+    ]
+
+
+def _output_rows() -> list[tuple[str, str, str, str]]:
+    structure = _result("structure.json")
+    systems = structure["systems"]
+    ours = systems["warcclean markdown"]
+    others = ", ".join(
+        f"{name} {systems[name]['code_kept']:.3f} / {systems[name]['rows_kept']:.3f}"
+        for name in ("trafilatura markdown", "resiliparse preserve_formatting",
+                     "html2text whole page")
+    )  # fmt: skip
+    site = _result("site_cost.json")
+    return [
+        (
+            "Code and tables",
+            "`python bench/structure.py`",
+            f"code blocks kept {ours['code_kept']:.3f}, table rows kept as rows "
+            f"{ours['rows_kept']:.3f} on {structure['pages_selected']} WCXB dev pages "
+            f"(against {others})",
+            f"`structure.json`, {_day(structure)}",
+        ),
+        (
+            "The site stage",
+            "`python bench/site_cost.py`",
+            f"alone {site['stage_alone_share_of_cleaning']:.1%} of the cleaning pass's CPU, "
+            f"{site['stage_cpu_share_in_job']:+.1%} inside the job (median of "
+            f"{len(site['rounds'])} rounds); worker memory {site['rss_growth_x4']:+.1%} for an "
+            "output 4 times larger",
+            f"`site_cost.json`, {_day(site)}",
+        ),
+    ]
+
+
+def benchmark_summary() -> str:
+    """docs/benchmarks.md's table: each benchmark's headline, from its last results file."""
+    out = ["", "| benchmark | command | last result | results, date |", "|---|---|---|---|"]
+    for row in (*_speed_rows(), *_output_rows(), *_robustness_rows()):
+        out.append("| " + " | ".join(row) + " |")
+    return "\n".join(out) + "\n\n"

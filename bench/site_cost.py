@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -40,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +213,9 @@ def main() -> None:
     g1 = max(memory["gathered_x1"]["worker_peak_rss_mib"])
     g4 = max(memory["gathered_x4"]["worker_peak_rss_mib"])
     payload = {
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": " ".join(["python", *sys.argv]),
+        "load_average": list(os.getloadavg()),
         "pages": len(urls),
         "rounds": rounds,
         "alone": alone,
