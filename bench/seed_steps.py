@@ -19,7 +19,20 @@ rendered (`pipeline.render.render`), scored with `score_text` as ``warcclean eva
   chosen stretch", against ours, where a block is kept when most of its tokens lie in it. A
   block's tokens are mapped to its words in order (when the block's runs count another number of
   words than its text has, proportionally), so a block cut by the stretch gives only its words
-  inside it. Both at tag weight 1 (the paper's) and 0.75 (ours).
+  inside it. Both at tag weight 1 (the paper's) and 0.75 (ours);
+* ``justext, <select> contents bad``: the description (seed 003) makes the contents of
+  ``<select>`` bad blocks; the package and we remove them with the element. Here the page is
+  parsed again with each ``<select>`` renamed to an element we do not remove (its ``<option>``
+  children become blocks, as they are block tags), and every block under one is classed bad
+  before the context-sensitive pass, where it can now stop a short block's search for good
+  neighbours;
+* ``density-lm paper, kept lines' text``: Pal's output is the kept source lines (seed 000, its
+  last step); ours maps the lines' verdicts onto our blocks (a block is kept when most of its
+  characters lie in kept lines). Here the kept lines' visible text, one per line, is the output;
+* ``density-fixed`` / ``density-mean`` paper, ``two bytes per break``: the article's formatter
+  (seed 001, step 3) adds two bytes to a line's HTML size for every line break it writes; ours
+  counts the characters of the paragraph's HTML only. Here every paragraph's HTML size gets the
+  two bytes of the break that opens it.
 
 Prints a table and writes it to ``--out``.
 """
@@ -29,6 +42,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -42,8 +56,16 @@ REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 
+from pipeline.clean import get_cleaner  # noqa: E402
+from pipeline.cleaners import density, density_lm  # noqa: E402
 from pipeline.cleaners.bte import BteCleaner, max_stretch  # noqa: E402
-from pipeline.cleaners.justext import JusTextCleaner  # noqa: E402
+from pipeline.cleaners.justext import (  # noqa: E402
+    JusTextCleaner,
+    classify_context_free,
+    revise,
+    stopword_densities,
+)
+from pipeline.cleaners.units import page_html  # noqa: E402
 from pipeline.evaluate.datasets import load_dataset  # noqa: E402
 from pipeline.evaluate.scoring import aggregate, score_text  # noqa: E402
 from pipeline.html.decode import decode_html  # noqa: E402
@@ -52,7 +74,7 @@ from pipeline.lang import langid, stoplists  # noqa: E402
 from pipeline.learned.comments import label_comments  # noqa: E402
 from pipeline.render.blocks import render  # noqa: E402
 from pipeline.render.table_units import keep_whole  # noqa: E402
-from pipeline.types import Block, LabeledBlock, Verdict  # noqa: E402
+from pipeline.types import Block, CfClass, LabeledBlock, Verdict  # noqa: E402
 
 DEFAULT_OUT = REPO / "bench" / "results" / "seed_steps.json"
 SETS = {"wcxb": "wcxb-dev", "ml": "multilingual-dev", "daniel": "daniel"}
@@ -101,6 +123,87 @@ def stretch_words(blocks: Sequence[Block], tag_weight: float) -> str:
 
 System = Callable[[list[Block], frozenset[str] | None, Any, str | None], str]
 
+_SELECT_OPEN = re.compile(r"<select(?=[\s>/])", re.IGNORECASE)
+_SELECT_CLOSE = re.compile(r"</select\s*>", re.IGNORECASE)
+_KEPT_SELECT = "wc-select"  # an element name no page uses, which the walk does not remove
+
+
+def in_select(block: Block) -> bool:
+    return _KEPT_SELECT in block.dom_path.split(".")
+
+
+def justext_select_bad(cleaner: JusTextCleaner) -> System:
+    """jusText with every block inside a ``<select>`` classed bad before the context-sensitive
+    pass, on the page parsed again with its ``<select>`` elements kept."""
+
+    def run(blocks, stoplist, tree, url):  # type: ignore[no-untyped-def]
+        source = page_html(tree)
+        renamed = _SELECT_CLOSE.sub(
+            f"</{_KEPT_SELECT}>", _SELECT_OPEN.sub(f"<{_KEPT_SELECT}", source)
+        )
+        if renamed != source:
+            tree = parse(renamed)
+            blocks = segment(tree)
+        params = cleaner.settings
+        densities = stopword_densities(blocks, stoplist)
+        cf = classify_context_free(blocks, stoplist, params, densities)
+        cf = [CfClass.BAD if in_select(b) else c for b, c in zip(blocks, cf, strict=True)]
+        verdicts = revise(blocks, cf, params)
+        labeled = [
+            LabeledBlock(b, v, c, None, d)
+            for b, v, c, d in zip(blocks, verdicts, cf, densities, strict=True)
+        ]
+        return text_of(labeled, tree, url)
+
+    return run
+
+
+def kept_lines_text(cleaner: Any) -> System:
+    """The text of the source lines the density-lm paper variant keeps, one per line, instead of
+    its verdicts mapped onto our blocks."""
+
+    def run(blocks, stoplist, tree, url):  # type: ignore[no-untyped-def]
+        kept: list[str] = []
+        real = density_lm.labels_from_units
+
+        def capture(blocks, units, keep, scores):  # type: ignore[no-untyped-def]
+            kept.extend(u.text for u, k in zip(units, keep, strict=True) if k)
+            return real(blocks, units, keep, scores)
+
+        density_lm.labels_from_units = capture
+        try:
+            cleaner.label(blocks, stoplist, tree=tree)
+        finally:
+            density_lm.labels_from_units = real
+        return "\n".join(kept)
+
+    return run
+
+
+def with_break_bytes(cleaner: Any) -> System:
+    """A paper variant judging the article's paragraphs, each paragraph's HTML size with the two
+    bytes of the line break the article's formatter writes before it."""
+
+    def run(blocks, stoplist, tree, url):  # type: ignore[no-untyped-def]
+        real = density.article_paragraphs
+
+        def plus_two(source: str) -> list:
+            return [u._replace(n_html=u.n_html + 2) for u in real(source)]
+
+        density.article_paragraphs = plus_two
+        try:
+            return text_of(cleaner.label(blocks, stoplist, tree=tree), tree, url)
+        finally:
+            density.article_paragraphs = real
+
+    return run
+
+
+def paper(cleaner: Any) -> System:
+    return lambda blocks, stoplist, tree, url: text_of(
+        cleaner.label(blocks, stoplist, tree=tree), tree, url
+    )
+
 
 def systems() -> dict[str, System]:
     justext = JusTextCleaner()
@@ -118,9 +221,19 @@ def systems() -> dict[str, System]:
     def bte_tokens(weight: float) -> System:
         return lambda blocks, stoplist, tree, url: stretch_words(blocks, weight)
 
+    lm_paper = get_cleaner("density-lm", {"variant": "paper"})
+    fixed_paper = get_cleaner("density-fixed", {"variant": "paper"})
+    mean_paper = get_cleaner("density-mean", {"variant": "paper"})
     return {
         "justext": jt,
         "justext, <header> dropped": jt_header,
+        "justext, <select> contents bad (as written)": justext_select_bad(justext),
+        "density-lm paper, lines mapped onto blocks (ours)": paper(lm_paper),
+        "density-lm paper, kept lines' text (as written)": kept_lines_text(lm_paper),
+        "density-fixed paper (ours)": paper(fixed_paper),
+        "density-fixed paper, two bytes per break (as written)": with_break_bytes(fixed_paper),
+        "density-mean paper (ours)": paper(mean_paper),
+        "density-mean paper, two bytes per break (as written)": with_break_bytes(mean_paper),
         "bte 1.0, blocks by majority": bte_blocks(bte_paper),
         "bte 1.0, tokens of the stretch (as written)": bte_tokens(1.0),
         "bte 0.75, blocks by majority (ours)": bte_blocks(bte_ours),
