@@ -8,8 +8,10 @@ deadline cannot see), ``{"die": [url, ...]}`` kills the child with SIGKILL on th
 kernel's OOM killer does), ``{"die_once": [url, ...], "marker_dir": DIR}`` only the first time
 each, ``{"allocate": [url, ...]}`` asks for far more memory than the address-space cap allows,
 ``{"grow": [url, ...]}`` takes resident memory without end, ``{"stall_after": n}`` makes the
-reader hang after n records. ``{"log_pages": FILE}`` appends each page's URL to FILE as it is
-cleaned, and ``{"checkpoint_seconds": s}`` sets how often the child's spool checkpoints.
+reader hang after n records, ``{"slow_start": s}`` sleeps s seconds at the start of every run
+request, before the child's first status. ``{"log_pages": FILE}`` appends each page's URL to
+FILE as it is cleaned, and ``{"checkpoint_seconds": s}`` sets how often the child's spool
+checkpoints.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from pipeline import run
 from pipeline.output import spool
+from pipeline.supervise import __main__ as child
 from pipeline.supervise.__main__ import main
 
 FAULTS: dict[str, Any] = json.loads(os.environ.get("WARCCLEAN_TEST_FAULTS", "{}"))
@@ -69,8 +72,17 @@ def stalling_iter_records(*args: Any, **kwargs: Any) -> Iterator[Any]:
         yield item
 
 
+def slow_to_start(limit: Any) -> None:
+    # Before the child reports its first status of a run request.
+    time.sleep(float(FAULTS["slow_start"]))
+    _real_cap_memory(limit)
+
+
 run.clean_html = faulty_clean_html
 run.iter_records = stalling_iter_records
+if "slow_start" in FAULTS:
+    _real_cap_memory = child.cap_memory
+    child.cap_memory = slow_to_start
 if "checkpoint_seconds" in FAULTS:
     spool.CHECKPOINT_SECONDS = float(FAULTS["checkpoint_seconds"])
 

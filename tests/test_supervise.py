@@ -426,6 +426,26 @@ def test_a_page_past_half_its_cap_is_checkpointed_at_so_its_kill_cleans_nothing_
     }
 
 
+@pytest.mark.timeout(120)
+def test_a_child_idle_past_the_stall_bound_is_not_taken_for_stalled(tmp_path: Path, faults) -> None:
+    # The status map still holds the end of the child's last request; its clock reading is
+    # older than the stall bound after an idle spell, and must not count against the next
+    # request before the child has reported anything for it.
+    supervise.shutdown()
+    faults(slow_start=0.6)
+    limits = Limits(max_stall_seconds=1.0)
+    first = write_warc(tmp_path)
+    process_warc_supervised(str(first), JobConfig(output=str(tmp_path / "a"), limits=limits),
+                            child_argv=FAULT_CHILD)  # fmt: skip
+    time.sleep(1.5)
+    (tmp_path / "second").mkdir()
+    second = write_warc(tmp_path / "second")
+    report = process_warc_supervised(
+        str(second), JobConfig(output=str(tmp_path / "b"), limits=limits), child_argv=FAULT_CHILD
+    )
+    assert report.stats.docs == len(TOWNS)
+
+
 def test_a_failing_input_reports_its_cause(tmp_path: Path) -> None:
     with pytest.raises(WarcTaskError, match=r"nope\.warc\.gz"):
         process_warc_supervised(str(tmp_path / "nope.warc.gz"), JobConfig(output=str(tmp_path)))

@@ -32,9 +32,12 @@ parent polls it a few times a second, and wakes at a page's cap. Then:
   the offset. Its output is not committed, so no rows are lost: the input stays "not done".
 
 So an input's time is bounded by its pages' cleaning, plus for each page that had to be killed
-its cap (or the time to its memory budget), the fresh child's resuming, and at most half a
-second of pages cleaned again (a spare child starts while a page runs past half its cap,
-`_start_spare`, so that a kill does not wait for a child's start as well).
+its cap (or the time to its memory budget) and the fresh child's resuming. No page is cleaned
+twice: when a page passes half its cap the parent asks the child for a checkpoint at that page
+(`_Child.ask_checkpoint`; a thread of the child writes it beside the page's work), and only a
+page whose work holds the GIL throughout keeps that thread from it, which then costs the pages
+since the last periodic checkpoint, at most half a second. A spare child starts meanwhile
+(`_start_spare`), so that a kill does not wait for a child's start as well.
 
 Either way the Dask worker process itself survives, so other inputs queued on it are untouched.
 
@@ -320,7 +323,9 @@ class _Child:
         """Watch the child until it answers the request sent last (see `request`)."""
         assert self.proc.stdout is not None
         out = self.proc.stdout
-        since = time.monotonic()  # until the child's first status (a fresh map says 0)
+        # When this request began: a status the child set before it (the end of its last
+        # request, maybe long ago; 0 in a fresh map) counts from here.
+        since = time.monotonic()
         slow_seq = -1  # the page `on_slow` was last called for
         wait = TICK
         while True:
@@ -335,7 +340,7 @@ class _Child:
             seq, stage, offset, step, began = self.status.read()
             now = time.monotonic()
             # The child's own clock reading: a kill at the cap is not late by a tick.
-            elapsed = now - (began if seq else since)
+            elapsed = now - max(began, since)
             self.rss = self.resident()
             wait = TICK
             if stage == CLEANING:
