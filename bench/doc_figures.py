@@ -333,3 +333,20 @@ def benchmark_summary() -> str:
     for row in (*_speed_rows(), *_output_rows(), *_robustness_rows()):
         out.append("| " + " | ".join(row) + " |")
     return "\n".join(out) + "\n\n"
+
+
+def site_cost_sentence() -> str:
+    """docs/running.md's figure for the site stage's cost, from ``python bench/site_cost.py``
+    (bench/results/site_cost.json)."""
+    site = _result("site_cost.json")
+    in_job = site["stage_cpu_share_in_job"]
+    shares = [g["on"]["cpu_s"] / g["off"]["cpu_s"] - 1 for g in site["rounds"]]
+    verdict = "within" if in_job <= 0.10 else "over"
+    return (
+        f"\nOn daniel's pages in one WARC the stage adds **{in_job:+.1%}** to the job's CPU "
+        f"(median of {len(shares)} alternating rounds, {min(shares):+.1%} to {max(shares):+.1%}; "
+        f"{site['cleaning_ms_per_page']:.1f} ms a page for the cleaning pass), {verdict} the "
+        f"target of at most 10%; alone, against the same command doing no stage, it costs "
+        f"{site['stage_alone_share_of_cleaning']:.1%} of the cleaning pass "
+        f"({_day(site)}, `python bench/site_cost.py`).\n"
+    )
