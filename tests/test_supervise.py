@@ -88,6 +88,11 @@ def killed_after(detail: str) -> float:
     return float(found.group(1))
 
 
+def pages_cleaned(log: Path) -> list[str]:
+    """The URLs the fault child's ``log_pages`` wrote, in order, without the warm-up page's."""
+    return [u for u in log.read_text().split() if u != "None"]
+
+
 def hidden_files(out: Path) -> list[str]:
     return sorted(str(p.relative_to(out)) for p in out.rglob(".*"))
 
@@ -382,7 +387,7 @@ def test_kills_cost_their_pages_never_the_input(tmp_path: Path, faults) -> None:
     assert rows == {u: ["reject:timeout"] if i in slow else ["doc"] for i, u in enumerate(urls)}
     assert report.stats.docs == 14 and report.stats.rejects == {"timeout": 6}
     assert report.stats.records == 20 and report.stats.balanced
-    cleaned = [u for u in log.read_text().split() if u != "None"]  # (not the warm-up page)
+    cleaned = pages_cleaned(log)
     assert sorted(cleaned) == sorted(urls)  # every page cleaned exactly once
     assert hidden_files(tmp_path / "out") == []
 
@@ -401,7 +406,7 @@ def test_a_kill_cleans_again_only_the_pages_since_the_last_checkpoint(
         str(warc), JobConfig(output=str(tmp_path / "out")), child_argv=FAULT_CHILD
     )
     assert report.stats.docs == 7 and report.stats.rejects == {"crashed": 1}
-    cleaned = [u for u in log.read_text().split() if u != "None"]
+    cleaned = pages_cleaned(log)
     # (no checkpoint at all: the pages before the dying one, three attempts of them)
     assert cleaned.count(urls[0]) == 3 and cleaned.count(urls[7]) == 1
 
@@ -419,7 +424,7 @@ def test_a_page_past_half_its_cap_is_checkpointed_at_so_its_kill_cleans_nothing_
     report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
     assert report.stats.docs == 7 and report.stats.rejects == {"timeout": 1}
     assert report.stats.records == 8 and report.stats.balanced
-    cleaned = [u for u in log.read_text().split() if u != "None"]
+    cleaned = pages_cleaned(log)
     assert sorted(cleaned) == sorted(urls)  # every page cleaned exactly once
     assert outcomes(tmp_path / "out") == {
         u: ["reject:timeout"] if i == 6 else ["doc"] for i, u in enumerate(urls)

@@ -556,27 +556,9 @@ def process_warc_supervised(
             except ChildDied as died:
                 from pipeline.errors import WarcTaskError
 
-                if died.stage != CLEANING or died.offset is None:
+                reason = _input_failure(died, poison)
+                if reason is not None:
                     _remove_temps(cfg, warc_path)
-                    where = (
-                        "before its first record"
-                        if died.offset is None
-                        else (f"after the record at offset {died.offset}")
-                    )
-                    reason = (
-                        f"the cleaning process {died.how} while "
-                        f"{STAGE_NAMES.get(died.stage, 'working')} {where}; "
-                        "nothing of this input was committed"
-                    )
-                    raise WarcTaskError(
-                        f"input {warc_path!r} failed (output {cfg.output!r}): {reason}", reason
-                    ) from None
-                if died.offset in poison:  # (a page the child was told to skip: never again)
-                    _remove_temps(cfg, warc_path)
-                    reason = (
-                        f"the cleaning process {died.how} on the page at offset {died.offset} "
-                        "again after that page was rejected; nothing was committed"
-                    )
                     raise WarcTaskError(
                         f"input {warc_path!r} failed (output {cfg.output!r}): {reason}", reason
                     ) from None
@@ -641,6 +623,28 @@ def _child_failure(reply: dict[str, Any], warc_path: str, cfg: JobConfig) -> Exc
     return errors.WarcTaskError(
         f"input {warc_path!r} failed (output {cfg.output!r}): {cause}", cause
     )
+
+
+def _input_failure(died: ChildDied, poison: dict[int, tuple[str, str]]) -> str | None:
+    """Why a child's death fails the whole input, or None when the input goes on without the
+    page it died on: it died outside a page, or again on a page it was told to skip."""
+    if died.stage != CLEANING or died.offset is None:
+        where = (
+            "before its first record"
+            if died.offset is None
+            else f"after the record at offset {died.offset}"
+        )
+        return (
+            f"the cleaning process {died.how} while "
+            f"{STAGE_NAMES.get(died.stage, 'working')} {where}; "
+            "nothing of this input was committed"
+        )
+    if died.offset in poison:  # (a page the child was told to skip: never again)
+        return (
+            f"the cleaning process {died.how} on the page at offset {died.offset} "
+            "again after that page was rejected; nothing was committed"
+        )
+    return None
 
 
 def _poison_reason(
