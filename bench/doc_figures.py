@@ -361,3 +361,603 @@ def site_cost_sentence() -> str:
         f"{site['stage_alone_share_of_cleaning']:.1%} of the cleaning pass "
         f"({_day(site)}, `python bench/site_cost.py`).\n"
     )
+
+
+# docs/cleaners.md and docs/seeds.md
+
+# The starts of the headings of BENCHMARKS.md's tables that bench/benchmark_tables.py writes.
+_HELD_OUT_WCXB = "wcxb-dev test pages ("
+_HELD_OUT_ML = "multilingual-dev test pages ("
+_FULL_WCXB = "wcxb-dev ("
+_FULL_ML = "multilingual-dev ("
+_FULL_ML_LANGUAGES = "multilingual-dev per language"
+# Issue 37's runs of the seed systems left no results file: their table, typed into BENCHMARKS.md
+# from the `warcclean eval` reports, is the only record, so the docs read it there rather than
+# keep a second copy.
+_ISSUE37 = "Seed systems as published"
+_ISSUE37_SOURCE = "BENCHMARKS.md (issue 37)"
+# The project's quality target for the default cleaner: held-out WCXB word F1.
+_DEFAULT_F1_TARGET = 0.85
+_MODELS = REPO / "pipeline" / "models"
+_HELD = "trees + nets, group held out"
+
+
+def _benchmark_rows(heading: str) -> list[dict[str, str]]:
+    """A table's rows in order, for one whose first cell repeats (benchmark_table keeps one)."""
+    lines = BENCHMARKS.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip("#").strip().startswith(heading))
+    cells: list[list[str]] = []
+    for line in lines[start + 1 :]:
+        if line.startswith("|"):
+            cells.append([c.strip().replace("**", "") for c in line.strip().strip("|").split("|")])
+        elif cells:
+            break
+    header, body = cells[0], cells[2:]
+    return [dict(zip(header, row, strict=True)) for row in body]
+
+
+def _learned() -> set[str]:
+    """The cleaners BENCHMARKS.md's held-out tables mark † (trained on other sites)."""
+    return set(re.findall(r"^\| ([\w-]+) †", BENCHMARKS.read_text(encoding="utf-8"), re.M))
+
+
+def _num(value: float | None) -> str:
+    """A figure to three places, or a dash where the run did not measure it."""
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _pair(value: float | None, held_out: float | None) -> str:
+    """A figure on every page, its held-out pages' figure in brackets."""
+    if value is None or held_out is None:
+        return _num(value if value is not None else held_out)
+    return f"{value:.3f} ({held_out:.3f})"
+
+
+def _change(before: float | None, after: float | None, digits: int = 3) -> str:
+    """A figure before and after a change."""
+    if before is None or after is None:
+        return "–"
+    return f"{before:.{digits}f} → {after:.{digits}f}"
+
+
+def cleaner_quality_table() -> str:
+    """docs/cleaners.md: every cleaner on the held-out pages, from BENCHMARKS.md's tables."""
+    wcxb, multi = benchmark_table(_HELD_OUT_WCXB), benchmark_table(_HELD_OUT_ML)
+    learned = _learned()
+    out = [
+        "",
+        f"On {held_out_pages()} (BENCHMARKS.md's held-out tables; † learned, trained on other "
+        "sites of the same sets):",
+        "",
+        "| cleaner | WCXB word F1 | WCXB pages emptied | multilingual F1 | multilingual combined "
+        "| median ms (WCXB) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name in sorted(wcxb, key=lambda n: -float(wcxb[n]["word F1"])):
+        w, m = wcxb[name], multi[name]
+        mark = " †" if name in learned else ""
+        out.append(
+            f"| `{name}`{mark} | {w['word F1']} | {w['emptied']} | {m['full-text F1']} "
+            f"| {m['combined']} | {w['median ms']} |"
+        )
+    return "\n".join(out) + "\n\n"
+
+
+def default_cleaner_sentence() -> str:
+    """Why `neighbours` is the default and which of the targets for one it meets."""
+    wcxb, multi = benchmark_table(_HELD_OUT_WCXB), benchmark_table(_HELD_OUT_ML)
+    others = [n for n in wcxb if not n.startswith("neighbours")]
+    best_w = max(others, key=lambda n: float(wcxb[n]["word F1"]))
+    best_m = max(others, key=lambda n: float(multi[n]["combined"]))
+    ours_w, ours_m = wcxb["neighbours"], multi["neighbours"]
+    quality = "meets" if float(ours_w["word F1"]) >= _DEFAULT_F1_TARGET else "misses"
+    leads_w = float(ours_w["word F1"]) > float(wcxb[best_w]["word F1"])
+    leads_m = float(ours_m["combined"]) > float(multi[best_m]["combined"])
+    cost, cost_ml = _result("default_cleaner.json"), _result("default_cleaner_multilingual.json")
+    ours, rule = "neighbours (detect language)", "justext (detect language)"
+
+    def timed(run: dict) -> str:
+        ends = run["end_to_end"]
+        return (
+            f"{ends[ours]['median_ms']:.2f} ms a page against jusText's "
+            f"{ends[rule]['median_ms']:.2f} ({run['ratio_to_justext_median'][ours]:.2f}x) on the "
+            f"{run['pages']:,} pages of {Path(run['data']).name}"
+        )
+
+    ratio_met = cost["target_ratio_met"][ours] and cost_ml["target_ratio_met"][ours]
+    return (
+        f"\n**The default is `neighbours`**, "
+        f"{'the best' if leads_w and leads_m else 'not the best'} on both held-out sets: WCXB "
+        f"word F1 {ours_w['word F1']} (the best other cleaner, `{best_w}`, "
+        f"{wcxb[best_w]['word F1']}; "
+        f"jusText {wcxb['justext']['word F1']}), multilingual full-text F1 "
+        f"{ours_m['full-text F1']} and combined score {ours_m['combined']} (the best other, "
+        f"`{best_m}`, {multi[best_m]['full-text F1']} and {multi[best_m]['combined']}), with "
+        f"{ours_w['emptied']} WCXB pages emptied (jusText {wcxb['justext']['emptied']}). It "
+        f"{quality} the project's quality target for a default, held-out WCXB word F1 of at "
+        f"least {_DEFAULT_F1_TARGET:.2f}, at the point estimate: on so few pages the sampling "
+        "error is large (BENCHMARKS.md's [Observations](../BENCHMARKS.md#observations) give the "
+        f"interval). Its cost, language detection included ({_day(cost)}, `python "
+        "bench/default_cleaner.py`, which also breaks it down by stage): "
+        f"{timed(cost)}, and {timed(cost_ml)}, where the page rules outside English run. That "
+        f"is {'within' if ratio_met else 'over'} the target of at most "
+        f"{cost['target_ratio']:g}x jusText's median, and "
+        f"{'within' if cost['target_met'][ours] else 'over'} the "
+        f"{cost['target_median_ms']:g} ms median target on that machine; on a busy machine "
+        "every cleaner slows alike, so the ratio is the figure to compare.\n"
+    )
+
+
+def _neighbours_model() -> dict:
+    """The shipped `neighbours` model file, parsed."""
+    return json.loads((_MODELS / "neighbours.json").read_text(encoding="utf-8"))
+
+
+def neighbours_model_sentence() -> str:
+    """The shipped `neighbours` model's shape and scores, from its file and daniel's run."""
+    model = _neighbours_model()
+    meta, nets, trees = model["metadata"], model["sequence"]["models"], model["model"]
+    blend = model["sequence"]["blend"]
+    dilations = [conv["dilation"] for conv in nets[0]["convs"]]
+    daniel = _result("field_daniel.json")
+    on_daniel = daniel["systems"]["warcclean default"]["by_language"]["all"]["f1"]
+    return (
+        f"\nThe shipped model (`pipeline/models/neighbours.json`, trained on {meta['trained_on']}) "
+        f"has {len(trees['feature'])} gradient-boosted trees of depth {trees['depth']} over "
+        f"{len(model['features'])} features per block, and {len(nets)} nets over the first "
+        f"{nets[0]['columns']} of them (a block's own, page cues included), whose dilations "
+        f"{', '.join(map(str, dilations))} let a block see {sum(dilations)} blocks either side. "
+        f"A block's probability is {1 - blend:.1f} of the trees' and {blend:.1f} of the nets' "
+        f"mean: cross-validated F1 {meta['cv_f1']:.4f} over the training pages, against "
+        f"{meta['cv_f1_trees_alone']:.4f} for its trees alone. On daniel's "
+        f"{daniel['pages']:,} news pages, which no model was fitted or chosen on, the cleaner "
+        f"scores word F1 {on_daniel:.3f} (`python bench/field_daniel.py`, {_day(daniel)}).\n"
+    )
+
+
+def _cv_tables(run: str, row: str) -> dict:
+    """A grouped_cv.py results row: its held-out groups and language groups in one mapping."""
+    table = _result(run)["tables"][row]
+    return {**table["held-out group"], **table["language group"]}
+
+
+def whole_sources_table() -> str:
+    """docs/cleaners.md: the default refitted without whole sources or languages."""
+    blend = _neighbours_model()["sequence"]["blend"]
+    runs = [
+        ("source datasets", "grouped_cv_dataset_nets_mh.json",
+         f"{_HELD} + guards, p^2 outside English"),
+        ("languages", "grouped_cv_language_net_shares.json",
+         f"{_HELD}, net share {blend:g}, as the shipped cleaner"),
+    ]  # fmt: skip
+    systems = ["shipped cleaner (p^2 outside English, guards)", "justext", "kimatu"]
+    groups = [
+        ("multilingual", "multilingual (all)"),
+        ("English (WCXB)", "en (wcxb)"),
+        ("Japanese", "ja"),
+    ]
+    out = [
+        "",
+        "| held out | group | pages | `neighbours` refitted without the group | the shipped "
+        "cleaner (saw most sites) | jusText | Kimatu |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for held_out, run, refitted in runs:
+        rows = [_cv_tables(run, row) for row in (refitted, *systems)]
+        for label, group in groups:
+            if group not in rows[0]:
+                continue  # Japanese is a language, not a source dataset
+            cells = [row[group] for row in rows]
+            if group.startswith("multilingual"):
+                text = [f"{c['combined']:.3f} · {c['f1']:.3f}" for c in cells]
+            else:
+                text = [f"{c['f1']:.3f}" for c in cells]
+            out.append(f"| {held_out} | {label} | {cells[0]['pages']:,} | {' | '.join(text)} |")
+    dates = "; ".join(f"`{run}`, {_day(_result(run))}" for _, run, _ in runs)
+    out += [
+        "",
+        "Multilingual: combined score · full-text F1; the others: full-text F1. Decided as the "
+        "shipped cleaner decides (squared probabilities outside English, the page rules); "
+        f"`python jobs/grouped_cv.py --nets` ({dates}).",
+    ]
+    return "\n".join(out) + "\n\n"
+
+
+# Each page rule of `neighbours` as `jobs/grouped_cv.py` measured it when it came in: the results
+# file (grouped_cv_{by}_<suffix>.json) and row before the rule, and after it.
+_PAGE_RULES = [
+    ("link guard", ("nets", _HELD), ("nets", f"{_HELD} + link guard")),
+    ("markup guard", ("nets", f"{_HELD} + link guard"), ("nets_guards", f"{_HELD} + guards")),
+    ("standfirst rescue", ("nets_lead", f"{_HELD} + guards without the lead rescue"),
+     ("nets_lead", f"{_HELD} + guards")),
+    ("squared probabilities outside English", ("nets_strict", f"{_HELD} + guards"),
+     ("nets_strict", f"{_HELD} + guards, p^2 outside English")),
+]  # fmt: skip
+
+
+def page_rules_table() -> str:
+    """docs/cleaners.md: what each page rule of `neighbours` changed, groups held out."""
+    out = [
+        "",
+        "| page rule | held out | multilingual combined | multilingual F1 | `with` found "
+        "| `without` present | Japanese F1 | English F1 | results files |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for rule, before, after in _PAGE_RULES:
+        for by, label in (("language", "languages"), ("dataset", "source datasets")):
+            runs = [(f"grouped_cv_{by}_{suffix}.json", row) for suffix, row in (before, after)]
+            a, b = (_cv_tables(run, row) for run, row in runs)
+            ml_a, ml_b = a["multilingual (all)"], b["multilingual (all)"]
+            cells = [
+                _change(ml_a.get(key), ml_b.get(key))
+                for key in ("combined", "f1", "with_share", "without_share")
+            ]
+            ja = _change(a["ja"]["f1"], b["ja"]["f1"]) if "ja" in a else "–"
+            files = ", ".join(dict.fromkeys(f"`{run}`" for run, _ in runs))
+            out.append(
+                f"| {rule} | {label} | {' | '.join(cells)} | {ja} "
+                f"| {_change(a['en (wcxb)']['f1'], b['en (wcxb)']['f1'])} | {files} |"
+            )
+    out += [
+        "",
+        "Trees and nets refitted per fold, scored on the held-out group, before → after the rule "
+        "as it was then; – where that run did not print the figure.",
+    ]
+    return "\n".join(out) + "\n\n"
+
+
+def code_rescue_sentence(indent: str = "") -> str:
+    """The code rescue on the WCXB dev pages, from ``python bench/code_rescue.py``."""
+    result = _result("code_rescue.json")
+    wcxb = result["wcxb-dev"]
+    rescued = wcxb["rescued"]
+    every, test = wcxb["all"], wcxb["test"]
+    return (
+        f"{indent}On the {wcxb['pages']:,} WCXB dev pages it keeps {rescued['blocks']} blocks on "
+        f"{wcxb['pages_changed']} pages, {rescued['blocks_outside']} of those blocks code the "
+        f"references leave out: word F1 {_change(every['off']['f1'], every['on']['f1'], 4)}, on "
+        f"the held-out pages {_change(test['off']['f1'], test['on']['f1'], 4)} ({_day(result)}, "
+        "`python bench/code_rescue.py`).\n"
+    )
+
+
+def neighbours_fast_sentence() -> str:
+    """`neighbours-fast` against the default: its columns, quality and job speed."""
+    from pipeline.learned.columns import CHEAP_COLUMNS, N_FEATURES
+
+    wcxb, multi = benchmark_table(_HELD_OUT_WCXB), benchmark_table(_HELD_OUT_ML)
+    name = "pipeline_issue36_fast.json"
+    run = _result(name)
+    if run["cleaner"] != "neighbours-fast" or run["base"]["cleaner"] != "neighbours":
+        raise ValueError(f"bench/results/{name} is not neighbours-fast beside neighbours")
+    ratios = run["ratios_median"]
+    fast, default = "neighbours-fast", "neighbours"
+    return (
+        f"\nIts {len(CHEAP_COLUMNS)} of the {N_FEATURES} columns are "
+        "`pipeline.learned.columns.CHEAP_COLUMNS`. Held out, against the default: WCXB word F1 "
+        f"{wcxb[fast]['word F1']} against {wcxb[default]['word F1']}, multilingual combined "
+        f"{multi[fast]['combined']} against {multi[default]['combined']} (the held-out table "
+        "near the top of this page). "
+        f"Its job does {ratios['job/job_base']:.2f}x the default's pages per CPU-second and "
+        f"{ratios['job/resiliparse']:.2f}x the resiliparse front end's, the three run side by "
+        f"side on {run['pages']:,} pages (`python bench/pipeline.py --cleaner neighbours-fast "
+        f"--base-cleaner neighbours`, `{name}`, {_day(run)}).\n"
+    )
+
+
+def _bracketed(cell: str) -> tuple[float, float | None]:
+    """``0.766 (0.750)`` -> (0.766, 0.750); ``0.741`` -> (0.741, None)."""
+    match = re.fullmatch(r"([\d.]+)(?: \(([\d.]+)\))?", cell)
+    if not match:
+        raise ValueError(f"not a figure: {cell!r}")
+    return float(match[1]), float(match[2]) if match[2] else None
+
+
+def _seed_issue37(label: str, cleaner: str, variant: str) -> dict:
+    """A row of BENCHMARKS.md's issue-37 table of the seed systems."""
+    row = next(
+        r
+        for r in _benchmark_rows(_ISSUE37)
+        if r["cleaner"] == f"`{cleaner}`" and r["variant"] == variant
+    )
+    wcxb, wcxb_held_out = _bracketed(row["wcxb F1 (held-out)"])
+    ml, ml_held_out = _bracketed(row["ml F1 (held-out)"])
+    combined, _ = _bracketed(row["ml combined (held-out)"])
+    return dict(
+        label=label, source=_ISSUE37_SOURCE, wcxb=wcxb, wcxb_held_out=wcxb_held_out, ml=ml,
+        ml_held_out=ml_held_out, ml_combined=combined, daniel=float(row["daniel F1"]),
+        empty=int(row["wcxb empty"]),
+    )  # fmt: skip
+
+
+def _seed_system(label: str, key: str, name: str = "seed_systems.json") -> dict:
+    """A system of ``bench/seed_systems.py``'s results (or a file of the same form)."""
+    s = _result(name)["systems"][key]
+    return dict(
+        label=label, source=f"`{name}`", wcxb=s["wcxb"]["f1"],
+        wcxb_held_out=s["wcxb_held_out"]["f1"], ml=s["ml"]["f1"],
+        ml_held_out=s["ml_held_out"]["f1"], ml_combined=s["ml"]["combined"],
+        daniel=s["daniel"]["f1"], empty=s["wcxb"]["empty"],
+    )  # fmt: skip
+
+
+def _seed_step(label: str, key: str) -> dict:
+    """A system of ``bench/seed_steps.py``'s results."""
+    s = _result("seed_steps.json")["systems"][key]
+    return dict(
+        label=label, source="`seed_steps.json`", wcxb=s["wcxb"],
+        wcxb_held_out=s["wcxb_held_out"], ml=s["ml"], ml_held_out=s["ml_held_out"],
+        ml_combined=s["ml_combined"], daniel=s["daniel"], empty=s["empty"]["wcxb"],
+    )  # fmt: skip
+
+
+def _seed_eval(label: str, key: str) -> dict:
+    """A wcxb-dev ``warcclean eval`` summary in ``seed_density_papers_wcxb.json``."""
+    name = "seed_density_papers_wcxb.json"
+    s = _result(name)["systems"][key]
+    return dict(
+        label=label, source=f"`{name}`", wcxb=s["overall"]["f1"],
+        wcxb_held_out=s["held_out_f1"], ml=None, ml_held_out=None, ml_combined=None,
+        daniel=None, empty=s["overall"]["empty"],
+    )  # fmt: skip
+
+
+def _seed_default(label: str, cleaner: str) -> dict:
+    """A rule cleaner's default as BENCHMARKS.md's generated tables have it (daniel not run)."""
+    full_w, full_m = benchmark_table(_FULL_WCXB), benchmark_table(_FULL_ML)
+    held_w, held_m = benchmark_table(_HELD_OUT_WCXB), benchmark_table(_HELD_OUT_ML)
+    return dict(
+        label=label, source="BENCHMARKS.md's tables", wcxb=float(full_w[cleaner]["word F1"]),
+        wcxb_held_out=float(held_w[cleaner]["word F1"]),
+        ml=float(full_m[cleaner]["full-text F1"]),
+        ml_held_out=float(held_m[cleaner]["full-text F1"]),
+        ml_combined=float(full_m[cleaner]["combined"]), daniel=None,
+        empty=int(full_w[cleaner]["emptied"]),
+    )  # fmt: skip
+
+
+def _seed_rows_table(rows: list[dict]) -> str:
+    """The Markdown table of seed systems' rows."""
+    out = [
+        "",
+        "| system | wcxb F1 (held out) | ml F1 (held out) | ml combined | daniel F1 "
+        "| wcxb pages emptied | from |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        empty = "–" if r["empty"] is None else str(r["empty"])
+        out.append(
+            f"| {r['label']} | {_pair(r['wcxb'], r['wcxb_held_out'])} "
+            f"| {_pair(r['ml'], r['ml_held_out'])} | {_num(r['ml_combined'])} "
+            f"| {_num(r['daniel'])} | {empty} | {r['source']} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def seed_variants_table() -> str:
+    """docs/cleaners.md: each seed cleaner's default beside its seed's method as written."""
+    rows = [
+        _seed_step("`bte` default (`tag_weight=0.75`)", "bte 0.75, blocks by majority (ours)"),
+        _seed_step("`bte` `tag_weight=1` (the message's)", "bte 1.0, blocks by majority"),
+        _seed_default("`density-fixed` default", "density-fixed"),
+        _seed_step("`density-fixed` `variant=paper`", "density-fixed paper (ours)"),
+        _seed_default("`density-mean` default", "density-mean"),
+        _seed_step("`density-mean` `variant=paper`", "density-mean paper (ours)"),
+        _seed_issue37("`density-stddev` default", "density-stddev", "project (default)"),
+        _seed_eval("`density-stddev` `variant=paper`", "density-stddev-paper"),
+        _seed_issue37("`density-lm` default", "density-lm", "project (default)"),
+        _seed_system("`density-lm` `variant=paper`", "density-lm-paper"),
+        _seed_issue37("`density-mlp` default (the article's method)", "density-mlp",
+                      "paper (default)"),
+        _seed_issue37("`density-mlp` `variant=project`", "density-mlp", "project"),
+        _seed_system("`kimatu` default", "kimatu"),
+        _seed_system("`kimatu` `variant=paper`", "kimatu-paper"),
+    ]  # fmt: skip
+    return (
+        _seed_rows_table(rows)
+        + "\nWord F1 on every page of each set, its held-out test pages in brackets; ml is "
+        "multilingual-dev, – where that run did not cover the set.\n\n"
+    )
+
+
+def seed_sets_sentence() -> str:
+    """docs/seeds.md: the pages its figures are measured on."""
+    s = _result("seed_systems.json")["systems"]["kimatu"]
+    languages = ", ".join(sorted(s["daniel_by_language"]))
+    return (
+        "\nAll figures are word F1 (characters for zh, ja, th, my) as `warcclean eval` scores "
+        f"it: on every page of wcxb-dev ({s['wcxb']['pages']:,} pages), multilingual-dev "
+        f'({s["ml"]["pages"]:,}, "ml") and daniel ({s["daniel"]["pages"]:,} news pages in '
+        f"{languages}, evaluation only), and in brackets on the held-out test sites of "
+        f"`jobs/train_cleaner.py`'s split ({s['wcxb_held_out']['pages']} wcxb and "
+        f"{s['ml_held_out']['pages']} ml pages), on which no model was fitted and no constant "
+        "chosen.\n"
+    )
+
+
+def _seed_section_rows(seed: str) -> list[dict]:
+    """The measured systems of one seed text (docs/seeds.md's sections 000 to 003)."""
+    if seed == "000":
+        return [
+            _seed_issue37("`density-stddev` default: population σ over every block",
+                          "density-stddev", "project (default)"),
+            _seed_issue37("`density-stddev` paper: sample σ of the kept chunks, on our blocks",
+                          "density-stddev", "paper"),
+            _seed_eval("`density-stddev` paper, on Pal's source lines as now counted",
+                       "density-stddev-paper"),
+            _seed_issue37("`density-lm` default: our blocks, our filter and models",
+                          "density-lm", "project (default)"),
+            _seed_issue37("`density-lm` paper, on our blocks", "density-lm",
+                          "paper, `unit=blocks`"),
+            _seed_issue37("`density-lm` paper, on source lines as first counted", "density-lm",
+                          "paper (source lines)"),
+            _seed_system("`density-lm` paper, on Pal's lines as now counted, kept lines mapped "
+                         "onto blocks", "density-lm-paper"),
+            _seed_step("the same, the kept lines' own text (as written)",
+                       "density-lm paper, kept lines' text (as written)"),
+            _seed_system("the same, the models retrained on those lines (not shipped)",
+                         "density-lm-paper-retrained", "seed_density_lm_paper_retrained.json"),
+        ]  # fmt: skip
+    if seed == "001":
+        return [
+            _seed_default("`density-fixed` default: our blocks", "density-fixed"),
+            _seed_step("`density-fixed` paper: the article's paragraphs",
+                       "density-fixed paper (ours)"),
+            _seed_step("the same, two bytes per written break (as written)",
+                       "density-fixed paper, two bytes per break (as written)"),
+            _seed_default("`density-mean` default: our blocks", "density-mean"),
+            _seed_step("`density-mean` paper: the article's paragraphs",
+                       "density-mean paper (ours)"),
+            _seed_step("the same, two bytes per written break (as written)",
+                       "density-mean paper, two bytes per break (as written)"),
+            _seed_issue37("`density-mlp` paper (default): the network on every paragraph",
+                          "density-mlp", "paper (default)"),
+            _seed_issue37("`density-mlp` project: the mean filter, then the network on blocks",
+                          "density-mlp", "project"),
+            _seed_issue37("`density-mlp` paper's network on our blocks (no parsed page)",
+                          "density-mlp", "paper, without the page"),
+        ]  # fmt: skip
+    if seed == "002":
+        return [
+            _seed_step("tag weight 1 (the message's), the stretch's tokens (as written)",
+                       "bte 1.0, tokens of the stretch (as written)"),
+            _seed_step("tag weight 1, blocks by majority", "bte 1.0, blocks by majority"),
+            _seed_step("tag weight 0.75, the stretch's tokens", "bte 0.75, tokens of the stretch"),
+            _seed_step("tag weight 0.75, blocks by majority (`bte`'s default)",
+                       "bte 0.75, blocks by majority (ours)"),
+        ]  # fmt: skip
+    if seed == "003":
+        return [
+            _seed_step("`justext` default (the package's rules)", "justext"),
+            _seed_step("`<header>` contents removed (as written)", "justext, <header> dropped"),
+            _seed_step("`<select>` contents bad blocks (as written)",
+                       "justext, <select> contents bad (as written)"),
+            _seed_system("stopword densities compared with `>` (as written)", "justext-strict"),
+            _seed_system("heading pre-pass run (as written, `fix_heading_bug=true`)",
+                         "justext-heading-pass"),
+        ]  # fmt: skip
+    raise ValueError(f"no measured systems for seed {seed}")
+
+
+def seed_table(seed: str) -> str:
+    """docs/seeds.md's table of one seed text's systems, as written and as we run them."""
+    out = _seed_rows_table(_seed_section_rows(seed))
+    if seed == "003":
+        pages = _result("seed_steps.json")["pages_with_header_blocks"]
+        out += (
+            f"\nPages with a block inside `<header>`: {pages['wcxb']:,} wcxb, {pages['ml']:,} ml "
+            f"and {pages['daniel']:,} daniel pages.\n"
+        )
+    return out + "\n"
+
+
+def kimatu_table() -> str:
+    """docs/seeds.md: Kimatu's two variants from seed_systems.json, and their differences."""
+    systems = _result("seed_systems.json")["systems"]
+    project, paper = systems["kimatu"], systems["kimatu-paper"]
+    languages = sorted(project["daniel_by_language"])
+    sets = ("wcxb", "wcxb_held_out", "ml", "ml_held_out", "daniel")
+    out = [
+        "",
+        "| variant | wcxb F1 (held out) | wcxb empty | ml F1 (held out) | ml combined (held out) "
+        f"| daniel F1 | daniel {' / '.join(languages)} | daniel empty | failures "
+        "| median ms (wcxb) |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    for label, s in (("project (default)", project), ("paper", paper)):
+        by_language = " / ".join(f"{s['daniel_by_language'][k]:.3f}" for k in languages)
+        out.append(
+            f"| {label} | {_pair(s['wcxb']['f1'], s['wcxb_held_out']['f1'])} "
+            f"| {s['wcxb']['empty']} | {_pair(s['ml']['f1'], s['ml_held_out']['f1'])} "
+            f"| {_pair(s['ml']['combined'], s['ml_held_out']['combined'])} "
+            f"| {s['daniel']['f1']:.3f} | {by_language} | {s['daniel']['empty']} "
+            f"| {sum(s[k]['failures'] for k in sets)} | {s['wcxb']['median_ms']:.1f} |"
+        )
+
+    def gain(key: str, field: str = "f1") -> str:
+        return f"{paper[key][field] - project[key][field]:+.3f}"
+
+    worst = min(
+        languages, key=lambda k: paper["daniel_by_language"][k] - project["daniel_by_language"][k]
+    )
+    worst_gain = paper["daniel_by_language"][worst] - project["daniel_by_language"][worst]
+    slower = paper["wcxb"]["median_ms"] / project["wcxb"]["median_ms"]
+    out += [
+        "",
+        f"The paper's variant against the project's: wcxb {gain('wcxb')} (held out "
+        f"{gain('wcxb_held_out')}), ml F1 {gain('ml')} (held out {gain('ml_held_out')}, combined "
+        f"{gain('ml_held_out', 'combined')}), daniel {gain('daniel')} ({worst} {worst_gain:+.3f}); "
+        f"its median time {slower:.1f}x the project's, from runs one after the other on a shared "
+        f"machine, not side by side ({_day({'date': paper['when']})}).",
+    ]
+    return "\n".join(out) + "\n\n"
+
+
+_TRIAL = re.compile(
+    r"round (\d+) (\w+)=(\S+): wcxb \S+ ml \S+ objective ([\d.]+) \(best ([\d.]+)\)"
+)
+
+
+def _search_log(name: str) -> tuple[float, list[tuple[int, str, str, float, float]]]:
+    """A Kimatu constants search log: the start objective, then each trial's figures."""
+    lines = (RESULTS / name).read_text(encoding="utf-8").splitlines()
+    start = next(line for line in lines if line.startswith("start "))
+    match = re.search(r"'objective': ([\d.]+)", start)
+    if not match:
+        raise ValueError(f"bench/results/{name} has no starting objective")
+    trials = [
+        (int(m[1]), m[2], m[3], float(m[4]), float(m[5])) for m in map(_TRIAL.fullmatch, lines) if m
+    ]
+    return float(match[1]), trials
+
+
+def kimatu_constants_sentence() -> str:
+    """How the Kimatu constants the paper leaves open were chosen, from the search's logs."""
+    start, trials = _search_log("kimatu_paper_constants_search.log")
+    shipped, confirm = _search_log("kimatu_paper_constants_confirm.log")
+    stopped = max(start, *(t[3] for t in trials))
+    element = next(t for t in trials if t[1] == "aspect" and t[2] == "'element'")
+    better = sum(t[3] > shipped for t in confirm)
+    return (
+        "\nThe constants the paper leaves open are ours: each was chosen by coordinate search on "
+        "the train and selection sites of wcxb-dev and multilingual-dev "
+        "(`bench/kimatu_paper_constants.py`; the held-out test sites never read), objective the "
+        "mean of wcxb word F1 and the multilingual combined score. The search was interrupted "
+        f"by an environment restart in round {trials[-1][0]} (its log: "
+        f"`bench/results/kimatu_paper_constants_search.log`): objective {start:.3f} at the "
+        f"first guesses, {stopped:.3f} when stopped; the values are where it stood then, except "
+        "`min_relevance` (step 13), which the search had raised to a bound no header passes: "
+        f'the shipped values score {shipped:.3f}. In round {element[0]}, `aspect="element"` scored '
+        f"{element[3]:.3f} against {element[4]:.3f} for the path (step 2). A confirming pass "
+        f"from the shipped values (`bench/results/kimatu_paper_constants_confirm.log`) was "
+        f"stopped for time after {len(confirm)} trials, {better or 'none'} of which did better.\n"
+    )
+
+
+def justext_package_sentence() -> str:
+    """Our jusText against the package on the WCXB dev pages, from ``python bench/cleaner.py``."""
+    result = _result("cleaner.json")
+    ours, pkg = result["summary"]["ours justext"], result["summary"]["justext pkg"]
+    return (
+        f"\n`python bench/cleaner.py`, which runs both on the {result['pages']:,} WCXB dev pages "
+        f"(English stoplist), scores ours word F1 {ours['word_f1']:.3f} against the package's "
+        f"{pkg['word_f1']:.3f}, at {ours['speedup_vs_justext_pkg']:.1f}x its pages per second "
+        f"({_day(result)}).\n"
+    )
+
+
+def justext_han_kana_sentence(indent: str = "") -> str:
+    """jusText's zh and ja full-text F1 with Han and kana counted twice."""
+    table = benchmark_table(_FULL_ML_LANGUAGES)["justext"]
+
+    def f1(language: str) -> str:
+        column = next(c for c in table if c.startswith(f"{language} ("))
+        return table[column].split(" / ")[0]
+
+    return (
+        f"{indent}With `han_kana_weight=2` jusText's full-text F1 on multilingual-dev is "
+        f"{f1('zh')} on Chinese and {f1('ja')} on Japanese pages (BENCHMARKS.md's per-language "
+        "table). The package's count, `han_kana_weight=1`, is measured by `python "
+        "bench/seed_systems.py --only justext-han-kana-1`, whose row is not in "
+        "`bench/results/seed_systems.json` yet.\n"
+    )

@@ -135,3 +135,77 @@ def test_every_link_leads_somewhere(doc: Path) -> None:
         elif anchor and path.suffix == ".md" and anchor not in _anchors(path):
             broken.append(f"{href}: no heading #{anchor} in {path.relative_to(REPO)}")
     assert not broken, "\n".join(broken)
+
+
+# docs/cleaners.md and docs/seeds.md: every measured figure comes from a cog block. A decimal
+# outside one, outside code, is a figure typed by hand, except the constants the seed texts state
+# as part of their algorithms, which the docs quote as written (each phrase below is taken out
+# before scanning).
+FIGURE_DOCS = [REPO / "docs" / "cleaners.md", REPO / "docs" / "seeds.md"]
+PAPER_CONSTANTS = {
+    "0.5 − σ": "Pal (2009): the density threshold is 0.5 minus the deviation",
+    "0.5 − the standard deviation": "Pal (2009), the same threshold in his words",
+    "above 0.5": "the 'easy way' article's simple filter keeps lines of density above 0.5",
+    "0.5·length + 0.5·avg": "Kimatu's content-relevance ratio (Saralegi & Leturia 2007)",
+    "0.5·length + 0.5·average": "the same ratio, as the seeds table writes it",
+    "> 0.32": "Kimatu's sure-candidate threshold",
+    "(> 0.1)": "Kimatu's dispersed-block recovery threshold",
+    "> 0.1 with": "the same recovery threshold, in the paper's words",
+    "above 0.1 ×": "the same threshold relative to the reference, as the paper variant applies it",
+    "relevance > 0.1": "the project variant's use of the same threshold",
+    "ratio > 0.5": "Kimatu's exemption of relevant blocks from the dispersion step",
+    "ratio ≤ 0.5": "the same exemption, as the paper variant applies it",
+    "no 0.5 exemption": "the project variant's lack of it",
+    "(0.2)": "jusText's MAX_LINK_DENSITY",
+    "(0.32)": "jusText's STOPWORDS_HIGH",
+    "(0.30)": "jusText's STOPWORDS_LOW",
+    "0.2, 70, 200, 0.30, 0.32": "jusText's defaults as its description lists them",
+}
+_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.]*\d)")
+
+
+def typed_figures(text: str) -> list[str]:
+    """Each decimal outside cog regions, code and the paper constants, as ``line: figure``."""
+    found = []
+    in_cog = in_fence = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if "[[[cog" in line:
+            in_cog = True
+        if in_cog:
+            in_cog = "[[[end]]]" not in line
+            continue
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        prose = re.sub(r"`[^`]*`", "", line)
+        for phrase in PAPER_CONSTANTS:
+            prose = prose.replace(phrase, " ")
+        found += [f"{number}: {m.group(0)}" for m in _DECIMAL.finditer(prose)]
+    return found
+
+
+@pytest.mark.parametrize("doc", FIGURE_DOCS, ids=lambda p: p.name)
+def test_no_figure_is_typed_by_hand(doc: Path) -> None:
+    typed = typed_figures(doc.read_text(encoding="utf-8"))
+    assert not typed, (
+        f"{doc.name} has figures typed by hand (generate them in bench/doc_figures.py, or name "
+        "the BENCHMARKS.md section that measured them):\n" + "\n".join(typed)
+    )
+
+
+def test_the_scanner_finds_typed_figures() -> None:
+    text = "\n".join(
+        [
+            "word F1 0.858 against 0.773, 1.53x jusText, 92.9% of pages",
+            "jusText 3.0.2, WCXB v1.0, `length_low=70`, `tag_weight=0.75`, threshold 0.5 − σ",
+            "<!-- [[[cog import doc_figures ]]] -->",
+            "0.940 generated",
+            "<!-- [[[end]]] -->",
+            "```text",
+            "python bench/x.py --threshold 0.4",
+            "```",
+        ]
+    )
+    assert typed_figures(text) == ["1: 0.858", "1: 0.773", "1: 1.53", "1: 92.9"]
