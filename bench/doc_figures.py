@@ -961,3 +961,293 @@ def justext_han_kana_sentence(indent: str = "") -> str:
         "bench/seed_systems.py --only justext-han-kana-1`, whose row is not in "
         "`bench/results/seed_systems.json` yet.\n"
     )
+
+
+# README.md and the other docs
+#
+# docs/library.md, output.md, report.md, running.md and development.md print their measured
+# figures from here, each from the results file its bench script writes or from a shipped file.
+
+
+def _span(values: list[float], spec: str) -> str:
+    """``values`` as ``low-high`` in the format ``spec``; one value when both ends print alike."""
+    low, high = format(min(values), spec), format(max(values), spec)
+    return low if low == high else f"{low}-{high}"
+
+
+def language_profiles_size() -> str:
+    """docs/library.md's size of the language profiles' arrays, as ``pipeline.lang.profiles``
+    builds them from langdetect's data."""
+    import dataclasses
+
+    import numpy as np
+
+    from pipeline.lang import profiles
+
+    model = profiles.model()
+    arrays = [getattr(model, f.name) for f in dataclasses.fields(model)]
+    total = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
+    grams, languages = model.scores.shape[0] - 1, len(model.languages)
+    return (
+        f"The arrays take {total / 1e6:.0f} MB: the scores of {grams:,} n-grams in "
+        f"{languages} language profiles and the tables that find a gram's row.\n"
+    )
+
+
+def langid_sentence(indent: str = "") -> str:
+    """docs/library.md's accuracy and cost of language detection beside langdetect's own detector
+    (``python bench/langid.py``, bench/results/langid_scripts.json)."""
+    result = _result("langid_scripts.json")
+    sets = result["results"]
+    right, ratios, medians = [], [], []
+    for name, run in sets.items():
+        ours, theirs = run["new (langid)"], run["old (langdetect)"]
+        pages = run["pages_with_text"]
+        right.append(
+            f"{name.split(' (')[0]} {ours['right'] / pages:.3f} against "
+            f"{theirs['right'] / pages:.3f}"
+        )
+        ratios.append(theirs["median_ms"] / ours["median_ms"])
+        medians.append(ours["median_ms"])
+    daniel = sets["daniel"]
+    chinese = daniel["per_language_pages_old_new"]["zh"][0]
+    as_korean = daniel["old (langdetect)"]["wrong"].get("zh->ko", 0)
+    return (
+        f"{indent}Pages right among those with text, ours against langdetect's own detector: "
+        f"{', '.join(right)} (langdetect calls {as_korean} of daniel's {chinese} Chinese pages "
+        f"Korean); {_span(medians, '.2f')} ms a page at the median, {_span(ratios, '.1f')}x "
+        f"less than langdetect ({_day(result)}, `{result['command']}`).\n"
+    )
+
+
+def metadata_sentence() -> str:
+    """docs/output.md's title agreement and cost of the head's metadata pass
+    (``python bench/metadata.py``, bench/results/metadata.json)."""
+    result = _result("metadata.json")
+    wcxb, cost = result["sets"]["wcxb-dev"], result["cost"]
+    title, head = wcxb["title"], cost["head_pass_us"]
+    pages = title["pages_with_og_title_or_title"]
+    exact, decoded = (round(title[k] * pages) for k in ("exact", "same_after_entities"))
+    return (
+        f"On the {wcxb['pages']:,} WCXB dev pages `title` is filled on "
+        f"{wcxb['filled']['title']:,} and equals the page's `og:title`, else its `<title>`, on "
+        f"{exact:,}, and on {decoded:,} once entities are decoded. The pass adds "
+        f"{head['added_median'] / 1000:.2f} ms to a page at the median, "
+        f"{head['added_mean_share_of_page']:.1%} of a page's cleaning on average "
+        f"({str(result['when'])[:10]}, `{result['command']}`).\n"
+    )
+
+
+def title_heading_sentence() -> str:
+    """docs/output.md's word F1 with the title heading rule off and on
+    (bench/results/title_heading_eval.json) and the rule's cost (bench/results/metadata.json)."""
+    sets = _result("title_heading_eval.json")["sets"]
+    moves = ", ".join(
+        f"{name.replace(' test part', '')} {s['title_heading_off']['f1']:.4f} → "
+        f"{s['title_heading_on']['f1']:.4f}"
+        for name, s in sets.items()
+    )
+    rule_ms = _result("metadata.json")["cost"]["title_rule_us"]["median"] / 1000
+    return (
+        f"Word F1 off → on: {moves} (`warcclean eval DIR --cleaner neighbours --param "
+        f"title_heading=false|true`, bench/results/title_heading_eval.json); the rule takes "
+        f"{rule_ms:.2f} ms a page at the median (`python bench/metadata.py`).\n"
+    )
+
+
+def page_type_cost_sentence() -> str:
+    """docs/output.md's cost of the page-type classifier in a library call
+    (``python bench/page_type_cost.py``, bench/results/page_type_cost.json)."""
+    result = _result("page_type_cost.json")
+    cost = result["result"]
+    verdict = "over" if cost["ratio"] > cost["target_ratio"] else "within"
+    return (
+        f"The classification costs {cost['median_classify_ms']:.2f} ms of a "
+        f"{cost['median_call_ms']:.2f} ms median library call, {cost['ratio']:.2f}x the call "
+        f"without it ({cost['share_of_total_cpu']:.0%} of the call), {verdict} the issue's bound "
+        f"of {cost['target_ratio']:g}x for a default (`python bench/page_type_cost.py --pages "
+        f"{cost['pages']}`, {_day(result)}).\n"
+    )
+
+
+def page_type_accuracy() -> str:
+    """docs/output.md's accuracy of the page-type classifier and what it calls other sets' pages,
+    as the model file records them (pipeline/models/page-type.json)."""
+    meta = _model_metadata(REPO / "pipeline" / "models" / "page-type.json")
+    elsewhere = meta["predicted_elsewhere"]
+    ml, daniel = elsewhere["multilingual-dev"], elsewhere["daniel"]
+    return (
+        f"On the {meta['test_pages']} pages of the held-out test sites it names the type right on "
+        f"{meta['test_accuracy']:.3f}, and on {meta['test_accuracy_without_urls']:.3f} of them "
+        f"when no URL is given; of multilingual-dev's {sum(ml.values())} pages, mostly news, it "
+        f"calls {ml['article']} `article`, and of daniel's {sum(daniel.values()):,} news pages, "
+        f"which have no URL, {daniel['article']} `article` and {daniel['listing']} `listing` "
+        "(the model file's metadata, `pipeline/models/page-type.json`).\n"
+    )
+
+
+def report_cost_sentence() -> str:
+    """docs/report.md's cost of writing the HTML report at the end of a job
+    (``python bench/report.py``, bench/results/report.json)."""
+    result = _result("report.json")
+    runs = [run for run in result["runs"] if run["html"]]
+    seconds = _span([run["report_seconds"] for run in runs], ".1f")
+    shares = _span([run["overhead"] for run in runs], ".1%")
+    return (
+        f"On {result['pages']:,} pages that step took {seconds} s, {shares} of the job's wall "
+        f"time (target: under {result['target_overhead_max']:.0%}; {len(runs)} runs, "
+        f"{_day(result)}, `{result['command']}`).\n"
+    )
+
+
+def failures_sentence(indent: str = "") -> str:
+    """docs/running.md's lines on stderr for inputs that cannot be read, before and after
+    (``python bench/failures.py``, bench/results/failures.json)."""
+    result = _result("failures.json")
+    after, before = result["runs"]["after"], result["runs"]["before"]
+    return (
+        f"{indent}With {len(after['lines_per_input'])} unreadable inputs the job prints "
+        f"{after['stderr_lines']} lines on stderr and exits {after['exit_code']} "
+        f"({_day(result)}, `python bench/failures.py`; before this, {before['stderr_lines']} lines "
+        f"with {before['compute_failed_blocks']} of Dask's `Compute Failed` blocks, one per "
+        "attempt).\n"
+    )
+
+
+# The gain in word F1 that issue 52 asked of the site stage's defaults on daniel's test half.
+SITE_STAGE_TARGET = 0.01
+
+
+def site_stage_sentence() -> str:
+    """docs/running.md's word F1 of the site stage's defaults on daniel's two halves, and what the
+    other rules of its grid gave (``python bench/site_stage.py``, bench/results/site_stage.json)."""
+    result = _result("site_stage.json")
+    off, on = result["scores"]["off"], result["scores"]["on"]
+    chosen = result["chosen"]
+
+    def setting(**changes: int) -> dict:
+        wanted = {**chosen, **changes}
+        return next(g for g in result["grid"] if all(g[k] == v for k, v in wanted.items()))
+
+    languages = [k for k in on["test"] if k != "all"]
+    test = {k: on["test"][k] - off["test"][k] for k in on["test"]}
+    dev = {k: on["dev"][k] - off["dev"][k] for k in on["dev"]}
+    worst_dev = min(languages, key=lambda k: dev[k])
+    falls = [k for k in languages if test[k] < 0]
+    spare_long = setting(long_pages=0)["test"]["all"] - off["test"]["all"]
+    count_all = setting(max_chars=0, long_pages=0)
+    count_all_dev = count_all["dev"][worst_dev] - off["dev"][worst_dev]
+    verdict = "meeting" if test["all"] >= SITE_STAGE_TARGET else "short of"
+    identical = result["identical"]
+    return (
+        f"\nOn the test half's {result['sites']['test']} sites word F1 goes from "
+        f"{off['test']['all']:.4f} to {on['test']['all']:.4f} ({test['all']:+.4f}; "
+        + ", ".join(f"{k} {test[k]:+.4f}" for k in languages)
+        + (f": {', '.join(falls)} falls" if falls else ": no language falls")
+        + f"), {verdict} the {SITE_STAGE_TARGET:+g} the issue asks (sparing every block of "
+        f"{chosen['max_chars']} characters or more, the earlier default, gave {spare_long:+.4f}); "
+        f"on the dev half {dev['all']:+.4f}, {worst_dev} {dev[worst_dev]:+.4f}, where counting "
+        f"every block alike at K {chosen['k']} gave {worst_dev} {count_all_dev:+.4f}. "
+        f"{result['duplicates']} documents are marked duplicates, and the "
+        f"{identical['single_page_site_docs']:,} documents of single-page sites and the "
+        f"{identical['docs_without_repeat']:,} with no `repeat` block are byte-identical to a run "
+        f"without the stage ({identical['differ']} differ; `python bench/site_stage.py`).\n"
+    )
+
+
+def site_memory_sentence() -> str:
+    """docs/running.md's peak worker memory of the site stage, shuffled and gathered, over
+    daniel's output and one 4 times larger (``python bench/site_cost.py``)."""
+    result = _result("site_cost.json")
+    memory = result["memory"]
+
+    def peak(run: str) -> str:
+        return f"{max(memory[run]['worker_peak_rss_mib']):.0f} MiB"
+
+    small, large = memory["shuffled_x1"], memory["shuffled_x4"]
+    # The run before this one, kept beside it: a p2p shuffle's buffers peak differently per run.
+    before = _result("site_cost-pairs3.json")["rss_growth_x4"]
+    return (
+        f"Shuffled, peak worker RSS over daniel's output ({small['docs']:,} documents, "
+        f"{small['files']} files) was {peak('shuffled_x1')}, and {peak('shuffled_x4')} over one "
+        f"{large['docs'] / small['docs']:.0f} times larger ({large['docs']:,} documents, "
+        f"{large['files']} files), {result['rss_growth_x4']:+.1%}; gathered, "
+        f"{peak('gathered_x1')} and {peak('gathered_x4')} ({_day(result)}, `python "
+        "bench/site_cost.py`; the shuffled growth moves between runs: the run before, "
+        f"`site_cost-pairs3.json`, gave {before:+.1%}).\n"
+    )
+
+
+def schema3_cost_sentence() -> str:
+    """docs/running.md's cost of schema 3's columns to the cleaning pass's writer
+    (``python bench/schema3_write.py``, bench/results/schema3_write.json)."""
+    result = _result("schema3_write.json")
+    ms = result["ms_per_doc"]
+    extra = ms["shape"] + ms["write3"] - ms["write2"]
+    return (
+        f"The schema-3 columns cost the cleaning pass's writer {extra:.2f} ms per document "
+        f"(the blocks' `shape` built and the three columns written, medians of "
+        f"{result['rounds']} rounds over {result['docs']:,} WCXB documents, "
+        "`python bench/schema3_write.py`).\n"
+    )
+
+
+def compiled_speedups_table() -> str:
+    """docs/development.md's table of what compiling the hot modules saved, from the bench
+    scripts' results (guard_overhead.json, segment.json, features.json)."""
+    guard = _result("guard_overhead.json")
+    segment = _result("segment.json")
+    walks = segment["summary"]
+    features = _result("features.json")
+    both = features["summary_ms"]
+
+    def ms(run: str) -> float:
+        return walks[run]["median_ms"]
+
+    source = (
+        f"`python bench/segment.py`, `segment.json`, {segment['pages']:,} pages, {_day(segment)}"
+    )
+
+    rows = [
+        (
+            "`pipeline/html/markup_scan.pyx`",
+            f"the guard's scans {guard['guard_ms_mean_python_code']:.2f} → "
+            f"{guard['guard_ms_mean']:.2f} ms a page on average (median "
+            f"{guard['guard_ms_median_python_code']:.2f} → {guard['guard_ms_median']:.2f}), "
+            "against guard.py's numpy and regex code",
+            f"`python bench/guard_overhead.py`, `guard_overhead.json`, {guard['pages']:,} pages",
+        ),
+        (
+            "`pipeline/html/walk.py`",
+            f"{ms('python source') / ms('python api walk'):.1f}x faster than its source "
+            f"interpreted ({ms('python api walk'):.2f} against {ms('python source'):.2f} ms), "
+            f"{ms('python source +runs') / ms('python api walk +runs'):.1f}x with BTE runs",
+            source,
+        ),
+        (
+            "`pipeline/html/lexbor_walk.pyx`",
+            f"{ms('python api walk') / ms('c walk'):.1f}x faster again ({ms('c walk'):.2f} "
+            f"against {ms('python api walk'):.2f} ms), "
+            f"{ms('python api walk +runs') / ms('c walk +runs'):.1f}x with BTE runs "
+            f"({ms('c walk +runs'):.2f} against {ms('python api walk +runs'):.2f}); the parse "
+            f"itself {ms('parse'):.2f} ms",
+            source,
+        ),
+        (
+            "`pipeline/learned/features.py`",
+            f"the block features {both['old']['both']['median_ms']:.2f} → "
+            f"{both['new']['both']['median_ms']:.2f} ms a page "
+            f"({features['speedup_median']['both']:.1f}x) against the module it replaced",
+            f"`python bench/features.py`, `features.json`, {features['pages']:,} pages, "
+            f"{_day(features)}",
+        ),
+    ]
+    out = [
+        "",
+        "Measured on the WCXB dev pages, medians per page unless said:",
+        "",
+        "| module | compiled against before | command, results |",
+        "|---|---|---|",
+    ]
+    out += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(out) + "\n\n"
