@@ -1,4 +1,4 @@
-"""What the code rescue (`pipeline.learned.code_rescue`) keeps, and what it costs in boilerplate.
+"""What the code rescue (`pipeline.rules.code_rescue`) keeps, and what it costs in boilerplate.
 
 Usage: python bench/code_rescue.py [--limit N] [--out FILE]
 

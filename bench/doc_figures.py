@@ -1251,3 +1251,32 @@ def compiled_speedups_table() -> str:
     ]
     out += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(out) + "\n\n"
+
+
+def list_rescue_sentence(indent: str = "") -> str:
+    """The list rescue and the edge rules not shipped, from ``python bench/edge_recall.py``."""
+    result = _result("edge_recall.json")
+    rows = result["rows"]
+    base = rows["guards without the list rescue"]["scores"]
+
+    def added(name: str) -> tuple[int, int]:
+        chars = rows[name]["added"].values()
+        return sum(c.get("content", 0) for c in chars), sum(c.get("boilerplate", 0) for c in chars)
+
+    shipped = rows["both (shipped)"]["scores"]
+
+    def f1(group: str) -> str:
+        return _change(base[group]["f1"], shipped[group]["f1"], 4)
+
+    inside, outside = added("both (shipped)")
+    cap_in, cap_out = added("captions")
+    head_in, head_out = added("section headings")
+    return (
+        f"{indent}On answers for sites the model was not fitted on ({result['pages']:,} training "
+        f"pages, 5 folds of whole sites) it adds {inside:,} characters of reference text and "
+        f"{outside:,} outside it: WCXB word F1 {f1('wcxb')} (collection {f1('wcxb collection')}, "
+        f"product {f1('wcxb product')}). "
+        f"Not shipped, on the same answers: figure captions between kept blocks ({cap_in:,} "
+        f"characters in the references, {cap_out:,} outside) and headings above kept prose "
+        f"({head_in:,} against {head_out:,}) ({_day(result)}, `python bench/edge_recall.py`).\n"
+    )

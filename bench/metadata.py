@@ -56,8 +56,8 @@ from pipeline.evaluate.datasets import load_dataset  # noqa: E402
 from pipeline.html.decode import decode_html  # noqa: E402
 from pipeline.html.metadata import read_head  # noqa: E402
 from pipeline.html.segment import parse  # noqa: E402
-from pipeline.learned.title_heading import keep_title, words  # noqa: E402
 from pipeline.output.schema import METADATA_COLUMNS  # noqa: E402
+from pipeline.rules.title_heading import keep_title, words  # noqa: E402
 from pipeline.types import Verdict  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data"

@@ -1,4 +1,4 @@
-"""What the page-type classifier (`pipeline.learned.page_type`) adds to a library call.
+"""What the page-type classifier (`pipeline.html.page_type`) adds to a library call.
 
 Usage: python bench/page_type_cost.py [--pages 400] [--out FILE]
 
@@ -33,11 +33,11 @@ TARGET_RATIO = 1.1
 
 def measure(pages: int) -> dict:
     from pipeline import clean_html
+    from pipeline.html import page_type
     from pipeline.html.decode import decode_html
     from pipeline.html.metadata import read_head
     from pipeline.html.page_cues import page_cues
     from pipeline.html.segment import parse, segment
-    from pipeline.learned import page_type
 
     files = sorted(DATA.glob("*.html.gz"))[:pages]
     raw = [gzip.decompress(f.read_bytes()) for f in files]

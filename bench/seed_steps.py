@@ -71,9 +71,9 @@ from pipeline.evaluate.scoring import aggregate, score_text  # noqa: E402
 from pipeline.html.decode import decode_html  # noqa: E402
 from pipeline.html.segment import parse, segment  # noqa: E402
 from pipeline.lang import langid, stoplists  # noqa: E402
-from pipeline.learned.comments import label_comments  # noqa: E402
 from pipeline.render.blocks import render  # noqa: E402
 from pipeline.render.table_units import keep_whole  # noqa: E402
+from pipeline.rules.comments import label_comments  # noqa: E402
 from pipeline.types import Block, CfClass, LabeledBlock, Verdict  # noqa: E402
 
 DEFAULT_OUT = REPO / "bench" / "results" / "seed_steps.json"

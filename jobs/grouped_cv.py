@@ -29,7 +29,7 @@ model gives them; the shipped cleaner decides outside English on them raised to
 `OUTSIDE_ENGLISH_POWER` (`pipeline.learned.neighbours.page_rule`), its row the ``--powers`` row
 of that power; with ``--powers`` a row also chooses the power per held-out group on the other
 groups (`nested_power_choice`). Each learned row is also scored after the shipped
-cleaner's page guards (`pipeline.learned.neighbours.guarded`: the markup guard, the link
+cleaner's page guards (`pipeline.rules.sequence.guarded`: the markup guard, the link
 guard, then the lead rescue, the page's dev-set language standing for the detected one; a row
 without the lead rescue shows what it adds). jusText and Kimatu (no
 training) and the shipped model (fitted on about 80% of the sites) are scored on the same pages
@@ -66,7 +66,8 @@ from pipeline.learned.columns import OWN_FEATURES, OWN_INDEX  # noqa: E402
 from pipeline.learned.decision import smooth  # noqa: E402
 from pipeline.learned.features import page_features  # noqa: E402
 from pipeline.learned.model import DEFAULT_MODEL, NeighboursModel, load_model  # noqa: E402
-from pipeline.learned.neighbours import OUTSIDE_ENGLISH_POWER, guarded, page_rule  # noqa: E402
+from pipeline.learned.neighbours import OUTSIDE_ENGLISH_POWER, page_rule  # noqa: E402
+from pipeline.rules.sequence import guarded  # noqa: E402
 from pipeline.types import Verdict  # noqa: E402
 
 GROUPINGS = ("dataset", "language", "site")
@@ -175,7 +176,7 @@ def guarded_keeps(
     probs: list[np.ndarray],
     lead: bool = True,
 ) -> tuple[list[np.ndarray], int]:
-    """``keeps`` after the shipped cleaner's page guards (`pipeline.learned.neighbours.guarded`;
+    """``keeps`` after the shipped cleaner's page guards (`pipeline.rules.sequence.guarded`;
     ``lead=False``: without its lead rescue), each page taken in its dev-set language (the WCXB
     pages as English), and how many pages they changed."""
     out = [

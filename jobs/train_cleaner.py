@@ -335,7 +335,7 @@ THRESHOLD_GRID: tuple[float | None, ...] = (
 # Fallback 0.5 always: keeping a page's likeliest blocks beats emptying it (an empty output
 # scores 0).
 FALLBACK = 0.5
-# Kept blocks repeating an earlier kept block's text are dropped (`pipeline.learned.
+# Kept blocks repeating an earlier kept block's text are dropped (`pipeline.rules.repeats.
 # without_repeats`). With texts reduced to their words, in the scratch harness over the 120x4
 # single pass: cross-validated F1 0.8573 -> 0.8622, held-out wcxb 0.830 -> 0.836 (threshold and
 # smoothing re-tuned with it); this script's refit 0.8607 -> 0.8656, held-out wcxb 0.835 -> 0.842.

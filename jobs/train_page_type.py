@@ -1,4 +1,4 @@
-"""Train the page-type classifier (`pipeline.learned.page_type`) and print how often it names
+"""Train the page-type classifier (`pipeline.html.page_type`) and print how often it names
 WCXB's page type right.
 
     python jobs/train_page_type.py [--data-dir ../shared/data] [--seed 13]
@@ -38,14 +38,14 @@ import train_cleaner as tc  # noqa: E402
 
 from pipeline.evaluate.datasets import load_dataset  # noqa: E402
 from pipeline.html.page_cues import page_cues  # noqa: E402
-from pipeline.html.segment import parse, segment  # noqa: E402
-from pipeline.learned.page_type import (  # noqa: E402
+from pipeline.html.page_type import (  # noqa: E402
     FORMAT,
     PAGE_TYPES,
     TYPE_FEATURE_NAMES,
     PageTypeModel,
     type_features,
 )
+from pipeline.html.segment import parse, segment  # noqa: E402
 
 STRENGTHS = (0.03, 0.1, 0.3, 1.0, 3.0)
 FOLDS = 5

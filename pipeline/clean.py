@@ -10,17 +10,16 @@ from typing import Any
 from pipeline.cleaners.registry import DEFAULT_CLEANER, Cleaner, make_cleaner
 from pipeline.config import Limits
 from pipeline.errors import PageTooComplex
-from pipeline.html import guard
+from pipeline.html import guard, page_type
 from pipeline.html.decode import decode_html
 from pipeline.html.guard import Deadline
 from pipeline.html.metadata import NO_HEAD, HeadFacts, read_head
 from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
-from pipeline.learned import page_type
-from pipeline.learned.comments import label_comments
 from pipeline.render.blocks import render
 from pipeline.render.table_units import keep_whole
+from pipeline.rules.comments import label_comments
 from pipeline.types import (
     TRUNCATED_OUTPUT,
     Block,
@@ -117,9 +116,9 @@ def clean_html(
     ``url`` is the page's address, when known: the learned cleaner reads its shape
     (`pipeline.html.page_cues`). ``markdown=False`` skips rendering `CleanResult.markdown` (the
     text alone costs less). Blocks of reader comments are labelled ``comment``
-    (`pipeline.learned.comments`) and left out of the text and Markdown unless
+    (`pipeline.rules.comments`) and left out of the text and Markdown unless
     ``include_comments``. ``classify_page`` names the page's type (`CleanResult.page_type`,
-    `pipeline.learned.page_type`), which costs about a fifth of a page's cleaning: off by
+    `pipeline.html.page_type`), which costs about a fifth of a page's cleaning: off by
     default."""
     limits = limits or _DEFAULT_LIMITS
     deadline = Deadline(limits.max_seconds)
@@ -257,7 +256,7 @@ def clean_decoded(
     if _stage_hook is not None:
         _stage_hook("labelling")
     # The page's kind is a fact about the page, reported whichever cleaner labels it
-    # (`pipeline.learned.page_type`), when asked for: it costs about a fifth of a page's
+    # (`pipeline.html.page_type`), when asked for: it costs about a fifth of a page's
     # cleaning (bench/page_type_cost.py). Its cues are read once for it and the cleaner.
     cues = page_cues(tree, url, head) if classify_page else None
     kind = (

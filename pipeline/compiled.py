@@ -31,7 +31,7 @@ COMPILABLE = (
     "pipeline.html.structure",
     "pipeline.render.blocks",
     "pipeline.render.table_units",
-    "pipeline.learned.comments",
+    "pipeline.rules.comments",
     "pipeline.learned.treewalk",
     "pipeline.learned.features",
     "pipeline.learned.stacked",

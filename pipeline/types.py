@@ -29,7 +29,7 @@ class CfClass(StrEnum):
 
 class Verdict(StrEnum):
     """Final label of a block: part of the main content, boilerplate, or a reader comment
-    (`pipeline.learned.comments`: kept out of the text unless ``include_comments``)."""
+    (`pipeline.rules.comments`: kept out of the text unless ``include_comments``)."""
 
     GOOD = "good"
     BAD = "bad"
@@ -240,7 +240,7 @@ class CleanResult:
     cleaner: str
     stoplist: str | None  # stoplist language used, None for language-independent mode
     params: tuple[tuple[str, Any], ...] = ()
-    # What the cleaner says about the page as a whole (e.g. `pipeline.learned.link_guard`'s
+    # What the cleaner says about the page as a whole (e.g. `pipeline.rules.link_guard`'s
     # notes); the docs' `notes` column carries them after the reader's.
     notes: tuple[str, ...] = ()
     # The kept blocks as Markdown (`pipeline.render`): headings, nested lists, GFM tables, fenced
@@ -251,7 +251,7 @@ class CleanResult:
     # Title, description, author, publication date, site name and canonical address, as the
     # page's head states them (`pipeline.html.metadata`).
     metadata: PageMetadata = NO_METADATA
-    # What kind of page this is (`pipeline.learned.page_type`): one of WCXB's seven types,
+    # What kind of page this is (`pipeline.html.page_type`): one of WCXB's seven types,
     # "article", "forum", "product", "collection", "listing", "documentation", "service", and the
     # classifier's probability for it; None when no classifier ran.
     page_type: str | None = None

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from pipeline.cleaners.registry import DEFAULT_CLEANER
 from pipeline.cli import main
-from pipeline.learned.page_type import PAGE_TYPES
+from pipeline.html.page_type import PAGE_TYPES
 
 PARAGRAPHS = "".join(
     f"<p>Paragraph {i} of the report explains in plain words what the council decided about "

@@ -29,6 +29,9 @@ LEVELS: tuple[frozenset[str], ...] = (
         {"pipeline.html", "pipeline.warc", "pipeline.output", "pipeline.sandbox", "pipeline.render"}
     ),
     frozenset({"pipeline.cleaners", "pipeline.site"}),
+    # The rules that correct the model sit below it: the cleaner (learned.neighbours) runs both,
+    # and a rule reads only blocks, probabilities and the seed cleaners' verdicts.
+    frozenset({"pipeline.rules"}),
     frozenset({"pipeline.learned"}),
     frozenset({"pipeline.clean"}),
     frozenset({"pipeline.evaluate", "pipeline.jobconfig", "pipeline.report"}),

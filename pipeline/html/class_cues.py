@@ -6,7 +6,7 @@ look-up per piece rather than a regex per cue. Two uses, each a column per cue i
 `pipeline.learned.features`: the block element's own classes (``style_*``, from `Block.style`) and
 the classes and ids of every element enclosing it (``anc_*``, from `Block.ancestor_cues`, which the
 segmentation walk gathers). And one rule after the model: the words that name a standfirst
-(`LEAD_WORDS`, `pipeline.learned.lead_rescue`)."""
+(`LEAD_WORDS`, `pipeline.rules.lead_rescue`)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ ANCESTOR_CUES: tuple[tuple[str, str], ...] = (
 # out (issue 35: "epigraph", "preface", a news CMS's "desc"/"description" under the headline).
 # Not a feature column: the "title" cue above already carries most of
 # them for the model, which cannot tell a standfirst from a teaser of another article by the word
-# alone; `pipeline.learned.lead_rescue` uses them with the block's place on the page.
+# alone; `pipeline.rules.lead_rescue` uses them with the block's place on the page.
 LEAD_WORDS: frozenset[str] = frozenset(
     "lead lede intro standfirst deck dek excerpt summary subtitle subheadline abstract "
     "chapo chapeau sapo entradilla vorspann bajada epigraph preface desc description".split()

@@ -216,7 +216,7 @@ class HeadFacts(NamedTuple):
     metadata: PageMetadata
     # Every title the head gives (og:title, <title>, twitter:title, JSON-LD headline), as
     # cleaned, without repeats: what the page's title heading is matched against
-    # (`pipeline.learned.title_heading`).
+    # (`pipeline.rules.title_heading`).
     titles: tuple[str, ...] = ()
 
 

@@ -155,7 +155,7 @@ def page_cues(
     return np.array(values, dtype=np.float64)
 
 
-# --- What kind of page: the evidence the page-type classifier reads (`pipeline.learned.page_type`)
+# --- What kind of page: the evidence the page-type classifier reads (`pipeline.html.page_type`)
 #
 # Beyond the head's cues above, three more things a page says about its kind, each cheap enough to
 # read on every page: the schema.org types named anywhere in its markup (JSON-LD in the body too,

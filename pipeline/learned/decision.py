@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import repeat
-from operator import add
 
 import numpy as np
+
+from pipeline.rules.repeats import without_repeats
 
 
 def decide(
@@ -30,8 +30,9 @@ def decide(
     where none is falls back to its most likely block(s), those within ``fallback_ratio`` of the
     best probability: the training data's pages almost always have some main content, and an
     empty page is the worst answer the metric knows. With ``drop_repeats``, kept blocks that
-    repeat an earlier kept one are then dropped (`without_repeats`), which needs the blocks'
-    ``texts``. Training tunes the threshold through this same function (jobs/train_cleaner.py)."""
+    repeat an earlier kept one are then dropped (`pipeline.rules.repeats.without_repeats`), which
+    needs the blocks' ``texts``. Training tunes the threshold through this same function
+    (jobs/train_cleaner.py)."""
     if threshold is None:
         if sizes is None or len(sizes) != probs.size:
             raise ValueError("an expected-F1 threshold needs the sizes of the page's blocks")
@@ -71,52 +72,6 @@ def expected_f1_threshold(probs: np.ndarray, sizes: np.ndarray) -> float:
         return float(ranked[0]) if ranked[0] > 0 else math.inf
     # Every denominator is at least gain[-1] > 0; the constant 2 does not move the argmax.
     return float(ranked[int(np.argmax(gain / (np.cumsum(size) + gain[-1])))])
-
-
-# Below this many characters a repeat is a label ("Share", "Read more", a price) that the
-# reference may well hold twice; above it, the same paragraph twice is a duplicate (a product
-# description in a tab and again in a mobile copy, a teaser and its post).
-REPEAT_MIN_CHARS = 10
-# The one character that lower-casing turns into two (U+0130, I with a dot above).
-_WIDENED = "\u0130"
-
-
-def without_repeats(keep: np.ndarray, texts: Sequence[str]) -> np.ndarray:
-    """``keep`` without the kept blocks whose lower-cased text repeats an earlier kept block's,
-    from `REPEAT_MIN_CHARS` characters on.
-
-    Pages repeat their main text (responsive layouts render it twice, product pages copy the
-    description into several tabs), and both copies look alike to a block classifier, so it
-    keeps both. The WCXB metric counts words as multisets, so every copy beyond the reference's
-    one is pure precision loss: dropping them raised cross-validated page F1 by 0.005 (see
-    jobs/train_cleaner.py). Texts are compared as they are, lower-cased: normalising them to
-    their words as well would catch a few more copies (30 blocks in 400 wcxb pages) for ten
-    times the cost (1.3 ms a page against 0.14)."""
-    out = keep.copy()
-    kept = np.flatnonzero(keep).tolist()
-    chosen = list(map(texts.__getitem__, kept))
-    # Lower-casing every kept text was most of this function's cost (non-ASCII text lower-cases
-    # a character at a time), and most kept texts repeat nothing. Texts equal lower-cased have
-    # equal lower-cased lengths, so only those whose length another kept text shares need their
-    # key. Lower-casing keeps a text's length but for U+0130, which becomes two characters (the
-    # only such character in Unicode: tests/learned/test_neighbours.py checks every one), and
-    # which a page's kept text all but never holds: one search of their concatenation says so.
-    sizes = map(len, chosen)
-    if _WIDENED in "".join(chosen):
-        sizes = map(add, sizes, map(str.count, chosen, repeat(_WIDENED)))
-    lengths = np.fromiter(sizes, np.intp, len(kept))
-    if not lengths.size:
-        return out
-    # A text shorter than `REPEAT_MIN_CHARS` is never dropped, nor read: its copies are as short.
-    maybe = (np.bincount(lengths)[lengths] > 1) & (lengths >= REPEAT_MIN_CHARS)
-    firsts: set[str] = set()
-    for j in np.flatnonzero(maybe).tolist():  # in page order: the first of each key stays
-        key = chosen[j].lower()
-        if key in firsts:
-            out[kept[j]] = False
-        else:
-            firsts.add(key)
-    return out
 
 
 def smooth(probs: np.ndarray, weight: float) -> np.ndarray:

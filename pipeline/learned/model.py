@@ -212,7 +212,7 @@ class NeighboursModel:
     metadata: dict[str, Any]
     smoothing: float = 0.0
     stacked: Scorer | None = None  # second pass over features + `STACK_FEATURES`
-    drop_repeats: bool = False  # see `without_repeats`
+    drop_repeats: bool = False  # see `pipeline.rules.repeats.without_repeats`
     # Nets over the whole page (`pipeline.learned.convnet`), trained alike from different seeds;
     # their probabilities are averaged, and the average has `blend` of a block's probability.
     nets: tuple[ConvNet, ...] = ()

@@ -12,19 +12,11 @@ import numpy as np
 
 from pipeline.cleaners.registry import model_params
 from pipeline.html.metadata import HeadFacts
-from pipeline.learned import (
-    code_rescue,
-    consent_guard,
-    lead_rescue,
-    link_lists,
-    markup_guard,
-    teaser_lists,
-    title_heading,
-)
 from pipeline.learned.decision import decide
 from pipeline.learned.features import block_fields, page_features
-from pipeline.learned.link_guard import TRUSTED_LANGUAGES, guard
 from pipeline.learned.model import DEFAULT_MODEL, FAST_MODEL, NeighboursModel, load_model
+from pipeline.rules.link_guard import TRUSTED_LANGUAGES
+from pipeline.rules.sequence import guarded
 from pipeline.types import Block, LabeledBlock, Verdict
 
 # Outside English the model is surer than it should be: refitted without a page's language or
@@ -52,95 +44,32 @@ def page_rule(
     return model.decide(probs, blocks, fields)
 
 
-def guarded(
-    keep: np.ndarray,
-    probs: np.ndarray,
-    blocks: Sequence[Block],
-    stoplist: frozenset[str] | None,
-    language: str | None,
-    link_guard: bool = True,
-    lead: bool = True,
-    lists: bool = True,
-    teasers: bool = True,
-    tree: Any = None,
-    consent: bool = True,
-    code: bool = True,
-    head: HeadFacts | None = None,
-    title: bool = True,
-) -> tuple[np.ndarray, tuple[str, ...]]:
-    """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
-    (`pipeline.learned.markup_guard`), the consent-dialog guard on the parsed page ``tree``
-    (`pipeline.learned.consent_guard`; none without a tree), the link guard
-    (`pipeline.learned.link_guard`), the link-list items dropped (`pipeline.learned.link_lists`),
-    the teaser-list items dropped (`pipeline.learned.teaser_lists`), the standfirst above the
-    body (`pipeline.learned.lead_rescue`), the code blocks between kept content
-    (`pipeline.learned.code_rescue`), then the page's title heading
-    (`pipeline.learned.title_heading`, from what its ``head`` says; none without it).
-    ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``, ``lead=False``,
-    ``code=False`` and ``title=False`` leave out those steps (the cleaner's options; a
-    benchmark's comparison)."""
-    # Markup first: its long link-free blocks would dilute the link guard's link share.
-    keep, notes = markup_guard.guard(keep, blocks)
-    if consent:
-        # So is a consent dialog's prose, which is never content in any language.
-        keep, dropped = consent_guard.guard(keep, blocks, tree)
-        notes += dropped
-    if link_guard:
-        keep, linked = guard(keep, probs, blocks, stoplist, language)
-        notes += linked
-    if lists:
-        # After the link guard: on a page it narrowed to what the rules agree on, the lists the
-        # rules kept go too.
-        keep, listed = link_lists.guard(keep, blocks, language)
-        notes += listed
-    if teasers:
-        # The summaries and dates between a teaser list's links, which the link-list step does
-        # not see: they break its runs of link blocks.
-        keep, teased = teaser_lists.guard(keep, blocks, language)
-        notes += teased
-    if lead:
-        # Last, so that the body it looks above is the one the guards left.
-        keep, rescued = lead_rescue.rescue(keep, probs, blocks)
-        notes += rescued
-    if code:
-        # After every step that drops blocks: "between kept content" means what stays kept.
-        keep, coded = code_rescue.rescue(keep, probs, blocks)
-        notes += coded
-    if title and head is not None:
-        # After every step that drops blocks: the heading names the text that is left.
-        meta = head.metadata
-        keep, titled = title_heading.keep_title(
-            keep, blocks, head.titles, (meta.site_name,), meta.canonical_url
-        )
-        notes += titled
-    return keep, notes
-
-
 class NeighboursCleaner:
     """Labels blocks with the learned model; ``threshold`` replaces the model's decision rule
     (one fixed threshold for every page, no fallback or guard; repeats are still dropped),
     ``model`` names another model file, ``link_guard=False`` turns off
-    `pipeline.learned.link_guard` under the model's own rule, ``lead_rescue=False``
-    `pipeline.learned.lead_rescue` (for a corpus whose notion of content leaves out standfirsts),
-    ``link_lists=False`` `pipeline.learned.link_lists` (for a corpus that counts lists of links
+    `pipeline.rules.link_guard` under the model's own rule, ``lead_rescue=False``
+    `pipeline.rules.lead_rescue` (for a corpus whose notion of content leaves out standfirsts),
+    ``link_lists=False`` `pipeline.rules.link_lists` (for a corpus that counts lists of links
     as content, as WCXB's references do), ``teaser_lists=False``
-    `pipeline.learned.teaser_lists` (likewise for lists of teasers), ``consent_guard=False``
-    `pipeline.learned.consent_guard` (cookie-consent dialogs kept as the model says),
-    ``code_rescue=False`` `pipeline.learned.code_rescue` (code between kept content left as the
-    model says), ``title_heading=False`` `pipeline.learned.title_heading` (for a corpus whose
-    texts leave the page's title out, as WCXB's references mostly do), ``strictness`` sets the
-    power the probabilities of a page outside English are raised to before the model's rule
-    decides (`page_rule`; 1: as the model says them; higher: stricter).
+    `pipeline.rules.teaser_lists` (likewise for lists of teasers), ``consent_guard=False``
+    `pipeline.rules.consent_guard` (cookie-consent dialogs kept as the model says),
+    ``code_rescue=False`` `pipeline.rules.code_rescue` (code between kept content left as the
+    model says), ``list_rescue=False`` `pipeline.rules.list_rescue` (a list's items and label
+    line left as the model says), ``title_heading=False`` `pipeline.rules.title_heading` (for a
+    corpus whose texts leave the page's title out, as WCXB's references mostly do),
+    ``strictness`` sets the power the probabilities of a page outside English are raised to
+    before the model's rule decides (`page_rule`; 1: as the model says them; higher: stricter).
     Under that rule, blocks of markup written out as text are never kept
-    (`pipeline.learned.markup_guard`)."""
+    (`pipeline.rules.markup_guard`)."""
 
     name: ClassVar[str] = "neighbours"
     needs_runs: ClassVar[bool] = True
     needs_page_cues: ClassVar[bool] = True
     needs_language: ClassVar[bool] = True
-    # The consent guard reads the parsed page (`pipeline.learned.consent_guard`).
+    # The consent guard reads the parsed page (`pipeline.rules.consent_guard`).
     needs_tree: ClassVar[bool] = True
-    # The title heading is matched to the titles the head gives (`pipeline.learned.title_heading`).
+    # The title heading is matched to the titles the head gives (`pipeline.rules.title_heading`).
     needs_head: ClassVar[bool] = True
     default_model: ClassVar[Path] = DEFAULT_MODEL
 
@@ -156,11 +85,12 @@ class NeighboursCleaner:
         consent_guard: bool = True,
         code_rescue: bool = True,
         title_heading: bool = True,
+        list_rescue: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
         options += (("consent_guard", consent_guard), ("code_rescue", code_rescue))
-        options += (("title_heading", title_heading),)
+        options += (("title_heading", title_heading), ("list_rescue", list_rescue))
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -175,6 +105,7 @@ class NeighboursCleaner:
         self.consent_guard = consent_guard
         self.code_rescue = code_rescue
         self.title_heading = title_heading
+        self.list_rescue = list_rescue
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or self.default_model)
@@ -200,6 +131,8 @@ class NeighboursCleaner:
             out["code_rescue"] = False
         if not self.title_heading:
             out["title_heading"] = False
+        if not self.list_rescue:
+            out["list_rescue"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
             out["strictness"] = self.strictness
         return out
@@ -234,11 +167,11 @@ class NeighboursCleaner:
         tree: Any = None,
         head: HeadFacts | None = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
-        """The labelled blocks and the page notes (`pipeline.learned.markup_guard`'s,
-        `pipeline.learned.consent_guard`'s, `pipeline.learned.link_guard`'s,
-        `pipeline.learned.link_lists`'s, `pipeline.learned.teaser_lists`'s,
-        `pipeline.learned.lead_rescue`'s, `pipeline.learned.code_rescue`'s, then
-        `pipeline.learned.title_heading`'s).
+        """The labelled blocks and the page notes (`pipeline.rules.markup_guard`'s,
+        `pipeline.rules.consent_guard`'s, `pipeline.rules.link_guard`'s,
+        `pipeline.rules.link_lists`'s, `pipeline.rules.teaser_lists`'s,
+        `pipeline.rules.lead_rescue`'s, `pipeline.rules.code_rescue`'s,
+        `pipeline.rules.list_rescue`'s, then `pipeline.rules.title_heading`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
@@ -272,6 +205,7 @@ class NeighboursCleaner:
                 self.code_rescue,
                 head,
                 self.title_heading,
+                self.list_rescue,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]

@@ -21,7 +21,7 @@ from pipeline.types import PageMetadata, Shape
 # `canonical_url`), the blocks' `shape` and `site_pages` and the documents' `duplicate_of` (the
 # site stage, `pipeline.site`), and the documents files' footer keys (`FORMATS_KEY`,
 # `COMMENTS_KEY`), and after those the documents' `page_type` and `page_type_prob` (the page's
-# kind, `pipeline.learned.page_type`). A job refuses to resume into an output of another version
+# kind, `pipeline.html.page_type`). A job refuses to resume into an output of another version
 # (`pipeline.output.layout.check_output`), so one output never mixes two schemas.
 SCHEMA_VERSION = "3"
 _META = {b"warcclean.schema_version": SCHEMA_VERSION.encode()}
@@ -139,7 +139,7 @@ DOCS_SCHEMA = pa.schema(
         # `record_id`) whose kept text is the same, normalized; null for the first and for a
         # document without a copy, and until a site stage has looked (`pipeline.site`).
         pa.field("duplicate_of", pa.string()),
-        # Schema 3. What kind of page this is (`pipeline.learned.page_type`: article, forum,
+        # Schema 3. What kind of page this is (`pipeline.html.page_type`: article, forum,
         # product, collection, listing, documentation, service) and the classifier's probability
         # for it.
         pa.field("page_type", pa.string()),

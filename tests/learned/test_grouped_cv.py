@@ -227,7 +227,7 @@ def test_the_guard_rows_narrow_link_lists_outside_english_only():
     unsure, sure = np.full(len(blocks), 0.6), np.full(len(blocks), 0.95)
     out, changed = gcv.guarded_keeps(pages, [everything] * 3, [unsure, unsure, sure])
     # The unsure German page is narrowed by the link guard; the sure one keeps its headlines
-    # from the model but loses them as link-list items (`pipeline.learned.link_lists`), which
+    # from the model but loses them as link-list items (`pipeline.rules.link_lists`), which
     # do not depend on the model's certainty; English is left alone by both.
     assert changed == 2
     article = [b.text.startswith("Die Stadt") for b in blocks]

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.cli import main as warcclean
+from pipeline.html.page_type import PAGE_TYPES
 from pipeline.job import command
 from pipeline.jobconfig import JobConfig
-from pipeline.learned.page_type import PAGE_TYPES
 from pipeline.report import charts
 from pipeline.report.collect import LENGTH_EDGES, ReportError, collect
 from pipeline.report.run_report import build_report, render_report

@@ -166,7 +166,7 @@ def _containers(tree: Any) -> list[str]:
 def container_texts(nodes: Sequence[Any]) -> list[str]:
     """The squeezed texts of the outermost of ``nodes`` (elements in document order, as a
     selector pass returns them), empty texts left out: what `in_containers` places blocks in.
-    `pipeline.learned.consent_guard` shares it."""
+    `pipeline.rules.consent_guard` shares it."""
     if not nodes:
         return []
     seen: set[int] = set()

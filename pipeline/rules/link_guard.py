@@ -41,7 +41,7 @@ GUARD_DISAGREED = "link_guard_no_agreement"
 _RULES = (KimatuCleaner(), JusTextCleaner())
 # A block's characters and link characters, read in C under map (`Block.link_density`, a
 # property, costs a Python call a block): every page outside English is looked at here and by
-# the list guards (`pipeline.learned.link_lists`).
+# the list guards (`pipeline.rules.link_lists`).
 block_chars = itemgetter(Block._fields.index("n_chars"))
 block_link_chars = itemgetter(Block._fields.index("n_link_chars"))
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.html.segment import parse, segment
-from pipeline.learned import code_rescue
-from pipeline.learned.neighbours import guarded
+from pipeline.rules import code_rescue
+from pipeline.rules.sequence import guarded
 from pipeline.types import Block
 
 INTRO = "For example, given an app common/models.py, the models are declared like this:"

@@ -3,7 +3,7 @@
 Related articles, rankings and "read more" lists beside an article are blocks whose text is all
 link text, one after another. On sites the model never saw it keeps some of them, at the article's
 side, with the article (issue 35: a Japanese news page kept an ``ol > li > a > div > p`` list of
-related articles at p ~0.7), and the link guard (`pipeline.learned.link_guard`), which looks at
+related articles at p ~0.7), and the link guard (`pipeline.rules.link_guard`), which looks at
 the page's answer as a whole, does not fire while the article dominates it. This guard looks at
 the list instead of the page. A block is a *link-list item* when it lies in a run of at least
 `MIN_RUN` consecutive blocks each at least `MIN_LINK_DENSITY` link text; a kept link-list item is
@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from pipeline.learned.link_guard import TRUSTED_LANGUAGES, block_chars, block_link_chars
+from pipeline.rules.link_guard import TRUSTED_LANGUAGES, block_chars, block_link_chars
 from pipeline.types import Block
 
 MIN_LINK_DENSITY = 0.9

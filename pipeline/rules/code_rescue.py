@@ -35,7 +35,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pipeline.html.class_cues import ANCESTOR_CUES
-from pipeline.learned.decision import REPEAT_MIN_CHARS
+from pipeline.rules.repeats import REPEAT_MIN_CHARS
 from pipeline.types import Block
 
 MIN_PROB = 0.1

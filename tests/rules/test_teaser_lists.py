@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
-from pipeline.learned import teaser_lists
-from pipeline.learned.link_lists import MIN_LINK_DENSITY
 from pipeline.learned.neighbours import NeighboursCleaner
+from pipeline.rules import teaser_lists
+from pipeline.rules.link_lists import MIN_LINK_DENSITY
 from pipeline.types import Block, Verdict
 from tests.model_builders import stump
 
@@ -133,7 +133,7 @@ def test_kept_teasers_go_when_the_article_is_kept(tmp_path: Path):
 
 
 def test_comments_stay_kept():
-    # At the guard itself: `clean_html` hands reader comments to `pipeline.learned.comments`.
+    # At the guard itself: `clean_html` hands reader comments to `pipeline.rules.comments`.
     blocks = blocks_of(comment_page())
     keep = np.ones(len(blocks), dtype=bool)
     out, notes = teaser_lists.guard(keep, blocks, "de")

@@ -1,4 +1,4 @@
-"""The page's own title heading kept (`pipeline.learned.title_heading`), as a rule on the model's
+"""The page's own title heading kept (`pipeline.rules.title_heading`), as a rule on the model's
 answer and in the default cleaner."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 import pipeline
 from pipeline.html.segment import parse, segment
 from pipeline.learned.neighbours import NeighboursCleaner
-from pipeline.learned.title_heading import TITLE_KEPT, keep_title, title_forms, words
+from pipeline.rules.title_heading import TITLE_KEPT, keep_title, title_forms, words
 from pipeline.types import Block
 
 BODY = (

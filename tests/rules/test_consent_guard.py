@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
-from pipeline.learned import consent_guard
 from pipeline.learned.neighbours import NeighboursCleaner
+from pipeline.rules import consent_guard
 from pipeline.types import Block, Verdict
 from tests.model_builders import stump
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
-from pipeline.learned import link_lists
 from pipeline.learned.neighbours import NeighboursCleaner
+from pipeline.rules import link_lists
 from pipeline.types import Block, Verdict
 from tests.model_builders import stump
 

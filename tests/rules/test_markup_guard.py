@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
-from pipeline.learned import markup_guard
+from pipeline.rules import markup_guard
 from pipeline.types import Block, Verdict
 from tests.model_builders import stump
 

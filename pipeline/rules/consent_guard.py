@@ -28,7 +28,7 @@ Containers are found by markup only, never by the word "cookie" in the text, so 
 cookies (an HTTP library's documentation, a cookie policy) keeps its text. The vocabulary comes
 from the platforms' documented markup, not from fitting pages; nothing else is tuned. A block
 belongs to a container when its place in the body's text falls within the container's text
-(`pipeline.learned.comments.in_containers`). Nothing is dropped when nothing else would stay
+(`pipeline.rules.comments.in_containers`). Nothing is dropped when nothing else would stay
 kept: a page that is only a consent wall is what it is.
 
 The selector pass runs only where a kept block sits in an element whose class or id names
@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.html.class_cues import ANCESTOR_CUES
-from pipeline.learned.comments import container_texts, in_containers, squeeze
+from pipeline.rules.comments import container_texts, in_containers, squeeze
 from pipeline.types import Block
 
 # The page note that says kept blocks of a consent dialog were dropped.

@@ -16,8 +16,8 @@ from pipeline.evaluate.datasets import load_dataset
 from pipeline.evaluate.scoring import normalize_snippet_text
 from pipeline.html.class_cues import has_lead_class
 from pipeline.html.segment import parse, segment
-from pipeline.learned import lead_rescue
 from pipeline.learned.neighbours import NeighboursCleaner
+from pipeline.rules import lead_rescue
 from pipeline.types import Block, Verdict
 from tests.model_builders import stump
 

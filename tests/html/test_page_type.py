@@ -1,4 +1,4 @@
-"""The page-type classifier (`pipeline.learned.page_type`) and the evidence it reads
+"""The page-type classifier (`pipeline.html.page_type`) and the evidence it reads
 (`pipeline.html.page_cues`: schema.org types counted, kind words of the URL and title)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import clean_html
+from pipeline.html import page_type
 from pipeline.html.page_cues import (
     SCHEMA_COUNTED,
     TITLE_KIND_NAMES,
@@ -20,9 +21,7 @@ from pipeline.html.page_cues import (
     title_kind_words,
     url_kind_words,
 )
-from pipeline.html.segment import parse, segment
-from pipeline.learned import page_type
-from pipeline.learned.page_type import (
+from pipeline.html.page_type import (
     PAGE_TYPES,
     SHAPE_NAMES,
     TYPE_FEATURE_NAMES,
@@ -31,6 +30,7 @@ from pipeline.learned.page_type import (
     shape_features,
     type_features,
 )
+from pipeline.html.segment import parse, segment
 
 
 def ld(obj: object) -> str:

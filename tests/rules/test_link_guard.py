@@ -17,8 +17,8 @@ from pipeline.clean import clean_html
 from pipeline.cli import main
 from pipeline.html.segment import parse, segment
 from pipeline.lang.stoplists import stoplist
-from pipeline.learned import link_guard
 from pipeline.learned.neighbours import NeighboursCleaner
+from pipeline.rules import link_guard
 from pipeline.types import Block, Verdict
 from tests.model_builders import stump
 
@@ -75,7 +75,7 @@ def kept_texts(result) -> list[str]:
 def doubtful_params(tmp_path: Path) -> dict:
     """The doubtful model under its own rule: the stricter rule outside English would keep
     nothing of a page its fixed threshold sees at 0.55 (`pipeline.learned.neighbours.page_rule`).
-    Without the link-list step (`pipeline.learned.link_lists`), which would drop the headlines
+    Without the link-list step (`pipeline.rules.link_lists`), which would drop the headlines
     on its own: these tests are the link guard's."""
     return {"model": str(doubtful_model(tmp_path)), "strictness": 1, "link_lists": False}
 

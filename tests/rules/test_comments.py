@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
-from pipeline.learned import comments
+from pipeline.rules import comments
 from pipeline.types import Block, Verdict
 
 ARTICLE = (

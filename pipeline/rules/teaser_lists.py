@@ -3,7 +3,7 @@
 A teaser is what a page shows of another page: a linked title followed by a line of its own,
 the summary, or the source and date, together in one list item, and many such items in a row
 ("related news", recommendations). The summary is link-free prose, so it looks like content to
-the model and the link-list guard (`pipeline.learned.link_lists`) does not see it, which needs
+the model and the link-list guard (`pipeline.rules.link_lists`) does not see it, which needs
 runs of link blocks. On pages whose own content is short, a kept teaser list is most of the
 answer (issue 35: beside a Chinese film-news item of 133 characters, magic-html's
 zh-magic-art-013 kept about 440 characters of teasers under "热门新闻", precision 0.23).
@@ -38,7 +38,7 @@ from statistics import median
 
 import numpy as np
 
-from pipeline.learned.link_lists import MIN_LINK_DENSITY, drop_items, link_densities
+from pipeline.rules.link_lists import MIN_LINK_DENSITY, drop_items, link_densities
 from pipeline.types import Block
 
 MAX_SUMMARY_LINK_DENSITY = 0.5

@@ -1,0 +1,98 @@
+"""The page rules in the order they correct the learned model's answer on a page.
+
+Each rule is a module of this package and says why it exists; this one says in which order they
+run and why that order (`guarded`). The model itself is `pipeline.learned`; what is decided
+across the pages of a site is `pipeline.site`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pipeline.html.metadata import HeadFacts
+from pipeline.rules import (
+    code_rescue,
+    consent_guard,
+    lead_rescue,
+    link_lists,
+    list_rescue,
+    markup_guard,
+    teaser_lists,
+    title_heading,
+)
+from pipeline.rules.link_guard import guard
+from pipeline.types import Block
+
+
+def guarded(
+    keep: np.ndarray,
+    probs: np.ndarray,
+    blocks: Sequence[Block],
+    stoplist: frozenset[str] | None,
+    language: str | None,
+    link_guard: bool = True,
+    lead: bool = True,
+    lists: bool = True,
+    teasers: bool = True,
+    tree: Any = None,
+    consent: bool = True,
+    code: bool = True,
+    head: HeadFacts | None = None,
+    title: bool = True,
+    list_items: bool = True,
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
+    (`pipeline.rules.markup_guard`), the consent-dialog guard on the parsed page ``tree``
+    (`pipeline.rules.consent_guard`; none without a tree), the link guard
+    (`pipeline.rules.link_guard`), the link-list items dropped (`pipeline.rules.link_lists`),
+    the teaser-list items dropped (`pipeline.rules.teaser_lists`), the standfirst above the
+    body (`pipeline.rules.lead_rescue`), the code blocks between kept content
+    (`pipeline.rules.code_rescue`), a kept list's dropped items and label line
+    (`pipeline.rules.list_rescue`), then the page's title heading
+    (`pipeline.rules.title_heading`, from what its ``head`` says; none without it).
+    ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``, ``lead=False``,
+    ``code=False``, ``list_items=False`` and ``title=False`` leave out those steps (the
+    cleaner's options; a benchmark's comparison)."""
+    # Markup first: its long link-free blocks would dilute the link guard's link share.
+    keep, notes = markup_guard.guard(keep, blocks)
+    if consent:
+        # So is a consent dialog's prose, which is never content in any language.
+        keep, dropped = consent_guard.guard(keep, blocks, tree)
+        notes += dropped
+    if link_guard:
+        keep, linked = guard(keep, probs, blocks, stoplist, language)
+        notes += linked
+    if lists:
+        # After the link guard: on a page it narrowed to what the rules agree on, the lists the
+        # rules kept go too.
+        keep, listed = link_lists.guard(keep, blocks, language)
+        notes += listed
+    if teasers:
+        # The summaries and dates between a teaser list's links, which the link-list step does
+        # not see: they break its runs of link blocks.
+        keep, teased = teaser_lists.guard(keep, blocks, language)
+        notes += teased
+    if lead:
+        # Last, so that the body it looks above is the one the guards left.
+        keep, rescued = lead_rescue.rescue(keep, probs, blocks)
+        notes += rescued
+    if code:
+        # After every step that drops blocks: "between kept content" means what stays kept.
+        keep, coded = code_rescue.rescue(keep, probs, blocks)
+        notes += coded
+    if list_items:
+        # After every step that drops blocks, as the code rescue: a list is "kept" as the guards
+        # left it (a link list they dropped gets no items back).
+        keep, listed = list_rescue.rescue(keep, blocks, language)
+        notes += listed
+    if title and head is not None:
+        # After every step that drops blocks: the heading names the text that is left.
+        meta = head.metadata
+        keep, titled = title_heading.keep_title(
+            keep, blocks, head.titles, (meta.site_name,), meta.canonical_url
+        )
+        notes += titled
+    return keep, notes
