@@ -353,11 +353,24 @@ def site_cost_sentence() -> str:
     in_job = site["stage_cpu_share_in_job"]
     shares = [g["on"]["cpu_s"] / g["off"]["cpu_s"] - 1 for g in site["rounds"]]
     verdict = "within" if in_job <= 0.10 else "over"
-    return (
+    text = (
         f"\nOn daniel's pages in one WARC the stage adds **{in_job:+.1%}** to the job's CPU "
         f"(median of {len(shares)} alternating rounds, {min(shares):+.1%} to {max(shares):+.1%}; "
         f"{site['cleaning_ms_per_page']:.1f} ms a page for the cleaning pass), {verdict} the "
-        f"target of at most 10%; alone, against the same command doing no stage, it costs "
+        f"target of at most 10%"
+    )
+    own = site.get("stage_own_processes_share")
+    if own is not None:
+        rounds = site["stage_own_processes_share_rounds"]
+        moved = site["cleaning_children_cpu_moved_s"]
+        text += (
+            f". Counted in the job's own processes only (client, scheduler, workers), which the "
+            f"stage runs in, it adds {own:+.1%} ({min(rounds):+.1%} to {max(rounds):+.1%}); the "
+            f"processes that clean the pages, the same work in both arms, moved by "
+            f"{min(moved):+.1f} to {max(moved):+.1f} s between the arms of a round"
+        )
+    return text + (
+        f"; alone, against the same command doing no stage, it costs "
         f"{site['stage_alone_share_of_cleaning']:.1%} of the cleaning pass "
         f"({_day(site)}, `python bench/site_cost.py`).\n"
     )
