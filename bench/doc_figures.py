@@ -54,18 +54,23 @@ def cleaner_table() -> str:
     """The README's "choosing a cleaner" table, from BENCHMARKS.md's held-out tables."""
     wcxb = benchmark_table("wcxb-dev test pages (")
     multi = benchmark_table("multilingual-dev test pages (")
+    # The cost column comes from the interleaved run, not from the eval runs' ms columns, which
+    # time one cleaner after another and move by a factor of two between runs.
+    speed = _result("choice_speed.json")
     out = [
         "",
-        f"On {held_out_pages()}:",
+        f"On {held_out_pages()}; the cost is CPU per page on all {speed['pages']:,} WCXB dev "
+        f"pages, every cleaner side by side in one run, language detection included "
+        f"({_day(speed)}, `python bench/choice_speed.py`):",
         "",
-        "| cleaner | when | WCXB word F1 | multilingual F1 / combined | median ms per page |",
+        "| cleaner | when | WCXB word F1 | multilingual F1 / combined | ms per page (x jusText) |",
         "|---|---|---:|---:|---:|",
     ]
     for name, when in CHOICES:
-        w, m = wcxb[name], multi[name]
+        w, m, cost = wcxb[name], multi[name], speed["summary"][name]
         out.append(
             f"| `{name}` | {when} | {w['word F1']} | {m['full-text F1']} / {m['combined']} "
-            f"| {w['median ms']} |"
+            f"| {cost['median_ms']:.1f} ({cost['x_justext']:.2f}x) |"
         )
     return "\n".join(out) + "\n\n"
 
