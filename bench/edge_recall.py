@@ -72,9 +72,7 @@ def captions(keep: np.ndarray, blocks: Sequence[Block], language: str | None) ->
     return out
 
 
-def section_headings(
-    keep: np.ndarray, blocks: Sequence[Block], language: str | None
-) -> np.ndarray:
+def section_headings(keep: np.ndarray, blocks: Sequence[Block], language: str | None) -> np.ndarray:
     """A dropped heading right above kept prose."""
     out = keep.copy()
     for i in range(len(blocks) - 1):
