@@ -12,8 +12,10 @@ Workers import this module to run the task: it imports nothing heavy until a tas
 
 from __future__ import annotations
 
+import threading
 import traceback
 from dataclasses import dataclass
+from types import ModuleType
 
 from pipeline.errors import PermanentInputError
 from pipeline.jobconfig import JobConfig
@@ -21,6 +23,20 @@ from pipeline.output.stats import WarcReport
 
 # One line on the terminal: a reader's "first line" of a binary file can run to kilobytes.
 MAX_ERROR_CHARS = 400
+
+# A worker's warm-up (`pipeline.job.workers.WarmUp`) and its first task can import the cleaning
+# stack at the same moment, on two threads of one process. When two threads each wait on a module
+# the other is importing, Python's per-module import locks hand one of them a half-built module:
+# CI once saw warcio's ``from six.moves import range`` fail so ("'six' is not a package"). The
+# first import is therefore taken under one lock.
+_IMPORT_LOCK = threading.Lock()
+
+
+def run_module() -> ModuleType:
+    """`pipeline.run`, imported under the worker's import lock."""
+    with _IMPORT_LOCK:
+        from pipeline import run
+    return run
 
 
 @dataclass(frozen=True)
@@ -58,9 +74,7 @@ def clean_input(path: str, cfg: JobConfig, supervised: bool = True) -> WarcRepor
             from pipeline import supervise
 
             return supervise.process_warc_supervised(path, cfg)
-        from pipeline import run
-
-        return run.process_warc(path, cfg)
+        return run_module().process_warc(path, cfg)
     except Exception as exc:
         return InputFailure(
             path=path,

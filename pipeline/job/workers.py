@@ -47,10 +47,10 @@ class WarmUp(WorkerPlugin):
                     "warcclean children not started on %s", worker.address
                 )
             return
-        from pipeline.run import warm_up
+        from pipeline.job.task import run_module
 
         try:
-            warm_up(self.cfg)
+            run_module().warm_up(self.cfg)
         except Exception:
             # The job's tasks build the same things and report the error per input; a worker
             # that cannot warm up must still start so that they can.
