@@ -37,6 +37,7 @@ COMPILABLE = (
     "pipeline.learned.stacked",
     "pipeline.learned.netwalk",
     "pipeline.site.keys",
+    "pipeline.site.utf8_hash",
 )
 
 

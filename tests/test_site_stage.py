@@ -353,3 +353,25 @@ def test_gathered_and_shuffled_stages_give_the_same_dataset(tmp_path: Path, clie
     assert gathered["totals"]["duplicates"] > 0 and gathered["totals"]["repeat_blocks"] > 0
     assert gathered["languages"] == shuffled["languages"]
     assert gathered["top_sites"] == shuffled["top_sites"]
+
+
+def test_a_gathered_stage_never_imports_pandas(tmp_path: Path, cleaned) -> None:
+    # Dask's dataframes and pandas cost a client about a second of CPU to import, as much as
+    # the one-task stage itself on 1,600 pages: only the shuffled path may import them. (The
+    # job's processes settle pyarrow's own pandas probe first, as this one does.)
+    out = _copy(cleaned[1], tmp_path / "out")
+    script = (
+        "import sys\n"
+        "from pipeline.output.arrow import skip_pandas_probe\n"
+        "assert skip_pandas_probe()\n"
+        "from pipeline.job.site_stage import run_site_stage\n"
+        "from pipeline.site.rule import SiteSettings\n"
+        f"result = run_site_stage(None, {str(out)!r}, SiteSettings(min_pages=3))\n"
+        "assert result.report['totals']['repeat_blocks'] > 0, result.report\n"
+        "print(sorted(m for m in ('pandas', 'dask.dataframe') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -20,7 +20,10 @@ multi-machine cluster, or threads of this process. Its steps are `pipeline.site.
 No process ever holds more than one partition of keys, one documents row group and the sums.
 An output small enough (documents files of at most `GATHER_BYTES` in all) skips the shuffles: one
 task runs the same steps over every file (`pipeline.site.gathered`), reading each file's keys
-once, because Dask's fixed costs per task and per shuffle are most of the work there.
+once, because Dask's fixed costs per task and per shuffle are most of the work there, and the
+client sums its counts without pandas. The shuffled path (`pipeline.job.site_shuffle`) is
+imported only for an output above that bound: Dask's dataframes and pandas cost the client about
+a second of CPU to import, as much as the one-task stage itself on 1,600 pages.
 Files are numbered in path order and each rule reads only a document's own data and its counts,
 so the result does not depend on the order of the inputs or the partitioning.
 """
@@ -30,18 +33,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import dask
-import dask.dataframe as dd
-import numpy as np
-import pandas as pd
-from dask import delayed
-from distributed import Client
-
-from pipeline.output.sink import AtomicFile
-from pipeline.site import files, frames, gathered
+from pipeline.site import files, gathered
 from pipeline.site.commit import (
     DocsFile,
     SitePaths,
@@ -55,6 +49,9 @@ from pipeline.site.commit import (
 )
 from pipeline.site.rule import SiteSettings
 
+if TYPE_CHECKING:
+    from distributed import Client
+
 # Sites named in the report: those whose text lost the most characters.
 TOP_SITES = 20
 # Outputs whose documents files hold at most this many bytes in all (about 17,000 documents at
@@ -62,11 +59,9 @@ TOP_SITES = 20
 # with the output (about 10 kB a document at its peak: two hashes and a label per block, and the
 # occurrences while they are counted); larger ones are shuffled, with worker memory flat.
 GATHER_BYTES = 128 * 2**20
-# At least this many partitions in each shuffle: one per documents file is the rule; a tiny
-# output still spreads over a few workers.
-MIN_PARTITIONS = 2
-_SUMS = ["docs", "docs_changed", "duplicates", "kept_blocks", "kept_chars"]
-_SUMS += ["repeat_blocks", "repeat_chars"]
+_SUMS = files.STATS_COLUMNS
+# One site's counts in the report: (language, site, counts by name).
+SiteCounts = tuple[str, str, dict[str, int]]
 
 
 @dataclass
@@ -98,74 +93,6 @@ def quiet_shuffle_logs() -> None:
     import logging
 
     logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
-
-
-def _read(
-    spec: tuple[int, str], output: str, storage_options: dict[str, Any], settings: SiteSettings
-) -> pd.DataFrame:
-    """Step 1 for one file: occurrences and documents in one frame (``kind`` 0 and 1) keyed
-    for one shuffle (an occurrence by its key, a document by its page hash), so that the file
-    is read once and the keys move once."""
-    file_id, relpath = spec
-    fs, root = open_output(output, storage_options)
-    with fs.open(f"{root}/{relpath}", "rb") as handle:
-        occ, docs = frames.read_keys(handle, file_id, settings)
-    occ = occ.assign(kind=np.int8(0), row=np.int64(-1), warc_date=None, url=None, record_id=None)
-    docs = docs.assign(kind=np.int8(1), key=docs["page"])
-    return pd.concat([occ, docs], ignore_index=True).astype(_UNION_META.dtypes)[
-        list(_UNION_META.columns)
-    ]
-
-
-_UNION_META = pd.concat(
-    [frames.OCCURRENCES_META, frames.DOCUMENTS_META.drop(columns=["file", "page"])], axis=1
-).assign(kind=pd.Series([], dtype="int8"))
-_UNION_META["row"] = _UNION_META["row"].astype("int64")
-
-
-def _rewrite(
-    spec: tuple[int, str, str],
-    routed: pd.DataFrame,
-    output: str,
-    storage_options: dict[str, Any],
-    settings: SiteSettings,
-) -> pd.DataFrame:
-    """Step 3 for one file: its rewrite into the staging area, and its per-site counts."""
-    file_id, relpath, language = spec
-    fs, root = open_output(output, storage_options)
-    paths = SitePaths(root)
-    routed = routed.reset_index()
-    routed = routed[routed["file"] == file_id]
-    hits = routed[routed["row"] < 0]
-    copies = routed[routed["row"] >= 0]
-    target = AtomicFile(fs, paths.staged(relpath))
-    try:
-        with fs.open(paths.final(relpath), "rb") as source:
-            stats = files.rewrite_file(
-                source,
-                target.handle,
-                frames.sorted_hits(hits),
-                frames.copies_by_row(copies),
-                settings,
-                language,
-            )
-        target.commit()
-    except BaseException:
-        target.abort()
-        raise
-    return frames.stats_frame(stats)
-
-
-def _divisions(n: int) -> tuple[int, ...]:
-    # One partition per file: partition i holds the rows of file i (the last division is n,
-    # which no file has, so that file n - 1 is alone in the last partition).
-    return tuple(range(n + 1))
-
-
-def _shuffle_method(client: Client | None) -> str:
-    # p2p streams between worker processes and spills to disk; without a distributed client
-    # (a synchronous call from a test or a library user) Dask's task shuffle does the same work.
-    return "p2p" if client is not None else "tasks"
 
 
 def run_site_stage(
@@ -206,7 +133,9 @@ def run_site_stage(
     if sum(e.size for e in entries) <= gather_bytes:
         sums = _summed(_gathered(client, output, options, settings, entries))
     else:
-        sums = _compute(client, output, options, settings, entries)
+        from pipeline.job.site_shuffle import shuffled_sums
+
+        sums = shuffled_sums(client, output, options, settings, entries, TOP_SITES)
     result.report = _report(*sums)
     write_journal(
         fs,
@@ -224,81 +153,52 @@ def run_site_stage(
     return result
 
 
-def _compute(
-    client: Client | None,
-    output: str,
-    options: dict[str, Any],
-    settings: SiteSettings,
-    entries: list[DocsFile],
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    n = len(entries)
-    method = _shuffle_method(client)
-    partitions = max(n, MIN_PARTITIONS)
-    both = dd.from_map(
-        partial(_read, output=output, storage_options=options, settings=settings),
-        [(i, e.relpath) for i, e in enumerate(entries)],
-        meta=_UNION_META,
-        enforce_metadata=False,
-        label="site-keys",
-    )
-    shuffled = both.shuffle("key", npartitions=partitions, shuffle_method=method)
-    routed = shuffled.map_partitions(frames.count_and_copy, meta=frames.ROUTED_META)
-    routed = routed.set_index("file", divisions=_divisions(n), shuffle_method=method)
-    rewrite = delayed(_rewrite, pure=True)
-    parts = [
-        rewrite((i, e.relpath, e.language), part, output, options, settings)
-        for i, (e, part) in enumerate(zip(entries, routed.to_delayed(), strict=True))
-    ]
-    stats = dd.from_delayed(parts, meta=frames.STATS_META, verify_meta=False)
-    by_language = stats.groupby("language")[_SUMS].sum()
-    by_site = stats.groupby(["language", "site"])[_SUMS].sum(split_out=max(1, n // 64))
-    top = by_site.reset_index().nlargest(TOP_SITES, "repeat_chars")
-    totals = stats[_SUMS].sum()
-    if client is not None:
-        return tuple(client.compute([by_language, top, totals], sync=True))  # type: ignore[return-value]
-    return dask.compute(by_language, top, totals, scheduler="sync")  # type: ignore[return-value]
-
-
 def _gathered(
     client: Client | None,
     output: str,
     options: dict[str, Any],
     settings: SiteSettings,
     entries: list[DocsFile],
-) -> pd.DataFrame:
+) -> files.Stats:
     """The per-site counts of a stage run as one task, on a worker when there is a cluster."""
     specs = [(e.relpath, e.language) for e in entries]
     if client is None:
-        stats = gathered.stage_output(output, options, settings, specs)
-    else:
-        stats = client.submit(
-            gathered.stage_output, output, options, settings, specs, pure=False
-        ).result()
-    return frames.stats_frame(stats)
+        return gathered.stage_output(output, options, settings, specs)
+    return client.submit(
+        gathered.stage_output, output, options, settings, specs, pure=False
+    ).result()
 
 
-def _summed(stats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
-    """`_compute`'s sums, from the per-site counts in hand."""
-    by_language = stats.groupby("language")[_SUMS].sum()
-    by_site = stats.groupby(["language", "site"])[_SUMS].sum()
-    top = by_site.reset_index().nlargest(TOP_SITES, "repeat_chars")
-    return by_language, top, stats[_SUMS].sum()
+def _summed(
+    stats: files.Stats,
+) -> tuple[dict[str, int], dict[str, dict[str, int]], list[SiteCounts]]:
+    """What the shuffled path sums on the cluster (`site_shuffle.shuffled_sums`), from the
+    per-site counts in hand: the totals, the sums by language, and every site's counts."""
+    totals = dict.fromkeys(_SUMS, 0)
+    languages: dict[str, dict[str, int]] = {}
+    sites = []
+    for (language, site), values in stats.items():
+        counts = dict(zip(_SUMS, values.tolist(), strict=True))
+        sites.append((language, site, counts))
+        into = languages.setdefault(language, dict.fromkeys(_SUMS, 0))
+        for name, value in counts.items():
+            into[name] += value
+            totals[name] += value
+    return totals, languages, sites
 
 
-def _report(by_language: pd.DataFrame, top: pd.DataFrame, totals: pd.Series) -> dict[str, Any]:
-    """The stage's section of the run report, from the summed per-site counts."""
-
-    def counts(row: Any) -> dict[str, int]:
-        return {name: int(row[name]) for name in _SUMS}
-
+def _report(
+    totals: dict[str, int], languages: dict[str, dict[str, int]], sites: list[SiteCounts]
+) -> dict[str, Any]:
+    """The stage's section of the run report: the totals, the sums by language, and the
+    `TOP_SITES` sites of ``sites`` that lost the most characters (ties by language, then
+    site)."""
+    top = sorted(
+        (s for s in sites if s[2]["repeat_chars"] > 0),
+        key=lambda s: (-s[2]["repeat_chars"], s[0], s[1]),
+    )[:TOP_SITES]
     return {
-        "totals": counts(totals),
-        "languages": {
-            str(language): counts(row) for language, row in by_language.sort_index().iterrows()
-        },
-        "top_sites": [
-            {"language": str(row["language"]), "site": str(row["site"]), **counts(row)}
-            for _, row in top.iterrows()
-            if int(row["repeat_chars"]) > 0
-        ],
+        "totals": dict(totals),
+        "languages": {language: dict(languages[language]) for language in sorted(languages)},
+        "top_sites": [{"language": lang, "site": site, **counts} for lang, site, counts in top],
     }

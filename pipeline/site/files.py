@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.output.schema import BLOCK_TYPE, DOCS_SCHEMA, file_rendering, writer_options
-from pipeline.site.keys import block_keys, hash_texts, page_keys, site_of
+from pipeline.site.keys import block_keys, hash_strings, hash_texts, page_keys, site_of
 from pipeline.site.rebuild import REBUILD_FIELDS, kept_labels, rebuild
 from pipeline.site.rule import REPEAT, SiteSettings, cleaner_labels
 
@@ -81,8 +81,8 @@ class _Keys:
 
 
 def _offsets(blocks: pa.ListArray) -> np.ndarray:
-    lengths = pc.list_value_length(blocks).to_numpy(zero_copy_only=False)
-    return np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
+    offsets = blocks.offsets.to_numpy().astype(np.int64)
+    return offsets - offsets[0]
 
 
 def _labels(labels: pa.Array) -> np.ndarray:
@@ -98,18 +98,15 @@ def _keys_of(group: pa.Table, settings: SiteSettings, *, pages: bool = True) -> 
     flat = blocks.flatten()
     offsets = _offsets(blocks)
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
-    texts = children["text"].to_pylist()
     labels = cleaner_labels(_labels(children["label"]))
     urls = group.column("url").to_pylist()
     ids = group.column("record_id").to_pylist()
     sites = [site_of(u, r, settings.site_key) for u, r in zip(urls, ids, strict=True)]
-    text_hashes = hash_texts(texts)
+    # Only the kept blocks enter a page's identity, hashed with their digits.
+    good = labels == "good"
+    text_hashes, exact = hash_strings(children["text"], good if pages else None)
     per_block = np.repeat(hash_texts(sites), np.diff(offsets))
     if pages:
-        # Only the kept blocks enter a page's identity: hashed again with their digits.
-        good = labels == "good"
-        exact = np.zeros(len(texts), dtype=np.uint64)
-        exact[good] = hash_texts([texts[i] for i in np.flatnonzero(good)], fold_digits=False)
         copies = page_keys(exact, good, offsets)
         # Without kept text a document is a page of its own: its record id stands for it.
         identities = np.where(copies != 0, copies, hash_texts(ids))

@@ -36,12 +36,22 @@ import ipaddress
 from urllib.parse import urlsplit
 
 import numpy as np
+import pyarrow as pa
 
 from pipeline.compiled import check_fresh
 
 check_fresh(__name__, __file__)
 
-__all__ = ["SITE_KEYS", "block_keys", "hash_texts", "page_keys", "site_of"]
+# Both hashes straight from an Arrow array's UTF-8 bytes, where the build compiled the loop:
+# making a Python string of every block and lower-casing it were most of the hashing's time.
+try:
+    from pipeline.site.utf8_hash import fill_utf8 as _fill_utf8
+except ModuleNotFoundError as exc:  # an install without a C compiler
+    if exc.name != "pipeline.site.utf8_hash":
+        raise
+    _fill_utf8 = None
+
+__all__ = ["SITE_KEYS", "block_keys", "hash_strings", "hash_texts", "page_keys", "site_of"]
 
 SITE_KEYS = ("host", "domain")
 
@@ -108,6 +118,42 @@ def _fill(texts: list[str], out: np.ndarray, fold_digits: bool) -> None:
     view = out
     for i in range(len(texts)):
         view[i] = _fnv(texts[i], fold_digits)
+
+
+def hash_strings(
+    texts: pa.Array, exact: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """`hash_texts` of the values of an Arrow string array without nulls and, where ``exact``
+    (a boolean per value) is true, their hash with digits kept (``fold_digits=False``; 0
+    elsewhere): the same numbers as `hash_texts` on ``texts.to_pylist()``, in one pass over the
+    array's UTF-8 buffer where the build compiled it (`pipeline.site.utf8_hash`)."""
+    n = len(texts)
+    if texts.null_count:
+        raise ValueError("hash_strings needs an array without nulls")
+    if pa.types.is_string(texts.type):
+        width = np.int32
+    elif pa.types.is_large_string(texts.type):
+        width = np.int64
+    else:
+        raise TypeError(f"hash_strings needs a string array, got {texts.type}")
+    want = np.zeros(n, dtype=bool) if exact is None else np.asarray(exact, dtype=bool)
+    folded = np.empty(n, dtype=np.uint64)
+    kept = np.zeros(n, dtype=np.uint64)
+    if _fill_utf8 is None or not n:
+        values = texts.to_pylist()
+        folded[:] = hash_texts(values)
+        kept[want] = hash_texts([values[i] for i in np.flatnonzero(want)], fold_digits=False)
+        return folded, kept
+    buffers = texts.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=width)[texts.offset : texts.offset + n + 1]
+    data = np.frombuffer(buffers[2] or b"", dtype=np.uint8)
+    # The values the loop leaves to `str.lower` (see utf8_hash.pyx), hashed from their strings.
+    for i in _fill_utf8(data, offsets.astype(np.int64), want.view(np.uint8), folded, kept):
+        value = texts[i].as_py()
+        folded[i] = _fnv(value, True)
+        if want[i]:
+            kept[i] = _fnv(value, False)
+    return folded, kept
 
 
 EMPTY = np.uint64(_OFFSET)

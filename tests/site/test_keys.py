@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import compiled
-from pipeline.site.keys import EMPTY, block_keys, hash_texts, page_keys, site_of
+from pipeline.site.keys import EMPTY, block_keys, hash_strings, hash_texts, page_keys, site_of
 
 
 def test_case_white_space_and_digits_do_not_change_the_hash() -> None:
@@ -103,3 +104,44 @@ def _reference(text: str, fold: bool) -> int:
 def test_the_hash_is_fnv_of_the_normalized_code_points(text: str, fold: bool) -> None:
     # ASCII text takes the byte path, the rest the code point path: both are this hash.
     assert hash_texts([text], fold_digits=fold)[0] == _reference(text, fold)
+
+
+def _strings(texts: list[str], kind: pa.DataType) -> pa.Array:
+    # Sliced, so that the array's offset into its buffers is not 0.
+    return pa.array(["pad", *texts, "pad"], type=kind).slice(1, len(texts))
+
+
+@pytest.mark.parametrize("kind", [pa.string(), pa.large_string()])
+def test_arrow_hashes_are_the_text_hashes_for_every_code_point(kind: pa.DataType) -> None:
+    # Each code point alone and among ASCII, digits and white space, both variants: U+0130 and
+    # U+03A3 (which `str.lower` maps by more than the code point) included.
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    texts = points + [f"Ab {p}\u00a07x {p}{p}" for p in points]
+    exact = np.arange(len(texts)) % 3 != 0
+    folded, kept = hash_strings(_strings(texts, kind), exact)
+    assert np.array_equal(folded, hash_texts(texts))
+    assert np.array_equal(kept[exact], hash_texts(texts, fold_digits=False)[exact])
+    assert not kept[~exact].any()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text() | st.sampled_from(["ΣΟΦΙΑ ΟΔΟΣ", "İstanbul", "ΌΣ.", "x"]), max_size=20),
+    st.booleans(),
+)
+def test_arrow_hashes_compiled_or_not(texts: list[str], exact_all: bool) -> None:
+    arr = _strings(texts, pa.string())
+    exact = np.full(len(texts), exact_all)
+    want = (hash_texts(texts), hash_texts(texts, fold_digits=False) * exact)
+    source = compiled.load_source("pipeline.site.keys")
+    source._fill_utf8 = None  # the install without a C compiler
+    for got in (hash_strings(arr, exact), source.hash_strings(arr, exact)):
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_arrow_hashes_need_strings_without_nulls() -> None:
+    assert [len(a) for a in hash_strings(pa.array([], pa.string()))] == [0, 0]
+    with pytest.raises(ValueError, match="without nulls"):
+        hash_strings(pa.array(["a", None]))
+    with pytest.raises(TypeError, match="string array"):
+        hash_strings(pa.array([1, 2]))

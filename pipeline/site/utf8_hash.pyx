@@ -1,0 +1,110 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The site stage's text hashes from an Arrow string array's UTF-8 bytes (compiled only).
+
+`pipeline.site.keys.hash_texts` hashes Python strings: on an output's blocks, making those
+strings (``to_pylist``) and lower-casing them (``str.lower``) took most of the hashing's time,
+and the kept blocks were hashed a second time with their digits. Here one loop per value decodes
+its UTF-8, lower-cases each code point with the Unicode database's simple mapping and folds both
+hashes at once, giving exactly `keys._fnv`'s numbers (tests compare them on every code point and
+on generated text). The simple mapping is `str.lower`'s for every code point but two: U+0130
+lowers to two code points, and U+03A3 to a final or a medial sigma by its neighbours. A value
+holding either, or bytes that are not UTF-8, is left to `keys._fnv` on its string.
+"""
+
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+
+from pipeline.compiled import check_fresh
+
+check_fresh(__name__, __file__)
+
+cdef extern from "Python.h":
+    Py_UCS4 Py_UNICODE_TOLOWER(Py_UCS4 ch)
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
+
+# FNV-1a, 64 bits (as in keys.py).
+cdef uint64_t OFFSET = 0xCBF29CE484222325ULL
+cdef uint64_t PRIME = 0x100000001B3ULL
+
+
+def fill_utf8(
+    const unsigned char[::1] data,
+    const int64_t[::1] offsets,
+    const unsigned char[::1] want,
+    uint64_t[::1] folded,
+    uint64_t[::1] kept,
+) -> list:
+    """Value i spans ``data[offsets[i]:offsets[i + 1]]``: its hash with digits folded goes to
+    ``folded[i]``, and where ``want[i]`` its hash with digits kept to ``kept[i]``. Returns the
+    values it left to the caller (see the module)."""
+    cdef Py_ssize_t i, j, b, n = folded.shape[0]
+    cdef uint64_t h, e
+    cdef uint32_t c
+    cdef bint started, space, plain, digit
+    cdef list left = []
+    for i in range(n):
+        j = offsets[i]
+        b = offsets[i + 1]
+        h = OFFSET
+        e = OFFSET
+        started = False
+        space = False
+        plain = True
+        while j < b:
+            c = data[j]
+            if c < 128:
+                j += 1
+                if c == 32 or 9 <= c <= 13 or 28 <= c <= 31:
+                    space = started
+                    continue
+                if 65 <= c <= 90:
+                    c += 32
+                digit = 48 <= c <= 57
+            else:
+                if 0xC2 <= c <= 0xDF and j + 1 < b and _follows(data[j + 1]):
+                    c = ((c & 0x1F) << 6) | (data[j + 1] & 0x3F)
+                    j += 2
+                elif (0xE0 <= c <= 0xEF and j + 2 < b and _follows(data[j + 1])
+                      and _follows(data[j + 2])):
+                    c = ((c & 0x0F) << 12) | ((data[j + 1] & 0x3F) << 6) | (data[j + 2] & 0x3F)
+                    j += 3
+                    if c < 0x800 or 0xD800 <= c <= 0xDFFF:  # overlong, or a surrogate
+                        plain = False
+                        break
+                elif (0xF0 <= c <= 0xF4 and j + 3 < b and _follows(data[j + 1])
+                      and _follows(data[j + 2]) and _follows(data[j + 3])):
+                    c = (((c & 0x07) << 18) | ((data[j + 1] & 0x3F) << 12)
+                         | ((data[j + 2] & 0x3F) << 6) | (data[j + 3] & 0x3F))
+                    j += 4
+                    if c < 0x10000 or c > 0x10FFFF:
+                        plain = False
+                        break
+                else:
+                    plain = False
+                    break
+                if c == 0x130 or c == 0x3A3:
+                    plain = False
+                    break
+                c = Py_UNICODE_TOLOWER(<Py_UCS4>c)
+                if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+                    space = started
+                    continue
+                digit = Py_UNICODE_ISDECIMAL(<Py_UCS4>c)
+            if space:
+                h = (h ^ 32) * PRIME
+                e = (e ^ 32) * PRIME
+                space = False
+            h = (h ^ (48 if digit else c)) * PRIME
+            e = (e ^ c) * PRIME
+            started = True
+        if plain:
+            folded[i] = h
+            if want[i]:
+                kept[i] = e
+        else:
+            left.append(i)
+    return left
+
+
+cdef inline bint _follows(unsigned char c) noexcept nogil:
+    return (c & 0xC0) == 0x80
