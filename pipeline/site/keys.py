@@ -120,9 +120,7 @@ def _fill(texts: list[str], out: np.ndarray, fold_digits: bool) -> None:
         view[i] = _fnv(texts[i], fold_digits)
 
 
-def hash_strings(
-    texts: pa.Array, exact: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def hash_strings(texts: pa.Array, exact: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """`hash_texts` of the values of an Arrow string array without nulls and, where ``exact``
     (a boolean per value) is true, their hash with digits kept (``fold_digits=False``; 0
     elsewhere): the same numbers as `hash_texts` on ``texts.to_pylist()``, in one pass over the
