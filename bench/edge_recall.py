@@ -88,13 +88,13 @@ def section_headings(keep: np.ndarray, blocks: Sequence[Block], language: str | 
 def _items(keep: np.ndarray, blocks: Sequence[Block], language: str | None) -> np.ndarray:
     if language not in list_rescue.TRUSTED_LANGUAGES:
         return keep
-    return list_rescue.fill_lists(keep, blocks, list_rescue._list_items(blocks))
+    return list_rescue.fill_lists(keep, blocks, list_rescue.list_items(blocks))
 
 
 def _labels(keep: np.ndarray, blocks: Sequence[Block], language: str | None) -> np.ndarray:
     if language not in list_rescue.TRUSTED_LANGUAGES:
         return keep
-    return list_rescue.keep_labels(keep, blocks, list_rescue._list_items(blocks))
+    return list_rescue.keep_labels(keep, blocks, list_rescue.list_items(blocks))
 
 
 def _ungated(rule: Rule) -> Rule:
