@@ -35,11 +35,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 
 def _bench_pipeline() -> ModuleType:
@@ -164,8 +167,8 @@ def main() -> None:
     ):
         print(f"{name:34} {row['base']:10{fmt}} {row['new']:10{fmt}} {ratio:9.3f}")
     result = {
-        "command": " ".join(sys.argv),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": results_file.command_line(__file__),
+        "date": results_file.utc_now(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "base": {"python": args.base_python, "checkout": str(_checkout(args.base_python))},
         "pages": args.pages,
@@ -178,7 +181,7 @@ def main() -> None:
         "time": time.strftime("%Y-%m-%d %H:%M"),
     }
     path = REPO / "bench" / "results" / f"against_{args.label}.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
+    results_file.write_results(path, result, indent=2)
     print(f"wrote {path.relative_to(REPO)}")
 
 

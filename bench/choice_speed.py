@@ -15,12 +15,9 @@ and each median's ratio to jusText's: ``bench/results/choice_speed.json``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import importlib.util
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,6 +25,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline.clean import clean_html  # noqa: E402
 from pipeline.evaluate.datasets import load_dataset  # noqa: E402
@@ -79,13 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.is_dir():
         ap.error(f"{args.data} is not a dev set (needs ../shared/data beside the repository)")
     result = measure(args.data, args.limit)
-    commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
     result = {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python", "bench/choice_speed.py", *(argv or sys.argv[1:])]),
-        "commit": commit,
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__, argv),
+        "commit": results_file.git_commit(),
         "load_average": list(os.getloadavg()),
         "data": str(args.data),
         **result,
@@ -93,8 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'cleaner':18} {'median ms':>10} {'p99 ms':>8} {'x jusText':>10}")
     for name, row in result["summary"].items():
         print(f"{name:18} {row['median_ms']:10.2f} {row['p99_ms']:8.1f} {row['x_justext']:10.2f}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    results_file.write_results(args.out, result)
     print(f"wrote {args.out}")
     return 0
 

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime as dt
 import gzip
 import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -37,6 +35,11 @@ REPO = Path(__file__).resolve().parents[1]
 # benchmark) would shadow the `pipeline` package; the package is what this script measures.
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
+
 from pipeline.threads import single_threaded_blas  # noqa: E402
 
 single_threaded_blas()  # as in a Dask worker; before numpy is imported
@@ -270,15 +273,6 @@ def _package_version(name: str) -> str | None:
 def machine_info() -> dict[str, object]:
     from pipeline.compiled import compiled_modules
 
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = None
     return {
         "python": sys.version.split()[0],
         "platform": platform.platform(),
@@ -287,7 +281,7 @@ def machine_info() -> dict[str, object]:
         "load_average_at_start": os.getloadavg(),
         # Whether the hot modules ran compiled (hatch_build.py) or as pure Python.
         "compiled_modules": compiled_modules(),
-        "git_commit": commit,
+        "git_commit": results_file.git_commit(short=False),
         "packages": {
             name: _package_version(name)
             for name in ("warcclean", "selectolax", "justext", "lxml", "langdetect")
@@ -308,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--limit must be at least 1")
 
     info = machine_info()
-    started = dt.datetime.now(dt.timezone.utc)
+    started = results_file.utc_now()
     pages = load_pages(args.data, args.limit)
     if not pages:
         raise SystemExit(f"error: no *.html.gz pages under {args.data / 'html'}")
@@ -321,8 +315,8 @@ def main(argv: list[str] | None = None) -> int:
 
     info["load_average_at_end"] = os.getloadavg()
     result = {
-        "date": started.isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "date": started,
+        "command": results_file.command_line(__file__, argv),
         "data": str(args.data),
         "pages": len(pages),
         "clock": "time.process_time_ns per page per contender",
@@ -340,8 +334,7 @@ def main(argv: list[str] | None = None) -> int:
             **{name: [round(ns / 1e6, 3) for ns in t.ns] for name, t in tallies.items()},
         },
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    results_file.write_results(args.out, result)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

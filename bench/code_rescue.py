@@ -17,13 +17,11 @@ Results: ``bench/results/code_rescue.json``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import platform
 import re
 import statistics
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -31,6 +29,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 SHARED = REPO.parent / "shared" / "data"
 DEFAULT_OUT = REPO / "bench" / "results" / "code_rescue.json"
@@ -118,19 +120,6 @@ def measure(dataset: str, limit: int | None) -> dict:
     return out
 
 
-def _commit() -> str | None:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="first N pages of each set")
@@ -140,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
 
     single_threaded_blas()
     report = {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": "python " + " ".join([sys.argv[0], *sys.argv[1:]]),
-        "commit": _commit(),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__, argv),
+        "commit": results_file.git_commit(),
         "machine": {
             "python": sys.version.split()[0],
             "platform": platform.platform(),
@@ -169,8 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"without present {off['without_present']} -> {on['without_present']} / "
                 f"{on['without_total']}"
             )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    results_file.write_results(args.out, report)
     print(f"written: {args.out.relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}")
     return 0
 

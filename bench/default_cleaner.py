@@ -22,9 +22,7 @@ gets the page's URL from the dataset, as a job passes each record's target URI.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gzip
-import json
 import os
 import statistics
 import sys
@@ -35,6 +33,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline.threads import single_threaded_blas  # noqa: E402
 
@@ -186,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     pages = load_pages(args.data, args.pages, args.limit)
     if not pages:
         raise SystemExit("error: no pages to measure")
-    started = dt.datetime.now(dt.timezone.utc)
+    started = results_file.utc_now()
     load_start = os.getloadavg()
     print(f"{len(pages)} pages; compiled: {compiled_modules()}", file=sys.stderr)
     e2e = {name: _row(ns) for name, ns in end_to_end(pages, args.compare_model).items()}
@@ -219,10 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, ok in ratio_met.items():
         print(f"target <= {TARGET_RATIO}x jusText's median, {name}: {'met' if ok else 'NOT met'}")
 
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     result = {
-        "date": started.isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "date": started,
+        "command": results_file.command_line(__file__, argv),
         "data": str(args.data),
         "pages": len(pages),
         "clock": "time.process_time_ns per page",
@@ -236,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         "target_ratio": TARGET_RATIO,
         "target_ratio_met": ratio_met,
     }
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    results_file.write_results(args.out, result)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -20,23 +20,12 @@ RESULTS = REPO / "bench" / "results"
 
 def benchmark_table(heading: str, path: Path = BENCHMARKS) -> dict[str, dict[str, str]]:
     """The Markdown table under the first heading starting with ``heading``: row name -> column
-    name -> cell, with bold marks and the † of trained cleaners taken off."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.lstrip("#").strip().startswith(heading))
-    rows: list[str] = []
-    seen_table = False
-    for line in lines[start + 1 :]:
-        if line.startswith("|"):
-            rows.append(line)
-            seen_table = True
-        elif seen_table or line.startswith("#"):
-            break
-    cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows]
-    header, body = cells[0], cells[2:]
+    name -> cell, as `_benchmark_rows` reads it, keyed by the first cell with the † of trained
+    cleaners taken off. Where a first cell repeats, the last such row is kept."""
     table = {}
-    for row in body:
-        name = row[0].replace("†", "").strip()
-        table[name] = {h: c.replace("**", "") for h, c in zip(header, row, strict=True)}
+    for row in _benchmark_rows(heading, path):
+        name = next(iter(row.values()))
+        table[name.replace("†", "").strip()] = row
     return table
 
 
@@ -400,15 +389,18 @@ _MODELS = REPO / "pipeline" / "models"
 _HELD = "trees + nets, group held out"
 
 
-def _benchmark_rows(heading: str) -> list[dict[str, str]]:
-    """A table's rows in order, for one whose first cell repeats (benchmark_table keeps one)."""
-    lines = BENCHMARKS.read_text(encoding="utf-8").splitlines()
+def _benchmark_rows(heading: str, path: Path = BENCHMARKS) -> list[dict[str, str]]:
+    """The Markdown table under the first heading starting with ``heading``: its rows in order
+    (a first cell may repeat), each column name -> cell, with bold marks taken off."""
+    lines = path.read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.lstrip("#").strip().startswith(heading))
     cells: list[list[str]] = []
     for line in lines[start + 1 :]:
         if line.startswith("|"):
             cells.append([c.strip().replace("**", "") for c in line.strip().strip("|").split("|")])
-        elif cells:
+        # A heading before any table ends the search, so a section without a table fails here
+        # instead of silently reading the next section's.
+        elif cells or line.startswith("#"):
             break
     header, body = cells[0], cells[2:]
     return [dict(zip(header, row, strict=True)) for row in body]

@@ -26,10 +26,7 @@ multilingual-dev combined (full-text F1 and snippets). Results: ``bench/results/
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import platform
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -42,6 +39,10 @@ REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 sys.path.insert(0, str(REPO / "jobs"))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 import grouped_cv  # noqa: E402
 import train_cleaner as tc  # noqa: E402
@@ -88,13 +89,13 @@ def section_headings(keep: np.ndarray, blocks: Sequence[Block], language: str | 
 def _items(keep: np.ndarray, blocks: Sequence[Block], language: str | None) -> np.ndarray:
     if language not in list_rescue.TRUSTED_LANGUAGES:
         return keep
-    return list_rescue.fill_lists(keep, blocks, list_rescue._list_items(blocks))
+    return list_rescue.fill_lists(keep, blocks, list_rescue.list_items(blocks))
 
 
 def _labels(keep: np.ndarray, blocks: Sequence[Block], language: str | None) -> np.ndarray:
     if language not in list_rescue.TRUSTED_LANGUAGES:
         return keep
-    return list_rescue.keep_labels(keep, blocks, list_rescue._list_items(blocks))
+    return list_rescue.keep_labels(keep, blocks, list_rescue.list_items(blocks))
 
 
 def _ungated(rule: Rule) -> Rule:
@@ -202,18 +203,14 @@ def main(argv: list[str] | None = None) -> int:
     if not (REPO.parent / "shared" / "data" / "wcxb-dev").is_dir():
         ap.error("needs ../shared/data beside the repository")
     result = measure(args.folds, args.seed)
-    commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
     result |= {
-        "date": dt.date.today().isoformat(),
-        "commit": commit,
+        "date": results_file.utc_now()[:10],
+        "commit": results_file.git_commit(),
         "machine": platform.processor() or platform.machine(),
-        "command": "python bench/edge_recall.py " + " ".join(argv or sys.argv[1:]),
+        "command": results_file.command_line(__file__, argv),
     }
     print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    results_file.write_results(args.out, result)
     print(f"wrote {args.out}")
     return 0
 

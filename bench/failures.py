@@ -15,17 +15,20 @@ Target (issue 50): at most 8 lines on stderr and exit 1. Writes bench/results/fa
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import subprocess
 import sys
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
+
 RESULTS = REPO / "bench" / "results" / "failures.json"
 MAX_LINES = 8
 
@@ -74,18 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--old", type=Path, help="the code before, as DIR/pipeline, DIR/jobs")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)
-    commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
     results: dict[str, Any] = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python", "bench/failures.py", *(argv or sys.argv[1:])]),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__, argv),
         "machine": {
             "python": sys.version.split()[0],
             "platform": platform.platform(),
             "cpu_count": os.cpu_count(),
             "load_average_at_start": os.getloadavg(),
-            "git_commit": commit,
+            "git_commit": results_file.git_commit(short=False),
         },
         "target": f"at most {MAX_LINES} lines on stderr, exit 1",
         "runs": {},
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     met = after["exit_code"] == 1 and after["stderr_lines"] <= MAX_LINES
     results["met"] = met
     print(f"target ({results['target']}): {'met' if met else 'NOT met'}")
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    results_file.write_results(RESULTS, results, indent=2)
     print(f"wrote {RESULTS}")
     return 0 if met else 1
 

@@ -26,10 +26,8 @@ question for a trees-only model:
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gc
 import gzip
-import json
 import os
 import statistics
 import sys
@@ -42,6 +40,10 @@ REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
 sys.path.insert(0, str(REPO / "jobs"))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 import numpy as np  # noqa: E402
 
@@ -152,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     missing = [s for s in SETS.values() if not (args.data_dir / s).is_dir()]
     if missing:
         raise SystemExit(f"error: {args.data_dir} lacks {', '.join(missing)}")
-    started = dt.datetime.now(dt.timezone.utc)
+    started = results_file.utc_now()
     load_start = os.getloadavg()
     timed = cost(args.data_dir)
     print(f"{'CPU ms per wcxb-dev page':28} {'mean':>8} {'median':>8}")
@@ -160,15 +162,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:28} {row['mean_ms']:8.3f} {row.get('median_ms', float('nan')):8.3f}")
     scored = quality(args.data_dir, args.seed)
     result = {
-        "date": started.isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "date": started,
+        "command": results_file.command_line(__file__, argv),
         "load_average": {"start": load_start, "end": os.getloadavg()},
         "expensive": EXPENSIVE,
         "cost": timed,
         "quality": scored,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    results_file.write_results(args.out, result)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -27,13 +27,11 @@ from __future__ import annotations
 import argparse
 import collections
 import gzip
-import json
 import platform
 import random
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +39,10 @@ import pyarrow.dataset as ds
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline import run  # noqa: E402
 from pipeline.jobconfig import JobConfig  # noqa: E402
@@ -194,8 +196,8 @@ def main() -> None:
     lost = unbalanced + abs(totals["docs"] - len(docs)) + abs(sum(rejects.values()) - len(rej))
     page_errors = sum(n for reason, n in rejects.items() if reason.startswith("error:"))
     result = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(sys.argv),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
         "python": platform.python_version(),
         "inputs": len(real) + len(built),
         "inputs_real": len(real),
@@ -239,8 +241,7 @@ def main() -> None:
         print(f"{key:<{width}}  {value}")
     for name, error in failed.items():
         print(f"FAILED {name}: {error}")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    results_file.write_results(args.out, result, indent=2)
     print(f"written: {args.out}")
 
 

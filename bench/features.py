@@ -17,11 +17,9 @@ has none. Times are CPU time (`time.process_time_ns`) of one call."""
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gc
 import gzip
 import importlib.util
-import json
 import os
 import statistics
 import sys
@@ -32,6 +30,10 @@ from types import ModuleType
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline.threads import single_threaded_blas  # noqa: E402
 
@@ -120,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     times: dict[str, dict[str, list[int]]] = {
         tag: {name: [] for name in FUNCTIONS} for tag in ("old", "new")
     }
-    started = dt.datetime.now(dt.timezone.utc)
+    started = results_file.utc_now()
     load_start = os.getloadavg()
     for i, (name, blocks, stoplist, probs) in enumerate(pages):
         order = (
@@ -164,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     both = summary["new"]["both"]["median_ms"]
     print(f"new page + stack median {both:.3f} ms (target {TARGET_MEDIAN_MS} ms)")
     result = {
-        "date": started.isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "date": started,
+        "command": results_file.command_line(__file__, argv),
         "pages": len(pages),
         "blocks_median": blocks_median,
         "old_module": str(old.__file__),
@@ -175,8 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         "speedup_median": speedup,
         "target_median_ms": TARGET_MEDIAN_MS,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    results_file.write_results(args.out, result)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -36,7 +36,6 @@ systems in their process.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gzip
 import importlib.util
 import json
@@ -51,6 +50,10 @@ from types import ModuleType
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "daniel"
 DEFAULT_OUT = REPO / "bench" / "results" / "field_daniel.json"
@@ -246,8 +249,8 @@ def measure(args: argparse.Namespace, helpers: ModuleType) -> dict:
     info["load_average_at_end"] = os.getloadavg()
     info["compiled_modules"] = helpers._compiled()
     return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": "python " + " ".join([sys.argv[0], *sys.argv[1:]]),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
         "data": str(args.data),
         "pages": len(pages),
         "systems": {
@@ -305,8 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     helpers._bootstrap(args.source)  # single-threaded BLAS, as in a Dask worker
     report = measure(args, helpers)
     print_tables(report)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    results_file.write_results(args.out, report, ensure_ascii=False)
     out = args.out.resolve()
     print(f"\nwritten: {out.relative_to(REPO) if out.is_relative_to(REPO) else out}")
     return 0

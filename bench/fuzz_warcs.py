@@ -22,7 +22,6 @@ records) under ``--failures``. It does not write a report.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import platform
@@ -36,6 +35,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from tests.fuzz_harness import READER_ENV, Worker, run_campaign, use_reader  # noqa: E402
 from tests.fuzz_mutators import DONORS, Intact, Mutant, damage_file, make_mutant  # noqa: E402
@@ -114,9 +117,6 @@ def mutants(rng: random.Random, reals: list) -> Iterator[Mutant]:
 
 def machine() -> dict[str, object]:
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True
-        ).stdout.strip()
         dirty = bool(
             subprocess.run(
                 ["git", "-C", str(REPO), "status", "--porcelain", "pipeline/warc"],
@@ -125,13 +125,13 @@ def machine() -> dict[str, object]:
             ).stdout.strip()
         )
     except OSError:
-        commit, dirty = None, None
+        dirty = None
     return {
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
         "load_average_at_start": os.getloadavg(),
-        "git_commit": commit,
+        "git_commit": results_file.git_commit(short=False),
         "pipeline_warc_uncommitted_changes": dirty,
     }
 
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         return replay(args)
     info = machine()
     info["reader"] = os.environ.get(READER_ENV) or "pipeline/warc/reader.py"
-    started = dt.datetime.now(dt.timezone.utc)
+    started = results_file.utc_now()
     reals = real_seeds(args.real) if args.real else []
     print(f"seeds: built corpus + {len(reals)} real files", file=sys.stderr)
     rng = random.Random(args.seed)
@@ -232,8 +232,8 @@ def main(argv: list[str] | None = None) -> int:
 
     info["load_average_at_end"] = os.getloadavg()
     report = {
-        "date": started.isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "date": started,
+        "command": results_file.command_line(__file__, argv),
         "minutes": args.minutes,
         "seed": args.seed,
         "job_every": args.job_every,
@@ -250,8 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         "first_failures": [str(f) for f in result.failures[:50]],
         "machine": info,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    results_file.write_results(args.out, report, indent=2)
     return 1 if result.failing_runs else 0
 
 

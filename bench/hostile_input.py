@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import html as html_module
-import json
 import platform
 import random
 import re
@@ -42,7 +41,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -51,6 +49,10 @@ import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline import supervise  # noqa: E402
 from pipeline.config import Limits  # noqa: E402
@@ -353,10 +355,8 @@ def main() -> None:
     args = parser.parse_args()
     parts = set(args.only.split(","))
     result: dict[str, Any] = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-        ).stdout.strip(),
+        "date": results_file.utc_now(),
+        "commit": results_file.git_commit(),
         "machine": {"python": platform.python_version(), "cpus": psutil.cpu_count()},
         "load_average": list(psutil.getloadavg()),
     }
@@ -371,7 +371,7 @@ def main() -> None:
         if "slow_pages" in parts:
             result["slow_pages"] = slow_pages(work, args.good, args.slow, args.cap, args.runs)
     supervise.shutdown()
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    results_file.write_results(args.out, result, indent=2)
     print(f"wrote {args.out}")
 
 

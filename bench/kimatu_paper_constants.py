@@ -23,7 +23,6 @@ Prints the search (one row per value tried) and writes it, with the chosen const
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import sys
 import time
@@ -34,6 +33,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline.cleaners.kimatu_paper import (  # noqa: E402
     DEFAULT_CONSTANTS,
@@ -154,22 +157,18 @@ def main(argv: list[str] | None = None) -> int:
         if not changed:
             break
     print(f"chosen {asdict(current)}: {best}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "what": "Kimatu paper constants chosen by coordinate search on the train and "
-                "selection sites (bench/kimatu_paper_constants.py)",
-                "when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                "pages": counts,
-                "objective": "mean of wcxb word F1 and multilingual combined score",
-                "start": {"constants": asdict(DEFAULT_CONSTANTS), **start_scores},
-                "chosen": {"constants": asdict(current), **best},
-                "trials": trials,
-            },
-            indent=1,
-        )
-        + "\n"
+    results_file.write_results(
+        args.out,
+        {
+            "what": "Kimatu paper constants chosen by coordinate search on the train and "
+            "selection sites (bench/kimatu_paper_constants.py)",
+            "when": results_file.utc_now(),
+            "pages": counts,
+            "objective": "mean of wcxb word F1 and multilingual combined score",
+            "start": {"constants": asdict(DEFAULT_CONSTANTS), **start_scores},
+            "chosen": {"constants": asdict(current), **best},
+            "trials": trials,
+        },
     )
     return 0
 

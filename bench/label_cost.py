@@ -28,7 +28,6 @@ to page (the second finds the caches warm). Results: ``bench/results/label_cost.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import statistics
@@ -42,6 +41,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
 DEFAULT_OUT = REPO / "bench" / "results" / "label_cost.json"
@@ -263,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     passed = [a for d in data for a in ("--data", str(d))]
     passed += ["--limit", str(args.limit)] if args.limit else []
-    started = dt.datetime.now(dt.timezone.utc)
+    started = results_file.utc_now()
     load_start = os.getloadavg()
     workers = {"new": Worker(sys.executable, REPO, passed)}
     if args.baseline is not None:
@@ -292,8 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         for tag in tags
     }
     result: dict[str, Any] = {
-        "date": started.isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "date": started,
+        "command": results_file.command_line(__file__, argv),
         "data": [str(d) for d in data],
         "pages": len(names),
         "rounds": args.rounds,
@@ -333,11 +336,9 @@ def main(argv: list[str] | None = None) -> int:
             f"probability difference {check['max_probability_difference']:.2e}"
         )
         if check["pages_with_other_decisions"] or check["max_probability_difference"] > TOLERANCE:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+            results_file.write_results(args.out, result)
             raise SystemExit("error: the checkouts label the pages differently")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    results_file.write_results(args.out, result)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

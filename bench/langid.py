@@ -38,8 +38,6 @@ The numbers go to ``--out`` as JSON too, with the date, the command and the mach
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import os
 import platform
 import random
@@ -58,6 +56,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline.clean import clean_html  # noqa: E402
 from pipeline.evaluate.datasets import Page, load_dataset  # noqa: E402
@@ -370,7 +372,6 @@ def main() -> None:
         smoothings(f"wcxb-dev every {args.wcxb_step}th", wcxb, args.smoothing)
     if args.calibrate:
         calibrate(multi + wcxb[::5])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     machine = {
         "python": sys.version.split()[0],
         "platform": platform.platform(),
@@ -380,12 +381,12 @@ def main() -> None:
         "packages": {name: version(name) for name in ("warcclean", "langdetect", "numpy")},
     }
     report = {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python", *sys.argv]),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
         "machine": machine,
         "results": RESULTS,
     }
-    args.out.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    results_file.write_results(args.out, report, indent=2, default=str)
     print(f"\nwritten: {args.out}")
 
 

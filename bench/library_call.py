@@ -26,7 +26,6 @@ Results: ``bench/results/library_call_against.json``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import platform
@@ -37,6 +36,11 @@ import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
+
 DATA = REPO.parent / "shared" / "data" / "wcxb-dev" / "html"
 DEFAULT_OUT = REPO / "bench" / "results" / "library_call.json"
 TARGET_RATIO = 2.0
@@ -159,9 +163,7 @@ def main() -> None:
     if not DATA.is_dir():
         sys.exit(f"needs the wcxb-dev pages in {DATA}")
     load_start = os.getloadavg()
-    commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    commit = results_file.git_commit(short=False)
     if args.against:
         pages = args.pages or 1358
         row = against(args.against, pages, args.rounds)
@@ -172,11 +174,10 @@ def main() -> None:
             f"median per-page ratio {row['median_page_ratio']:.3f}"
         )
         out = args.out or DEFAULT_OUT.with_name("library_call_against.json")
-        out.parent.mkdir(parents=True, exist_ok=True)
         result = {
-            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-            "git_commit": commit or None,
+            "date": results_file.utc_now(),
+            "command": results_file.command_line(__file__),
+            "git_commit": commit,
             "base_python": args.against,
             "pages": pages,
             "rounds": args.rounds,
@@ -186,7 +187,7 @@ def main() -> None:
             "python": platform.python_version(),
             **row,
         }
-        out.write_text(json.dumps(result, indent=2) + "\n")
+        results_file.write_results(out, result, indent=2)
         print(f"wrote {out}")
         return
     args.pages = args.pages or 400
@@ -206,9 +207,9 @@ def main() -> None:
     verdict = "met" if ratio <= TARGET_RATIO else "NOT met"
     print(f"target: default <= {TARGET_RATIO}x jusText with no variables set: {verdict}")
     result = {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-        "git_commit": commit or None,
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
+        "git_commit": commit,
         "pages": args.pages,
         "cpus": os.cpu_count(),
         "load_average_at_start": load_start,
@@ -217,8 +218,7 @@ def main() -> None:
         "settings": rows,
         "target_ratio": TARGET_RATIO,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    results_file.write_results(args.out, result, indent=2)
     print(f"wrote {args.out}")
 
 

@@ -31,7 +31,6 @@ on the answer the cleaner gives without it.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gzip
 import html
 import json
@@ -51,6 +50,10 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline.evaluate.datasets import load_dataset  # noqa: E402
 from pipeline.html.decode import decode_html  # noqa: E402
@@ -397,12 +400,10 @@ def main() -> None:
     if not DATA.is_dir():
         sys.exit(f"{DATA} is absent: this benchmark reads the dev sets")
     results: dict[str, Any] = {
-        "when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-        ).stdout.strip(),
+        "when": results_file.utc_now(),
+        "commit": results_file.git_commit(),
         "python": platform.python_version(),
-        "command": "python bench/metadata.py " + " ".join(sys.argv[1:]),
+        "command": results_file.command_line(__file__),
         "sets": {name: measure_set(name, args.limit) for name in SETS if (DATA / name).is_dir()},
     }
     results["cost"] = measure_cost(args.base, args.limit, args.repeat)
@@ -415,8 +416,7 @@ def main() -> None:
         if "vs_wcxb_truth" in r:
             print(f"  against WCXB's fields: {r['vs_wcxb_truth']}")
     print(f"\ncost: {json.dumps(results['cost'], indent=1)}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    results_file.write_results(args.out, results, ensure_ascii=False)
     print(f"wrote {args.out}")
 
 

@@ -42,12 +42,16 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
+
 RESULTS = REPO / "bench" / "results" / "overhead.json"
 DASK = Path(sys.executable).with_name("dask")
 
@@ -309,8 +313,8 @@ def main() -> None:
         print(f"{label:28s}{before[key]:10.2f}{after[key]:10.2f}{ratio:14.3f}")
     print(f"outputs identical: {same}")
     result = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(sys.argv),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
         "machine": {
             "python": platform.python_version(),
             "platform": platform.platform(),
@@ -323,8 +327,7 @@ def main() -> None:
         "outputs_identical": same,
         "runs": runs,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    results_file.write_results(args.out, result, indent=2)
     if not same:
         sys.exit("before and after wrote different documents or rejections")
 

@@ -14,9 +14,7 @@ classification).
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gzip
-import json
 import platform
 import statistics
 import sys
@@ -25,6 +23,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 DATA = REPO.parent / "shared" / "data" / "wcxb-dev" / "html"
 DEFAULT_OUT = REPO / "bench" / "results" / "page_type_cost.json"
@@ -89,12 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'share of all CPU':<40} {result['share_of_total_cpu']:.4f}")
     doc = {
         "bench": "page_type_cost",
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": results_file.utc_now(),
         "machine": {"python": platform.python_version(), "platform": platform.platform()},
         "result": result,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(doc, indent=2) + "\n")
+    results_file.write_results(args.out, doc, indent=2)
     return 0
 
 

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import platform
 import statistics
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pyarrow as pa
@@ -31,6 +29,10 @@ import pyarrow.parquet as pq
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline.clean import clean_html  # noqa: E402
 from pipeline.evaluate.datasets import load_dataset  # noqa: E402
@@ -124,10 +126,9 @@ def main() -> None:
         f"writer_options / defaults: time {new['ms_per_doc'] / base['ms_per_doc']:.3f}x, "
         f"size {new['bytes'] / base['bytes']:.3f}x; same table read back: {same}"
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     report = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python", *sys.argv]),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
         "documents": n_docs,
         "same_table": same,
         "results": rows,
@@ -139,7 +140,7 @@ def main() -> None:
             "load_average_at_end": os.getloadavg(),
         },
     }
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    results_file.write_results(args.out, report, indent=2)
     print(f"written: {args.out}")
     if not same:
         sys.exit(1)

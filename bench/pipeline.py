@@ -68,7 +68,6 @@ import tempfile
 import time
 import uuid
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 
@@ -80,6 +79,11 @@ from warcio.statusandheaders import StatusAndHeaders  # noqa: E402
 from warcio.warcwriter import WARCWriter  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
+
 WCXB = REPO.parent / "shared" / "data" / "wcxb-dev"
 RESULTS = REPO / "bench" / "results" / "pipeline.json"
 FRONTENDS_SCRIPT = REPO / "bench" / "frontends.py"
@@ -526,13 +530,6 @@ def print_tables(result: dict, labels: dict[str, str], pages: int) -> None:
         print(f"{name:<40} {value:>22}  {target}")
 
 
-def _commit() -> str | None:
-    proc = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
-    )
-    return proc.stdout.strip() or None
-
-
 def _median(rounds: list[dict], key: str, field: str) -> float | None:
     values = [r[key][field] for r in rounds if key in r]
     return statistics.median(values) if values else None
@@ -742,9 +739,9 @@ def main() -> None:
     wall_ratio = statistics.median(r["scaling"] for r in rounds) if scaling else None
     growth = rss4["peak_rss_mb"] / rss1["peak_rss_mb"] - 1
     result = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-        "git_commit": _commit(),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
+        "git_commit": results_file.git_commit(short=False),
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
@@ -779,8 +776,7 @@ def main() -> None:
         if args.cleaner == DEFAULT_CLEANER
         else RESULTS.with_name(f"pipeline-{args.cleaner}.json")
     )
-    results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(json.dumps(result, indent=2) + "\n")
+    results_file.write_results(results, result, indent=2)
     print_tables(result, labels, n)
     print(f"load average: {os.getloadavg()}\nwrote {results}")
 

@@ -35,14 +35,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
-import json
 import os
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +54,11 @@ from pipeline.types import RawPage, Rejected  # noqa: E402
 from pipeline.warc.payload import classify_type, decode_payload, media_type  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
+
 RESULTS = REPO / "bench" / "results" / "reader.json"
 
 
@@ -296,25 +299,22 @@ def main() -> None:
     )
     read_medians = _table("read", read_ms, "segment reader")
     decode_medians = _table("decode", decode_ms, "decode before")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "command": " ".join(["python", "bench/reader.py", *sys.argv[1:]]),
-                "machine": {**machine, "load_average_at_end": os.getloadavg()},
-                "pages": len(pages),
-                "rounds": args.rounds,
-                "same_items_as_segment_reader": same,
-                "fastwarc_accounted_same_items": same_fastwarc,
-                "read_ms_per_page": read_ms,
-                "read_median_ms_per_page": read_medians,
-                "decode_ms_per_page": decode_ms,
-                "decode_median_ms_per_page": decode_medians,
-            },
-            indent=2,
-        )
-        + "\n"
+    results_file.write_results(
+        args.out,
+        {
+            "date": results_file.utc_now(),
+            "command": results_file.command_line(__file__),
+            "machine": {**machine, "load_average_at_end": os.getloadavg()},
+            "pages": len(pages),
+            "rounds": args.rounds,
+            "same_items_as_segment_reader": same,
+            "fastwarc_accounted_same_items": same_fastwarc,
+            "read_ms_per_page": read_ms,
+            "read_median_ms_per_page": read_medians,
+            "decode_ms_per_page": decode_ms,
+            "decode_median_ms_per_page": decode_medians,
+        },
+        indent=2,
     )
     print(f"written: {args.out}")
     if not same:

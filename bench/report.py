@@ -38,6 +38,11 @@ from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
+
 RESULTS = REPO / "bench" / "results" / "report.json"
 
 
@@ -178,8 +183,8 @@ def main() -> None:
     mean_without = statistics.mean(r["total_seconds"] for r in without)
     worst = max(r["overhead"] for r in with_html)
     result = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python", "bench/report.py", *sys.argv[1:]]),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
@@ -200,8 +205,7 @@ def main() -> None:
         "warm": warm,
         "target_overhead_max": 0.02,
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    results_file.write_results(RESULTS, result, indent=2)
     print()
     print(f"{'measure':<52} {'value':>9}  target")
     for k, run in enumerate(with_html, 1):

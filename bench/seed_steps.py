@@ -40,10 +40,8 @@ Prints a table and writes it to ``--out``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from itertools import chain
@@ -55,6 +53,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline.clean import get_cleaner  # noqa: E402
 from pipeline.cleaners import density, density_lm  # noqa: E402
@@ -291,22 +293,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     print("\n".join(lines))
     print(f"pages with a block inside <header>: {header_pages}")
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
-    ).stdout.strip()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "what": __doc__.split("\n\n")[0],
-                "when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                "commit": commit,
-                "pages_with_header_blocks": header_pages,
-                "systems": results,
-            },
-            indent=1,
-        )
-        + "\n"
+    results_file.write_results(
+        args.out,
+        {
+            "what": __doc__.split("\n\n")[0],
+            "when": results_file.utc_now(),
+            "commit": results_file.git_commit(),
+            "pages_with_header_blocks": header_pages,
+            "systems": results,
+        },
     )
     return 0
 

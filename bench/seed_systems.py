@@ -20,10 +20,8 @@ re-run after a change). Prints one table row per system and writes every figure 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import math
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline.evaluate.datasets import load_dataset  # noqa: E402
 from pipeline.evaluate.scoring import PageScore, aggregate, evaluate  # noqa: E402
@@ -154,19 +156,16 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = previous.get("systems", {})
     if not args.table:
         held_out = test_ids()
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
-        ).stdout.strip()
+        commit = results_file.git_commit()
         for key in args.only or SYSTEMS:
             print(key, flush=True)
             results[key] = {
                 **run(key, args.data_dir, held_out),
-                "when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                "when": results_file.utc_now(),
                 "commit": commit,
             }
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(
-                json.dumps({"what": __doc__.split("\n\n")[0], "systems": results}, indent=1) + "\n"
+            results_file.write_results(
+                args.out, {"what": __doc__.split("\n\n")[0], "systems": results}
             )
     print(table(results))
     return 0

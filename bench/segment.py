@@ -14,9 +14,7 @@ are counted.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gzip
-import json
 import os
 import statistics
 import sys
@@ -27,6 +25,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 import pipeline.html.segment as installed  # noqa: E402
 import pipeline.html.walk as installed_walk  # noqa: E402
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         for runs in (False, True):
             times[f"{name}{' +runs' if runs else ''}"] = []
     lexbor_walk.reset_fallback_counts()
-    started = dt.datetime.now(dt.timezone.utc)
+    started = results_file.utc_now()
     load_start = os.getloadavg()
     names = list(walks)
     for i, path in enumerate(paths):
@@ -109,16 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in speedups.items():
         print(f"{name}: {value:.2f}x (medians)")
     result = {
-        "date": started.isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "date": started,
+        "command": results_file.command_line(__file__, argv),
         "pages": len(paths),
         "load_average": {"start": load_start, "end": os.getloadavg()},
         "c_walk_fallbacks": fallbacks,
         "summary": summary,
         "speedup_median": speedups,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    results_file.write_results(args.out, result)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -13,7 +13,6 @@ machine. The README's times are read from that file (``bench/doc_figures.py``).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import re
@@ -21,8 +20,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 # The README's commands, word for word; tests/test_doc_figures.py checks that they still are.
 COMMANDS = {
@@ -60,15 +64,9 @@ def main() -> None:
             found = re.findall(r"^=+ (.*\b(?:passed|failed)\b.*) =+$", done.stdout, re.M)
             summary = found[-1] if found else ""
         print(f"{name}: {seconds[name]:.1f} s  {command}")
-    commit = subprocess.run(
-        ["git", "-C", str(args.repo), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
     result = {
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "commit": commit,
+        "date": results_file.utc_now()[:10],
+        "commit": results_file.git_commit(repo=args.repo),
         "machine": f"{os.cpu_count()}-core {platform.machine()} machine",
         "commands": COMMANDS,
         "seconds": seconds,
@@ -77,8 +75,8 @@ def main() -> None:
         "load_average": os.getloadavg(),
     }
     print(summary)
-    out = Path(__file__).resolve().parent / "results" / "setup_commands.json"
-    out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    out = REPO / "bench" / "results" / "setup_commands.json"
+    results_file.write_results(out, result)
     print(f"wrote {out}")
     if any(exits.values()):
         sys.exit(f"a command failed: {exits}")

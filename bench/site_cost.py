@@ -45,13 +45,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 DEFAULT_OUT = REPO / "bench" / "results" / "site_cost.json"
 WARCCLEAN = str(Path(sys.executable).with_name("warcclean"))
@@ -264,8 +267,8 @@ def main() -> None:
     g1 = max(memory["gathered_x1"]["worker_peak_rss_mib"])
     g4 = max(memory["gathered_x4"]["worker_peak_rss_mib"])
     payload = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python", *sys.argv]),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
         "load_average": list(os.getloadavg()),
         "pages": len(urls),
         "rounds": rounds,
@@ -285,8 +288,7 @@ def main() -> None:
         "shuffle": volume,
         "stage_report_totals": stage_state["report"]["totals"],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=1) + "\n")
+    results_file.write_results(args.out, payload)
     print(json.dumps({k: v for k, v in payload.items() if k not in ("rounds", "alone")}, indent=1))
 
 

@@ -78,7 +78,6 @@ and the median of the per-round totals, and their ratio on / off. It also counts
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import platform
@@ -95,6 +94,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 if sys.path and Path(sys.path[0] or ".").resolve() == REPO / "bench":
     del sys.path[0]  # bench/pipeline.py would shadow the package
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "wcxb-dev"
 DEFAULT_OUT = REPO / "bench" / "results" / "structure.json"
@@ -732,8 +735,8 @@ def measure(args: argparse.Namespace) -> dict:
     info["load_average_at_end"] = os.getloadavg()
     info["compiled_modules"] = _compiled()
     return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": "python " + " ".join([sys.argv[0], *sys.argv[1:]]),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
         "data": str(args.data),
         "part": args.part,
         "data_citation": "WCXB v1.0, Murrough Foley (2026), dev split, CC-BY-4.0",
@@ -848,8 +851,8 @@ def cost(args: argparse.Namespace) -> dict:
     info["load_average_at_end"] = os.getloadavg()
     info["compiled_modules"] = _compiled()
     return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": "python " + " ".join([sys.argv[0], *sys.argv[1:]]),
+        "date": results_file.utc_now(),
+        "command": results_file.command_line(__file__),
         "data": str(args.data),
         "pages": len(pages),
         "rounds": args.rounds,
@@ -925,8 +928,7 @@ def main(argv: list[str] | None = None) -> int:
             DEFAULT_OUT if args.part == "all" else DEFAULT_OUT.with_name("structure_test.json")
         )
         print_table(report)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=1) + "\n")
+    results_file.write_results(out, report)
     print(f"\nwritten: {out.relative_to(REPO) if out.is_relative_to(REPO) else out}")
     return 0
 

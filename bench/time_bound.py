@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import platform
 import resource
 import statistics
@@ -27,7 +26,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +33,10 @@ import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+import results_file  # noqa: E402
+
+del sys.path[0]  # bench/ only for that import: bench/pipeline.py would shadow the package
 
 from pipeline import supervise  # noqa: E402
 from pipeline.jobconfig import JobConfig  # noqa: E402
@@ -175,7 +177,7 @@ def main() -> None:
         )
     print(f"supervised / in-process, pages per CPU second: {ratio:.3f}")
     result = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "date": results_file.utc_now(),
         "machine": {"python": platform.python_version(), "cpus": psutil.cpu_count()},
         "inputs": [p.name for p in paths],
         "runs_per_path": args.runs,
@@ -183,7 +185,7 @@ def main() -> None:
         "supervised_over_in_process_pages_per_cpu_second": round(ratio, 3),
         "runs": runs,
     }
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    results_file.write_results(args.out, result, indent=2)
     print(f"wrote {args.out}")
 
 

@@ -48,9 +48,11 @@ LIST_ITEMS_KEPT = "list_items_kept"
 LIST_LABEL_KEPT = "list_label_kept"
 
 
-def _list_items(blocks: Sequence[Block]) -> list[tuple[int, tuple[str, str]]]:
-    """The page's list-item blocks in order, each with which list it is an item of, as far as
-    consecutive blocks can tell (its ``dom_path`` and list nesting)."""
+def list_items(blocks: Sequence[Block]) -> list[tuple[int, tuple[str, str]]]:
+    """The page's list-item blocks in order, as ``(block index, list key)``: the key, the block's
+    ``dom_path`` and list nesting (`pipeline.types.Shape.lists`), tells which list the block is an
+    item of, as far as consecutive blocks can tell. The ``items`` that `fill_lists` and
+    `keep_labels` take; empty on a page without list items."""
     # Most blocks of most pages have no shape: one attribute test each, then the few items.
     return [
         (b.index, (b.dom_path, b.shape.lists))
@@ -63,7 +65,7 @@ def fill_lists(
     keep: np.ndarray, blocks: Sequence[Block], items: list[tuple[int, tuple[str, str]]]
 ) -> np.ndarray:
     """``keep`` with the dropped items between kept items of a mostly kept list kept too;
-    ``items``: the page's `_list_items`."""
+    ``items``: the page's `list_items`."""
     out: np.ndarray | None = None
     flags = keep.tolist()
     n = len(items)
@@ -90,7 +92,7 @@ def keep_labels(
     keep: np.ndarray, blocks: Sequence[Block], items: list[tuple[int, tuple[str, str]]]
 ) -> np.ndarray:
     """``keep`` with the dropped label lines ("Ingredients:") right above a kept list item kept
-    too; ``items``: the page's `_list_items`."""
+    too; ``items``: the page's `list_items`."""
     out: np.ndarray | None = None
     for first, _ in items:
         i = first - 1
@@ -115,7 +117,7 @@ def rescue(
     ``language`` (see the module's docstring), and the page notes for what it kept."""
     if language not in TRUSTED_LANGUAGES:
         return keep, ()
-    items = _list_items(blocks)
+    items = list_items(blocks)
     if not items:
         return keep, ()
     filled = fill_lists(keep, blocks, items)

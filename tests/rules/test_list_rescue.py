@@ -47,6 +47,16 @@ def test_short_items_between_kept_items_and_the_label_line_are_kept() -> None:
     assert new == [ITEMS[2]] and notes == (list_rescue.LIST_ITEMS_KEPT,)
 
 
+def test_list_items_are_the_item_blocks_in_order_keyed_by_their_list() -> None:
+    blocks = blocks_of(recipe() + "<ol><li>Knead it for ten minutes</li><li>Bake</li></ol>")
+    items = list_rescue.list_items(blocks)
+    assert [blocks[i].text for i, _ in items] == [*ITEMS, "Knead it for ten minutes", "Bake"]
+    keys = [key for _, key in items]
+    # One key per list, so the two lists' runs stay apart.
+    assert len(set(keys[:4])) == 1 and len(set(keys[4:])) == 1 and keys[0] != keys[4]
+    assert list_rescue.list_items(blocks_of(f"<p>{INTRO}</p>")) == []
+
+
 def test_only_english_pages_are_rescued() -> None:
     blocks = blocks_of(recipe())
     keep = np.array([b.text in {INTRO, ITEMS[0], ITEMS[3]} for b in blocks])
