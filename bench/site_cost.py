@@ -15,7 +15,9 @@ On daniel's pages as bench/site_stage.py packs them (synthetic URLs on each site
    difference of the latter over the cleaning pass's CPU is the stage's own share, free of the
    children's run-to-run spread, which is recorded beside it. Beside it, the stage alone:
    ``warcclean site OUT`` against ``warcclean site OUT --site-repeats 0`` on a cleaned output
-   (the same command, cluster start-up and all, doing no stage), alternating too.
+   (the same command, cluster start-up and all, doing no stage), alternating too; and the same
+   pair through the shuffles (``gather_bytes=0``, on the job's cluster settings), which an
+   output above the one-task bound takes.
 2. **Memory.** Peak RSS of each worker (``ru_maxrss``, 2 fresh worker processes) while the
    stage runs over the cleaned output, and over one 4 times larger: every documents file copied
    3 more times under new names, each copy's URLs on other hosts (``c1.<host>`` ...), so the
@@ -117,6 +119,20 @@ def tree_cpu(cmd: list[str]) -> dict[str, float]:
         "cleaning_children_cpu_s": round(children, 2),
         "job_processes_cpu_s": round(others, 2),
     }
+
+
+# The stage alone as `warcclean site` runs it (the job's cluster settings), but shuffled whatever
+# the output's size (``gather_bytes=0``), or off: what an output above `GATHER_BYTES` pays.
+_SHUFFLED_ALONE = """
+import sys
+from pipeline.job.schedule import make_client
+from pipeline.job.site_stage import run_site_stage
+from pipeline.site.rule import SiteSettings
+out, workers, arm = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+settings = SiteSettings() if arm == "stage" else SiteSettings(min_pages=0)
+client = make_client(None, workers, 1, None)
+run_site_stage(client, out, settings, gather_bytes=0)
+"""
 
 
 def enlarge(src: Path, dst: Path, times: int) -> None:
@@ -237,6 +253,17 @@ def main() -> None:
                 got[arm] = tree_cpu([WARCCLEAN, "site", str(out), "--workers",
                                      str(args.workers), *extra])  # fmt: skip
             alone.append(got)
+        alone_shuffled = []
+        for r in range(args.pairs):
+            order = ("zero", "stage") if r % 2 == 0 else ("stage", "zero")
+            got = {}
+            for arm in order:
+                out = work / f"shuffled-{arm}-{r}"
+                shutil.copytree(cleaned, out)
+                got[arm] = tree_cpu(
+                    [sys.executable, "-c", _SHUFFLED_ALONE, str(out), str(args.workers), arm]
+                )
+            alone_shuffled.append(got)
         from pipeline.job.site_stage import GATHER_BYTES
 
         enlarge(cleaned, work / "x4", 4)
@@ -261,6 +288,7 @@ def main() -> None:
         g["on"]["cleaning_children_cpu_s"] - g["off"]["cleaning_children_cpu_s"] for g in rounds
     ]
     stage_alone = [g["stage"]["cpu_s"] - g["zero"]["cpu_s"] for g in alone]
+    shuffled_alone = [g["stage"]["cpu_s"] - g["zero"]["cpu_s"] for g in alone_shuffled]
     cleaning = statistics.median(g["off"]["cpu_s"] for g in rounds)
     x1 = max(memory["shuffled_x1"]["worker_peak_rss_mib"])
     x4 = max(memory["shuffled_x4"]["worker_peak_rss_mib"])
@@ -281,6 +309,11 @@ def main() -> None:
         "stage_alone_cpu_s": round(statistics.median(stage_alone), 2),
         "stage_alone_share_of_cleaning": round(statistics.median(stage_alone) / cleaning, 4),
         "stage_ms_per_page": round(1000 * statistics.median(stage_alone) / len(urls), 3),
+        "alone_shuffled": alone_shuffled,
+        "stage_alone_shuffled_cpu_s": round(statistics.median(shuffled_alone), 2),
+        "stage_alone_shuffled_share_of_cleaning": round(
+            statistics.median(shuffled_alone) / cleaning, 4
+        ),
         "cleaning_ms_per_page": round(1000 * cleaning / len(urls), 3),
         "memory": memory,
         "rss_growth_x4": round(x4 / x1 - 1, 4),
@@ -289,7 +322,8 @@ def main() -> None:
         "stage_report_totals": stage_state["report"]["totals"],
     }
     results_file.write_results(args.out, payload)
-    print(json.dumps({k: v for k, v in payload.items() if k not in ("rounds", "alone")}, indent=1))
+    per_round = ("rounds", "alone", "alone_shuffled")
+    print(json.dumps({k: v for k, v in payload.items() if k not in per_round}, indent=1))
 
 
 if __name__ == "__main__":
