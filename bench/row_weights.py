@@ -64,7 +64,7 @@ sys.path.insert(0, str(REPO / "jobs"))
 import grouped_cv  # noqa: E402
 import train_cleaner as tc  # noqa: E402
 
-from pipeline.evaluate.scoring import PageScore  # noqa: E402
+from pipeline.evaluate.scoring import PageScore, aggregate  # noqa: E402
 from pipeline.html.page_type import PAGE_TYPES  # noqa: E402
 from pipeline.learned.decision import smooth  # noqa: E402
 from pipeline.learned.model import DEFAULT_MODEL, load_model  # noqa: E402
@@ -147,6 +147,13 @@ def _groups(pages: list[tc.PreparedPage]) -> dict[str, list[int]]:
     return out
 
 
+def scores_of(pages: list[tc.PreparedPage], rows: list[PageScore]) -> dict[str, dict]:
+    """`aggregate` of each of bench/edge_recall.py's groups (WCXB, its page types, magic-html,
+    multilingual)."""
+    groups = _groups(pages)
+    return {g: aggregate([rows[i] for i in groups[g]]) for g in edge_recall.GROUPS}
+
+
 def _page_value(row: PageScore, key: str) -> float | None:
     """A page's part of `aggregate`'s ``key`` (``f1`` or ``combined``)."""
     return row.f1 if key == "f1" else row.combined
@@ -195,9 +202,11 @@ def net_probs(
     return out
 
 
-def measure(folds: int, seed: int, nets: bool, arms: list[str], assignments: list[str]) -> dict:
+def measure(
+    folds: int, seed: int, nets: bool, arms: list[str], assignments: list[str], every: int = 1
+) -> dict:
     t0 = time.perf_counter()
-    pages = tc.prepare(REPO.parent / "shared" / "data", seed)
+    pages = tc.prepare(REPO.parent / "shared" / "data", seed)[::every]
     print(f"prepared {len(pages)} pages in {time.perf_counter() - t0:.0f}s", flush=True)
     shipped = load_model(DEFAULT_MODEL)
     sites = [grouped_cv.group_of(p, "site") for p in pages]
@@ -223,14 +232,16 @@ def measure(folds: int, seed: int, nets: bool, arms: list[str], assignments: lis
                 name: tc.score_pages(pages, grouped_cv.stricter_keeps(pages, pr, shipped))
                 for name, pr in probs.items()
             }
-            print(f"{assignment} / {arm}: {time.perf_counter() - t:.0f}s", flush=True)
+            first = scores_of(pages, rows[arm][scorings[-1]])
+            brief = ", ".join(f"{g} {first[g][k]:.4f}" for g, k in COLUMNS)
+            print(f"{assignment} / {arm}: {time.perf_counter() - t:.0f}s; {brief}", flush=True)
         for scoring in scorings:
             base = rows[arms[0]][scoring]
             out[f"{assignment} / {scoring}"] = {
                 arm: {
                     "scores": {
                         g: {k: v[k] for k in ("pages", "f1", "combined")}
-                        for g, v in edge_recall._scores(pages, rows[arm][scoring]).items()
+                        for g, v in scores_of(pages, rows[arm][scoring]).items()
                     },
                     "paired_vs_" + arms[0]: paired(pages, base, rows[arm][scoring], seed),
                 }
@@ -286,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--assignments", default="size", help="size and/or shuffle seeds, commas")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--every", type=int, default=1, help=argparse.SUPPRESS)  # smoke tests
     args = ap.parse_args(argv)
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     if unknown := [a for a in arms if a not in ARMS]:
@@ -295,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--assignments takes 'size' and non-negative integers")
     if not (REPO.parent / "shared" / "data" / "wcxb-dev").is_dir():
         ap.error("needs ../shared/data beside the repository")
-    result = measure(args.folds, args.seed, args.nets, arms, assignments)
+    result = measure(args.folds, args.seed, args.nets, arms, assignments, args.every)
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
