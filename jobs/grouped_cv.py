@@ -46,7 +46,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -92,13 +92,21 @@ def group_of(page: tc.PreparedPage, by: str) -> str:
     return page.site
 
 
-def folds(groups: Sequence[str], by: str, n_folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def folds(
+    groups: Sequence[str], by: str, n_folds: int, shuffle_seed: int | None = None
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """(fit, score) index pairs; no group is on both sides of a pair and every index is scored
     exactly once. Datasets are few, so each is its own fold; languages and sites are dealt into
-    ``n_folds`` folds of whole groups (sklearn's GroupKFold, deterministic)."""
+    ``n_folds`` folds of whole groups (sklearn's GroupKFold, deterministic; with
+    ``shuffle_seed``, groups dealt in a shuffled order instead of by size: another assignment)."""
     from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
-    splitter = LeaveOneGroupOut() if by == "dataset" else GroupKFold(n_folds)
+    if by == "dataset":
+        splitter = LeaveOneGroupOut()
+    elif shuffle_seed is None:
+        splitter = GroupKFold(n_folds)
+    else:
+        splitter = GroupKFold(n_folds, shuffle=True, random_state=shuffle_seed)
     index = np.arange(len(groups))
     return [(a, b) for a, b in splitter.split(index, groups=list(groups))]
 
@@ -130,13 +138,16 @@ def out_of_group_keeps(
     without_test_part: bool = False,
     fit_magic_html: bool = True,
     net_shares: Sequence[float] = (),
+    weigh: Callable[[list[tc.PreparedPage]], np.ndarray] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray], dict[float, list[np.ndarray]]]:
     """Each page's kept blocks from the shipped shape fitted without the page's group, decided
     by the shipped model's rule, the probabilities they were decided on, and (with ``nets``) the
     probabilities blended at each of ``net_shares`` instead of the shipped share. With
     ``without_test_part`` each fold leaves out the pages of the test part of training's own site
     split (about 20% of the sites), as the shipped model did. Without ``fit_magic_html`` no fold
-    is fitted on magic-html's pages, which are still scored (the shipped model before issue 35)."""
+    is fitted on magic-html's pages, which are still scored (the shipped model before issue 35).
+    ``weigh``: the fitted pages -> one weight per row of `train_cleaner._training_rows`, passed
+    to the trees' fit (bench/row_weights.py); none: every row 1, as training does."""
     name, first, second = tc.FINAL
     if second is not None:
         raise SystemExit(f"{name}: a stacked shape is not cross-validated here")
@@ -154,8 +165,11 @@ def out_of_group_keeps(
             and (fit_magic_html or not pages[i].key.startswith("mh/"))
         ]
         scored = [pages[i] for i in score_idx]
+        weights = weigh(fit) if weigh is not None else None
         probs = tc._scorer_probs(
-            tc.fit_spec(first, *tc._training_rows(fit), seed), len(tc.FEATURE_NAMES), scored
+            tc.fit_spec(first, *tc._training_rows(fit), seed, weights),
+            len(tc.FEATURE_NAMES),
+            scored,
         )
         if blend > 0:
             net = tc.mean_net_probs(tc.fit_pages_nets(fit, seed), [p.x for p in scored])

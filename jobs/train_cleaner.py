@@ -393,9 +393,15 @@ NETS = 3
 # cross-validated F1 by up to 0.003, so only differences well beyond that count here.
 
 
-def fit_spec(family: tuple[str, dict], x: np.ndarray, y: np.ndarray, seed: int) -> dict:
+def fit_spec(
+    family: tuple[str, dict],
+    x: np.ndarray,
+    y: np.ndarray,
+    seed: int,
+    sample_weight: np.ndarray | None = None,
+) -> dict:
     """Fit one model family on (x, y) and export it to its JSON spec (inference never uses
-    sklearn)."""
+    sklearn); ``sample_weight``: one weight per row, trees only (bench/row_weights.py)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.neural_network import MLPClassifier
     from sklearn.preprocessing import StandardScaler
@@ -403,8 +409,10 @@ def fit_spec(family: tuple[str, dict], x: np.ndarray, y: np.ndarray, seed: int) 
     kind, params = family
     if kind == "hgb":
         clf = HistGradientBoostingClassifier(random_state=seed, early_stopping=False, **params)
-        clf.fit(x, y)
+        clf.fit(x, y, sample_weight=sample_weight)
         return export_trees(clf)
+    if sample_weight is not None:
+        raise ValueError(f"{kind}: row weights are for the trees only")
     scaler = StandardScaler().fit(x)
     scaler.scale_[scaler.scale_ == 0] = 1.0
     mlp = MLPClassifier(random_state=seed, early_stopping=True, **params)
