@@ -1,6 +1,7 @@
 """What the site stage costs beside the cleaning pass, and its memory as the output grows.
 
-    python bench/site_cost.py [--data DIR] [--pairs 2] [--workers 2] [--shards 8] [--out FILE]
+    python bench/site_cost.py [--data DIR] [--pairs 2] [--workers 2] [--shards 8]
+                              [--marginal-pairs 2] [--out FILE]
 
 On daniel's pages as bench/site_stage.py packs them (synthetic URLs on each site's real host):
 
@@ -17,7 +18,10 @@ On daniel's pages as bench/site_stage.py packs them (synthetic URLs on each site
    ``warcclean site OUT`` against ``warcclean site OUT --site-repeats 0`` on a cleaned output
    (the same command, cluster start-up and all, doing no stage), alternating too; and the same
    pair through the shuffles (``gather_bytes=0``, on the job's cluster settings), which an
-   output above the one-task bound takes.
+   output above the one-task bound takes. Then the **cost of each more document**, both ways:
+   that pair over the output and over one 4 times larger (part 2's), the difference of their
+   stage CPU per document added, over the cleaning pass's CPU per page: what a large crawl pays
+   once the fixed costs are spread.
 2. **Memory.** Peak RSS of each worker (``ru_maxrss``, 2 fresh worker processes) while the
    stage runs over the cleaned output, and over one 4 times larger: every documents file copied
    3 more times under new names, each copy's URLs on other hosts (``c1.<host>`` ...), so the
@@ -224,6 +228,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--marginal-pairs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
     bench = _site_bench()
@@ -267,6 +272,24 @@ def main() -> None:
         from pipeline.job.site_stage import GATHER_BYTES
 
         enlarge(cleaned, work / "x4", 4)
+        # What each more document costs, with the fixed costs (cluster, imports, Dask's per-task
+        # and per-shuffle work) taken out: the stage's CPU over the output 4 times larger less
+        # that over the output, both ways, per document added.
+        marginal: dict[str, list[float]] = {}
+        for mode, bound in (("shuffled", "0"), ("gathered", "2**40")):
+            for size, src in (("x1", cleaned), ("x4", work / "x4")):
+                script = _SHUFFLED_ALONE.replace("gather_bytes=0", f"gather_bytes={bound}")
+                for r in range(args.marginal_pairs):
+                    got = {}
+                    for arm in ("zero", "stage") if r % 2 == 0 else ("stage", "zero"):
+                        out = work / f"marginal-{mode}-{size}-{arm}-{r}"
+                        shutil.copytree(src, out)
+                        run = [sys.executable, "-c", script, str(out), str(args.workers), arm]
+                        got[arm] = tree_cpu(run)["cpu_s"]
+                        shutil.rmtree(out)
+                    marginal.setdefault(f"{mode}_{size}", []).append(
+                        round(got["stage"] - got["zero"], 2)
+                    )
         memory = {}
         for name, gather_bytes in (("shuffled", 0), ("gathered", GATHER_BYTES)):
             for size in ("x1", "x4"):
@@ -290,6 +313,19 @@ def main() -> None:
     stage_alone = [g["stage"]["cpu_s"] - g["zero"]["cpu_s"] for g in alone]
     shuffled_alone = [g["stage"]["cpu_s"] - g["zero"]["cpu_s"] for g in alone_shuffled]
     cleaning = statistics.median(g["off"]["cpu_s"] for g in rounds)
+    added = 3 * len(urls)  # the documents the larger output adds
+    per_document = {
+        mode: round(
+            1000
+            * (
+                statistics.median(marginal[f"{mode}_x4"])
+                - statistics.median(marginal[f"{mode}_x1"])
+            )
+            / added,
+            3,
+        )
+        for mode in ("shuffled", "gathered")
+    }
     x1 = max(memory["shuffled_x1"]["worker_peak_rss_mib"])
     x4 = max(memory["shuffled_x4"]["worker_peak_rss_mib"])
     g1 = max(memory["gathered_x1"]["worker_peak_rss_mib"])
@@ -315,6 +351,11 @@ def main() -> None:
             statistics.median(shuffled_alone) / cleaning, 4
         ),
         "cleaning_ms_per_page": round(1000 * cleaning / len(urls), 3),
+        "marginal_stage_cpu_s": marginal,
+        "marginal_ms_per_document": per_document,
+        "marginal_share_of_cleaning": {
+            mode: round(ms / (1000 * cleaning / len(urls)), 4) for mode, ms in per_document.items()
+        },
         "memory": memory,
         "rss_growth_x4": round(x4 / x1 - 1, 4),
         "gathered_rss_growth_x4": round(g4 / g1 - 1, 4),
