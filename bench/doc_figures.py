@@ -363,11 +363,23 @@ def site_cost_sentence() -> str:
             f"processes that clean the pages, the same work in both arms, moved by "
             f"{min(moved):+.1f} to {max(moved):+.1f} s between the arms of a round"
         )
-    return text + (
+    text += (
         f"; alone, against the same command doing no stage, it costs "
-        f"{site['stage_alone_share_of_cleaning']:.1%} of the cleaning pass "
-        f"({_day(site)}, `python bench/site_cost.py`).\n"
+        f"{site['stage_alone_share_of_cleaning']:.1%} of the cleaning pass"
     )
+    marginal = site.get("marginal_ms_per_document")
+    if marginal is not None:
+        share = site["marginal_share_of_cleaning"]
+        text += (
+            f". Through the shuffles, which every output above the one-task bound takes, the "
+            f"stage alone costs {site['stage_alone_shuffled_share_of_cleaning']:.0%} of the "
+            f"cleaning pass on this output, most of it Dask's fixed costs; each more document "
+            f"costs {marginal['shuffled']:.2f} ms of CPU shuffled and {marginal['gathered']:.2f} "
+            f"ms gathered (over the output and one 4 times larger), {share['shuffled']:.0%} and "
+            f"{share['gathered']:.0%} of the cleaning pass's CPU per page: a large crawl pays the "
+            f"first, over the target"
+        )
+    return text + f" ({_day(site)}, `python bench/site_cost.py`).\n"
 
 
 # docs/cleaners.md and docs/seeds.md
