@@ -51,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,16 @@ settings = SiteSettings() if arm == "stage" else SiteSettings(min_pages=0)
 client = make_client(None, workers, 1, None)
 run_site_stage(client, out, settings, gather_bytes=0)
 """
+
+
+def alternating(pairs: int, arms: tuple[str, str], measure: Callable[[str, int], Any]) -> list:
+    """``pairs`` rounds of the two ``arms``, each measured by ``measure(arm, round)``, the order
+    swapped every other round so that neither arm always runs on a warmer machine."""
+    rounds = []
+    for r in range(pairs):
+        order = arms if r % 2 == 0 else arms[::-1]
+        rounds.append({arm: measure(arm, r) for arm in order})
+    return rounds
 
 
 def enlarge(src: Path, dst: Path, times: int) -> None:
@@ -237,38 +248,31 @@ def main() -> None:
         urls = bench.page_urls(args.data)
         shards = bench.write_shards(args.data, urls, work / "in", args.shards)
         common = ["--workers", str(args.workers), "--no-progress", "--no-html-report"]
-        rounds = []
-        for r in range(args.pairs):
-            order = ("off", "on") if r % 2 == 0 else ("on", "off")
-            got = {}
-            for arm in order:
-                out = work / f"job-{arm}-{r}"
-                extra = ["--site-repeats", "0"] if arm == "off" else []
-                got[arm] = tree_cpu([WARCCLEAN, "run", *shards, "-o", str(out), *common, *extra])
-            rounds.append(got)
+
+        def job(arm: str, r: int) -> dict[str, float]:
+            out = work / f"job-{arm}-{r}"
+            extra = ["--site-repeats", "0"] if arm == "off" else []
+            return tree_cpu([WARCCLEAN, "run", *shards, "-o", str(out), *common, *extra])
+
+        rounds = alternating(args.pairs, ("off", "on"), job)
         cleaned = work / "job-off-0"
-        alone = []
-        for r in range(args.pairs):
-            order = ("zero", "stage") if r % 2 == 0 else ("stage", "zero")
-            got = {}
-            for arm in order:
-                out = work / f"alone-{arm}-{r}"
-                shutil.copytree(cleaned, out)
-                extra = ["--site-repeats", "0"] if arm == "zero" else []
-                got[arm] = tree_cpu([WARCCLEAN, "site", str(out), "--workers",
-                                     str(args.workers), *extra])  # fmt: skip
-            alone.append(got)
-        alone_shuffled = []
-        for r in range(args.pairs):
-            order = ("zero", "stage") if r % 2 == 0 else ("stage", "zero")
-            got = {}
-            for arm in order:
-                out = work / f"shuffled-{arm}-{r}"
-                shutil.copytree(cleaned, out)
-                got[arm] = tree_cpu(
-                    [sys.executable, "-c", _SHUFFLED_ALONE, str(out), str(args.workers), arm]
-                )
-            alone_shuffled.append(got)
+
+        def site(arm: str, r: int) -> dict[str, float]:
+            out = work / f"alone-{arm}-{r}"
+            shutil.copytree(cleaned, out)
+            extra = ["--site-repeats", "0"] if arm == "zero" else []
+            return tree_cpu([WARCCLEAN, "site", str(out), "--workers", str(args.workers), *extra])
+
+        alone = alternating(args.pairs, ("zero", "stage"), site)
+
+        def shuffled(arm: str, r: int) -> dict[str, float]:
+            out = work / f"shuffled-{arm}-{r}"
+            shutil.copytree(cleaned, out)
+            return tree_cpu(
+                [sys.executable, "-c", _SHUFFLED_ALONE, str(out), str(args.workers), arm]
+            )
+
+        alone_shuffled = alternating(args.pairs, ("zero", "stage"), shuffled)
         from pipeline.job.site_stage import GATHER_BYTES
 
         enlarge(cleaned, work / "x4", 4)
@@ -279,17 +283,19 @@ def main() -> None:
         for mode, bound in (("shuffled", "0"), ("gathered", "2**40")):
             for size, src in (("x1", cleaned), ("x4", work / "x4")):
                 script = _SHUFFLED_ALONE.replace("gather_bytes=0", f"gather_bytes={bound}")
-                for r in range(args.marginal_pairs):
-                    got = {}
-                    for arm in ("zero", "stage") if r % 2 == 0 else ("stage", "zero"):
-                        out = work / f"marginal-{mode}-{size}-{arm}-{r}"
-                        shutil.copytree(src, out)
-                        run = [sys.executable, "-c", script, str(out), str(args.workers), arm]
-                        got[arm] = tree_cpu(run)["cpu_s"]
-                        shutil.rmtree(out)
-                    marginal.setdefault(f"{mode}_{size}", []).append(
-                        round(got["stage"] - got["zero"], 2)
-                    )
+
+                def stage(arm: str, r: int, src: Path = src, script: str = script) -> float:
+                    out = work / f"marginal-{arm}-{r}"
+                    shutil.copytree(src, out)
+                    run = [sys.executable, "-c", script, str(out), str(args.workers), arm]
+                    cpu = tree_cpu(run)["cpu_s"]
+                    shutil.rmtree(out)
+                    return cpu
+
+                marginal[f"{mode}_{size}"] = [
+                    round(got["stage"] - got["zero"], 2)
+                    for got in alternating(args.marginal_pairs, ("zero", "stage"), stage)
+                ]
         memory = {}
         for name, gather_bytes in (("shuffled", 0), ("gathered", GATHER_BYTES)):
             for size in ("x1", "x4"):

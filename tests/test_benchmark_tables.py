@@ -3,20 +3,16 @@ tables: it must take every set the model was trained on, not only the two it tab
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
+
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location(
-        "benchmark_tables", REPO / "bench" / "benchmark_tables.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "bench" / "benchmark_tables.py")
 
 
 def test_split_ids_take_every_set_of_the_shipped_model():

@@ -10,7 +10,6 @@ fails here when a table or result changed and the docs were not regenerated
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -19,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -57,10 +58,7 @@ def test_a_changed_table_makes_the_check_fail(tmp_path: Path) -> None:
 
 
 def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(path, name)
 
 
 def test_the_cleaner_table_reads_benchmarks_tables() -> None:

@@ -4,21 +4,17 @@ commit."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 from pathlib import Path
+
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location(
-        "results_file", REPO / "bench" / "results_file.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "bench" / "results_file.py")
 
 
 def test_the_file_is_the_json_of_before_and_replaces_the_old_one(tmp_path: Path) -> None:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +12,7 @@ import pytest
 
 from pipeline.lang import stoplists
 from pipeline.lang.stoplists import StoplistDataMissing, available_languages, stoplist
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 STOPLIST_DIR = REPO / "stoplists"
@@ -22,14 +21,7 @@ STOPLIST_DIR = REPO / "stoplists"
 @functools.cache
 def _build_script() -> ModuleType:
     """The generator script, for its explicit jusText name -> code map."""
-    path = STOPLIST_DIR / "build_stoplists.py"
-    spec = importlib.util.spec_from_file_location("build_stoplists", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses look the module up in sys.modules while the class body runs.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(STOPLIST_DIR / "build_stoplists.py")
 
 
 @pytest.fixture

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -14,17 +12,14 @@ from hypothesis import strategies as st
 
 from pipeline.evaluate.scoring import PageScore
 from pipeline.types import Block
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 pytest.importorskip("sklearn", reason="the grouped folds use scikit-learn (test extra)")
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("grouped_cv", REPO / "jobs" / "grouped_cv.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("grouped_cv", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "jobs" / "grouped_cv.py")
 
 
 gcv = _module()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.rules.repeats import REPEAT_MIN_CHARS, without_repeats
 from pipeline.types import Block, Verdict
 from tests.model_builders import LOG_CHARS, stump
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 BUILT_URL = "https://valley-news.example/news/2024/how-the-river-changed-the-valley"
@@ -482,13 +482,7 @@ def test_cleaner_is_registered_and_labels_a_page():
 
 
 def _train_module():
-    spec = importlib.util.spec_from_file_location(
-        "train_cleaner", REPO / "jobs" / "train_cleaner.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("train_cleaner", module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "jobs" / "train_cleaner.py")
 
 
 def test_exported_trees_match_sklearn():
