@@ -42,6 +42,15 @@ def fill_utf8(
     cdef uint32_t c
     cdef bint started, space, plain, digit
     cdef list left = []
+    # The loop reads without bounds checks: the spans must lie in ``data``, one per value.
+    if offsets.shape[0] != n + 1 or want.shape[0] != n or kept.shape[0] != n:
+        raise ValueError(
+            f"fill_utf8: {n} values need {n + 1} offsets and {n} flags and slots, got "
+            f"{offsets.shape[0]}, {want.shape[0]} and {kept.shape[0]}"
+        )
+    for i in range(n):
+        if not 0 <= offsets[i] <= offsets[i + 1] <= data.shape[0]:
+            raise ValueError(f"fill_utf8: value {i}'s span is not within the {data.shape[0]} bytes")
     for i in range(n):
         j = offsets[i]
         b = offsets[i + 1]

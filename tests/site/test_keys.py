@@ -150,3 +150,18 @@ def test_arrow_hashes_need_strings_without_nulls() -> None:
         hash_strings(pa.array(["a", None]))
     with pytest.raises(TypeError, match="string array"):
         hash_strings(pa.array([1, 2]))
+    with pytest.raises((ValueError, IndexError)):  # a flag per value, compiled or not
+        hash_strings(pa.array(["a", "b"]), np.array([True]))
+
+
+@pytest.mark.skipif(keys._fill_utf8 is None, reason="the compiled loop is not built here")
+def test_the_compiled_loop_refuses_spans_outside_its_bytes() -> None:
+    slots = np.zeros(1, np.uint64), np.zeros(1, np.uint64)
+    flags = np.zeros(1, np.uint8)
+    data = np.frombuffer(b"abc", np.uint8)
+    with pytest.raises(ValueError, match="not within the 3 bytes"):
+        keys._fill_utf8(data, np.array([0, 4], np.int64), flags, *slots)
+    with pytest.raises(ValueError, match="not within"):
+        keys._fill_utf8(data, np.array([2, 1], np.int64), flags, *slots)
+    with pytest.raises(ValueError, match="need 2 offsets"):
+        keys._fill_utf8(data, np.array([0], np.int64), flags, *slots)
