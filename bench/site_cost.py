@@ -197,38 +197,41 @@ def shuffle_volume(out: Path) -> dict[str, Any]:
     from pipeline.site import frames
     from pipeline.site.rule import SiteSettings
 
-    occurrences, documents = [], []
+    parts = []
+    blocks = 0
     paths = sorted((out / "docs").glob("language=*/*.parquet"))
     for i, path in enumerate(paths):
         with path.open("rb") as handle:
-            occ, docs = frames.read_keys(handle, i, SiteSettings())
-        occurrences.append(occ)
-        documents.append(docs)
-    occ = pd.concat(occurrences, ignore_index=True)
-    docs = pd.concat(documents, ignore_index=True)
+            part, hashes = frames.read_keys(handle, i, SiteSettings())
+        parts.append(part)
+        blocks += len(hashes)
+    rows = pd.concat(parts, ignore_index=True)
+    is_doc = rows["row"].to_numpy() >= 0
+    occ, docs = rows[~is_doc], rows[is_doc]
     hits = frames.count_pages(occ)
-    n_docs = sum(len(d) for d in documents) or 1
-    n_pages = len(docs)
-    # As Arrow moves them (pipeline.job.site_stage's frames): an occurrence row is key, page,
-    # file, row, kind and three null strings (an offset each); a document row the same with its
-    # strings; a routed row is file, key, n, row and a string (null for a hit).
-    occ_bytes = len(occ) * (8 + 8 + 4 + 8 + 1 + 3 * 4)
+    n_docs = len(docs) or 1
+    # As Arrow moves them (`frames.UNION_META`): an occurrence row is key, page, file, row and
+    # three null strings (an offset each); a document row the same with its strings; a routed
+    # row is file, key, n, row and a string (null for a hit). Plus the text hashes kept for
+    # each file's rewrite: 8 bytes a block.
+    occ_bytes = len(occ) * (8 + 8 + 4 + 8 + 3 * 8)
     doc_bytes = int(
-        len(docs) * (8 + 8 + 4 + 8 + 1)
+        len(docs) * (8 + 8 + 4 + 8)
         + sum(
-            docs[c].map(lambda s: len(s.encode()) + 4).sum()
+            docs[c].map(lambda s: len(s.encode()) + 8).sum()
             for c in ("warc_date", "url", "record_id")
         )
     )
-    hit_bytes = len(hits) * (4 + 8 + 4 + 8 + 4)
+    hit_bytes = len(hits) * (4 + 8 + 4 + 8 + 8)
     return {
-        "docs": n_pages,
+        "docs": len(docs),
         "occurrence_rows_per_doc": round(len(occ) / n_docs, 1),
         "hit_rows_per_doc": round(len(hits) / n_docs, 1),
         "bytes_per_doc": {
             "occurrences": round(occ_bytes / n_docs),
             "documents": round(doc_bytes / n_docs),
             "hits": round(hit_bytes / n_docs),
+            "stored_hashes": round(8 * blocks / n_docs),
         },
     }
 

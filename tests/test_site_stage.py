@@ -3,12 +3,14 @@ dataset whatever the order of the inputs, their files or a kill; and on a real c
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from distributed import Client
@@ -160,7 +162,7 @@ import os, sys
 import pipeline.job.site_stage as stage
 import pipeline.site.commit as commit
 from pipeline.site.rule import SiteSettings
-point, after = sys.argv[2], int(sys.argv[3])
+point, after, gather_bytes = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 calls = []
 def dying(original):
     def call(*args, **kwargs):
@@ -179,22 +181,29 @@ elif point == "journal":
     stage.write_journal = journal
 else:
     commit._move = dying(commit._move)
-stage.run_site_stage(None, sys.argv[1], SiteSettings(min_pages=3))
+stage.run_site_stage(None, sys.argv[1], SiteSettings(min_pages=3), gather_bytes=gather_bytes)
 """
 
 
 @pytest.mark.parametrize(
-    ("point", "after"),
-    [("rewrite", 0), ("rewrite", 2), ("journal", 0), ("move", 0), ("move", 2)],
+    ("point", "after", "gather_bytes"),
+    [
+        ("rewrite", 0, GATHER_BYTES),
+        ("rewrite", 2, GATHER_BYTES),
+        ("rewrite", 2, 0),  # shuffled: its files' stored hashes are left in the staging area
+        ("journal", 0, GATHER_BYTES),
+        ("move", 0, GATHER_BYTES),
+        ("move", 2, GATHER_BYTES),
+    ],
 )
 def test_a_stage_killed_at_any_point_and_run_again_gives_the_same_dataset(
-    tmp_path: Path, cleaned, client, point: str, after: int
+    tmp_path: Path, cleaned, client, point: str, after: int, gather_bytes: int
 ) -> None:
     reference = _copy(cleaned[1], tmp_path / "ref")
     run_site_stage(client, str(reference), K3)
     out = _copy(cleaned[1], tmp_path / "out")
     killed = subprocess.run(
-        [sys.executable, "-c", _KILLED, str(out), point, str(after)],
+        [sys.executable, "-c", _KILLED, str(out), point, str(after), str(gather_bytes)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -203,6 +212,7 @@ def test_a_stage_killed_at_any_point_and_run_again_gives_the_same_dataset(
     assert killed.returncode == 9, killed.stderr[-2000:]
     journaled = (out / "_site" / "journal.json").exists()
     assert journaled == (point != "rewrite")
+    assert (out / "_site" / "staging" / "_hashes").exists() == (gather_bytes == 0)
     if not journaled:
         # Killed before its journal: readers still see the cleaning pass's dataset.
         assert rows(out) == rows(cleaned[1])
@@ -221,7 +231,7 @@ def test_a_cleaning_run_first_finishes_a_stage_killed_while_publishing(
     run_site_stage(client, str(reference), K3)
     out = _copy(cleaned[1], tmp_path / "out")
     subprocess.run(
-        [sys.executable, "-c", _KILLED, str(out), "move", "2"],
+        [sys.executable, "-c", _KILLED, str(out), "move", "2", str(GATHER_BYTES)],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         check=False,
@@ -353,6 +363,51 @@ def test_gathered_and_shuffled_stages_give_the_same_dataset(tmp_path: Path, clie
     assert gathered["totals"]["duplicates"] > 0 and gathered["totals"]["repeat_blocks"] > 0
     assert gathered["languages"] == shuffled["languages"]
     assert gathered["top_sites"] == shuffled["top_sites"]
+
+
+def test_a_rewrite_from_the_stored_hashes_is_the_rewrite_from_the_blocks(cleaned) -> None:
+    # The shuffled stage keeps each file's block hashes from its reading for its rewrite: the
+    # file written must be the same, byte for byte, as hashing the blocks again; hashes that do
+    # not fit the file are refused before anything is written from them.
+    from pipeline.site import files, frames
+
+    path = max((cleaned[1] / "docs").rglob("*.parquet"), key=lambda p: p.stat().st_size)
+    with path.open("rb") as handle:
+        union, hashes = frames.read_keys(handle, 0, K3)
+    is_doc = union["row"].to_numpy() >= 0
+    hits = frames.count_pages(union[~is_doc])
+    assert len(hits) and len(hashes) > len(union[is_doc])
+    written = []
+    for stored in (None, hashes):
+        target = io.BytesIO()
+        with path.open("rb") as source:
+            files.rewrite_file(
+                source, target, frames.sorted_hits(hits), {}, K3, "en", text_hashes=stored
+            )
+        written.append(target.getvalue())
+    assert written[0] == written[1]
+    for wrong in (hashes[:-1], np.concatenate([hashes, hashes[:1]])):
+        with path.open("rb") as source, pytest.raises(ValueError, match="stored text hashes"):
+            files.rewrite_file(source, io.BytesIO(), frames.sorted_hits(hits), {}, K3, "en",
+                               text_hashes=wrong)  # fmt: skip
+
+
+def test_a_shuffled_rewrite_without_its_stored_hashes_hashes_again(
+    tmp_path: Path, cleaned, client, monkeypatch
+) -> None:
+    # A rewrite retried after its worker died finds its hashes gone (the first try removed
+    # them): it hashes the blocks again and writes the same dataset.
+    from pipeline.job import site_shuffle
+
+    reference = _copy(cleaned[1], tmp_path / "ref")
+    run_site_stage(client, str(reference), K3, gather_bytes=0)
+    out = _copy(cleaned[1], tmp_path / "out")
+    missing = []
+    monkeypatch.setattr(site_shuffle, "_stored_hashes", lambda fs, path: missing.append(path))
+    run_site_stage(None, str(out), K3, gather_bytes=0)
+    assert len(missing) == len(list((out / "docs").rglob("*.parquet")))
+    assert rows(out) == rows(reference)
+    assert not (out / "_site" / "staging").exists()
 
 
 def test_a_gathered_stage_never_imports_pandas(tmp_path: Path, cleaned) -> None:

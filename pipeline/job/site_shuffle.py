@@ -8,6 +8,7 @@ are described in `pipeline.job.site_stage`.
 
 from __future__ import annotations
 
+import io
 from functools import partial
 from typing import Any
 
@@ -18,7 +19,7 @@ import pandas as pd
 from dask import delayed
 from distributed import Client
 
-from pipeline.output.sink import AtomicFile
+from pipeline.output.sink import AtomicFile, write_atomic
 from pipeline.site import files, frames
 from pipeline.site.commit import DocsFile, SitePaths, open_output
 from pipeline.site.rule import SiteSettings
@@ -34,24 +35,27 @@ _SUMS = list(files.STATS_COLUMNS)
 def _read(
     spec: tuple[int, str], output: str, storage_options: dict[str, Any], settings: SiteSettings
 ) -> pd.DataFrame:
-    """Step 1 for one file: occurrences and documents in one frame (``kind`` 0 and 1) keyed
-    for one shuffle (an occurrence by its key, a document by its page hash), so that the file
-    is read once and the keys move once."""
+    """Step 1 for one file: its rows for the shuffle (`frames.read_keys`). Its blocks' text
+    hashes are kept in the staging area for its rewrite, which would otherwise hash every
+    block again (8 bytes a block, against about a tenth of a millisecond a document)."""
     file_id, relpath = spec
     fs, root = open_output(output, storage_options)
     with fs.open(f"{root}/{relpath}", "rb") as handle:
-        occ, docs = frames.read_keys(handle, file_id, settings)
-    occ = occ.assign(kind=np.int8(0), row=np.int64(-1), warc_date=None, url=None, record_id=None)
-    docs = docs.assign(kind=np.int8(1), key=docs["page"])
-    return pd.concat([occ, docs], ignore_index=True).astype(_UNION_META.dtypes)[
-        list(_UNION_META.columns)
-    ]
+        rows, hashes = frames.read_keys(handle, file_id, settings)
+    buffer = io.BytesIO()
+    np.save(buffer, hashes, allow_pickle=False)
+    write_atomic(fs, SitePaths(root).hashes(relpath), buffer.getvalue())
+    return rows
 
 
-_UNION_META = pd.concat(
-    [frames.OCCURRENCES_META, frames.DOCUMENTS_META.drop(columns=["file", "page"])], axis=1
-).assign(kind=pd.Series([], dtype="int8"))
-_UNION_META["row"] = _UNION_META["row"].astype("int64")
+def _stored_hashes(fs: Any, path: str) -> np.ndarray | None:
+    # Missing when this rewrite already ran once and removed it (a task retried after its
+    # worker died): the file is hashed again.
+    try:
+        data = fs.cat_file(path)
+    except FileNotFoundError:
+        return None
+    return np.load(io.BytesIO(data), allow_pickle=False)
 
 
 def _rewrite(
@@ -66,24 +70,27 @@ def _rewrite(
     fs, root = open_output(output, storage_options)
     paths = SitePaths(root)
     routed = routed.reset_index()
-    routed = routed[routed["file"] == file_id]
-    hits = routed[routed["row"] < 0]
-    copies = routed[routed["row"] >= 0]
+    routed = routed[routed["file"].to_numpy() == file_id]
+    is_hit = routed["row"].to_numpy() < 0
+    hashes = _stored_hashes(fs, paths.hashes(relpath))
     target = AtomicFile(fs, paths.staged(relpath))
     try:
         with fs.open(paths.final(relpath), "rb") as source:
             stats = files.rewrite_file(
                 source,
                 target.handle,
-                frames.sorted_hits(hits),
-                frames.copies_by_row(copies),
+                frames.sorted_hits(routed[is_hit]),
+                frames.copies_by_row(routed[~is_hit]),
                 settings,
                 language,
+                text_hashes=hashes,
             )
         target.commit()
     except BaseException:
         target.abort()
         raise
+    if hashes is not None:
+        fs.rm(paths.hashes(relpath))
     return frames.stats_frame(stats)
 
 
@@ -116,7 +123,7 @@ def shuffled_sums(
     both = dd.from_map(
         partial(_read, output=output, storage_options=options, settings=settings),
         [(i, e.relpath) for i, e in enumerate(entries)],
-        meta=_UNION_META,
+        meta=frames.UNION_META,
         enforce_metadata=False,
         label="site-keys",
     )

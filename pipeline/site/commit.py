@@ -72,6 +72,12 @@ class SitePaths:
     def staged(self, relpath: str) -> str:
         return f"{self.staging}/{relpath}"
 
+    def hashes(self, relpath: str) -> str:
+        """Where the shuffled stage keeps a documents file's block hashes between reading the
+        file and rewriting it: in the staging area, so that a stage that never finished leaves
+        none behind once the next one starts (`clear_staging`)."""
+        return f"{self.staging}/_hashes/{relpath}.npy"
+
 
 def _modified(info: dict[str, Any]) -> str:
     value = info.get("mtime", info.get("LastModified", info.get("created")))

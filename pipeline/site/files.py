@@ -93,7 +93,15 @@ def _labels(labels: pa.Array) -> np.ndarray:
     return vocabulary[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
-def _keys_of(group: pa.Table, settings: SiteSettings, *, pages: bool = True) -> _Keys:
+def _keys_of(
+    group: pa.Table,
+    settings: SiteSettings,
+    *,
+    pages: bool = True,
+    text_hashes: np.ndarray | None = None,
+) -> _Keys:
+    """The row group's keys; ``text_hashes``, the blocks' text hashes when they were kept from
+    an earlier reading (only for a rewrite: ``pages`` False), are not computed again."""
     blocks = group.column("blocks").combine_chunks()
     flat = blocks.flatten()
     offsets = _offsets(blocks)
@@ -104,7 +112,14 @@ def _keys_of(group: pa.Table, settings: SiteSettings, *, pages: bool = True) -> 
     sites = [site_of(u, r, settings.site_key) for u, r in zip(urls, ids, strict=True)]
     # Only the kept blocks enter a page's identity, hashed with their digits.
     good = labels == "good"
-    text_hashes, exact = hash_strings(children["text"], good if pages else None)
+    if text_hashes is None:
+        text_hashes, exact = hash_strings(children["text"], good if pages else None)
+    elif pages:
+        raise ValueError("a page's identity needs its blocks hashed with their digits")
+    elif len(text_hashes) != len(labels):
+        raise ValueError(
+            f"{len(text_hashes)} stored text hashes for a row group of {len(labels)} blocks"
+        )
     per_block = np.repeat(hash_texts(sites), np.diff(offsets))
     if pages:
         copies = page_keys(exact, good, offsets)
@@ -270,9 +285,10 @@ def _rewrite_group(
     stats: Stats,
     language: str,
     k: _Keys | None,
+    text_hashes: np.ndarray | None,
 ) -> pa.Table:
     if k is None:
-        k = _keys_of(group, settings, pages=False)
+        k = _keys_of(group, settings, pages=False, text_hashes=text_hashes)
     blocks = group.column("blocks").combine_chunks()
     flat = blocks.flatten()
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
@@ -364,20 +380,28 @@ def rewrite_file(
     settings: SiteSettings,
     language: str,
     keys: Sequence[_Keys] | None = None,
+    text_hashes: np.ndarray | None = None,
 ) -> Stats:
     """Write ``source`` (a documents file) to ``target`` with the stage's columns (module step
     3): ``hits`` are the repeated keys, sorted, and their counts, ``copies`` the duplicate
-    documents' ``record_id`` of their first copy by row (`first_copies`); ``keys``, when
-    given, are `file_keys`'s for each row group, so that the
-    file's blocks are not hashed again. Returns what changed, per site (`Stats`)."""
+    documents' ``record_id`` of their first copy by row (`first_copies`). So that the file's
+    blocks are not hashed again, ``keys`` can give `file_keys`'s for each row group, or
+    ``text_hashes`` every block's text hash in file order (ValueError if they do not fit the
+    file). Returns what changed, per site (`Stats`)."""
     parquet = pq.ParquetFile(source)
     schema = parquet.schema_arrow
     formats, include_comments = file_rendering(schema.metadata)
     stats: Stats = {}
     row = 0
+    block = 0
     with pq.ParquetWriter(target, schema, **writer_options(schema)) as writer:
         for i in range(parquet.num_row_groups):
             group = parquet.read_row_group(i)
+            stored = None
+            if text_hashes is not None:
+                n_blocks = sum(len(chunk.flatten()) for chunk in group.column("blocks").chunks)
+                stored = text_hashes[block : block + n_blocks]
+                block += n_blocks
             new = _rewrite_group(
                 group,
                 row,
@@ -389,7 +413,10 @@ def rewrite_file(
                 stats,
                 language,
                 None if keys is None else keys[i],
+                stored,
             )
             writer.write_table(new, row_group_size=max(1, new.num_rows))
             row += group.num_rows
+    if text_hashes is not None and block != len(text_hashes):
+        raise ValueError(f"{len(text_hashes)} stored text hashes for a file of {block} blocks")
     return stats

@@ -1,13 +1,20 @@
-"""The shuffled site stage's pandas frames: what `pipeline.job.site_stage` maps over files and
+"""The shuffled site stage's pandas frames: what `pipeline.job.site_shuffle` maps over files and
 partitions, around `pipeline.site.files`'s work on one documents file.
 
-1. `read_keys` gives one file's block occurrences ``(key, page, file)``, one per distinct
-   block key per page, and its documents ``(page, warc_date, url, record_id, file, row)``;
+1. `read_keys` gives one file's rows for the shuffle (`UNION_META`): its block occurrences
+   ``(key, page, file)``, one per distinct block key per page, and its documents (``key`` and
+   ``page`` its page hash, ``warc_date``, ``url``, ``record_id``, ``file``, ``row``), told apart
+   by ``row`` (-1 for an occurrence), so that the file is read once and the keys move once;
 2. after a shuffle by key, `count_pages` counts the distinct pages holding each key and keeps
-   the keys on two or more; after a shuffle by page hash, `first_copies` names each
-   duplicate's first document (`count_and_copy` does both for one partition);
+   the keys on two or more, and `first_copies` names each duplicate's first document
+   (`count_and_copy` does both for one partition);
 3. after both are routed back by file (`sorted_hits`, `copies_by_row`), the file is rewritten
    by `pipeline.site.files.rewrite_file`, whose counts `stats_frame` turns into rows.
+
+The frames are built from numpy and Arrow arrays in the dtypes Dask moves them in (numbers, and
+Arrow-backed strings), and counted with numpy: an occurrence row is a few numbers, and at about
+150 of them a document, pandas' per-row work (object columns converted to strings, ``astype``,
+``drop_duplicates``) was most of the shuffled stage's cost beyond the one-task stage's.
 """
 
 from __future__ import annotations
@@ -16,16 +23,19 @@ from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from pipeline.site import files
+from pipeline.site.gathered import count_hits
 from pipeline.site.rule import SiteSettings
 
 __all__ = [
-    "DOCUMENTS_META",
+    "COPIES_META",
     "HITS_META",
-    "OCCURRENCES_META",
     "ROUTED_META",
     "STATS_META",
+    "STRING",
+    "UNION_META",
     "copies_by_row",
     "count_and_copy",
     "count_pages",
@@ -35,23 +45,23 @@ __all__ = [
     "stats_frame",
 ]
 
-OCCURRENCES_META = pd.DataFrame(
+# Dask's own string dtype: a column of it is moved as is (an object column would be converted
+# value by value on every partition).
+STRING = pd.StringDtype("pyarrow")
+_ARROW_STRING = pa.large_string()
+
+UNION_META = pd.DataFrame(
     {
         "key": pd.Series([], dtype="uint64"),
         "page": pd.Series([], dtype="uint64"),
         "file": pd.Series([], dtype="int32"),
-    }
-)
-DOCUMENTS_META = pd.DataFrame(
-    {
-        "page": pd.Series([], dtype="uint64"),
-        "warc_date": pd.Series([], dtype=object),
-        "url": pd.Series([], dtype=object),
-        "record_id": pd.Series([], dtype=object),
-        "file": pd.Series([], dtype="int32"),
         "row": pd.Series([], dtype="int64"),
+        "warc_date": pd.Series([], dtype=STRING),
+        "url": pd.Series([], dtype=STRING),
+        "record_id": pd.Series([], dtype=STRING),
     }
 )
+_DOCUMENT_STRINGS = ("warc_date", "url", "record_id")
 HITS_META = pd.DataFrame(
     {
         "file": pd.Series([], dtype="int32"),
@@ -63,99 +73,149 @@ COPIES_META = pd.DataFrame(
     {
         "file": pd.Series([], dtype="int32"),
         "row": pd.Series([], dtype="int64"),
-        "duplicate_of": pd.Series([], dtype=object),
+        "duplicate_of": pd.Series([], dtype=STRING),
     }
 )
-# What `pipeline.site.files.rewrite_file` reports, one row per (language, site) it saw.
-STATS_META = pd.DataFrame(
-    {
-        "language": pd.Series([], dtype=object),
-        "site": pd.Series([], dtype=object),
-        **{name: pd.Series([], dtype="int64") for name in files.STATS_COLUMNS},
-    }
-)
-
-
-def read_keys(
-    handle: BinaryIO, file_id: int, settings: SiteSettings
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(block occurrences, documents) of one documents file: see the module's step 1."""
-    occurrences = []
-    documents = []
-    row = 0
-    for k, group in files.file_keys(handle, settings):
-        keys, pages = files.occurrences_of(k)
-        occurrences.append(pd.DataFrame({"key": keys, "page": pages}).drop_duplicates())
-        documents.append(files.documents_of(k, group, file_id, row))
-        row += group.num_rows
-    occ = pd.concat([OCCURRENCES_META[["key", "page"]], *occurrences], ignore_index=True)
-    # Documents of one file that are copies of each other add their page once.
-    occ = occ.drop_duplicates(ignore_index=True)
-    occ["file"] = np.int32(file_id)
-    docs = files.Documents.concat(documents)
-    frame = pd.DataFrame({name: getattr(docs, name) for name in DOCUMENTS_META.columns})
-    return occ.astype(OCCURRENCES_META.dtypes), frame.astype(DOCUMENTS_META.dtypes)
-
-
+# What `count_and_copy` routes back to the files: a hit has ``row`` -1, a copy ``key`` 0.
 ROUTED_META = pd.DataFrame(
     {
         "file": pd.Series([], dtype="int32"),
         "key": pd.Series([], dtype="uint64"),
         "n": pd.Series([], dtype="int32"),
         "row": pd.Series([], dtype="int64"),
-        "duplicate_of": pd.Series([], dtype=object),
+        "duplicate_of": pd.Series([], dtype=STRING),
+    }
+)
+# What `pipeline.site.files.rewrite_file` reports, one row per (language, site) it saw.
+STATS_META = pd.DataFrame(
+    {
+        "language": pd.Series([], dtype=STRING),
+        "site": pd.Series([], dtype=STRING),
+        **{name: pd.Series([], dtype="int64") for name in files.STATS_COLUMNS},
     }
 )
 
 
+def _strings(nulls: int, values: list | np.ndarray) -> pd.arrays.ArrowStringArray:
+    """``nulls`` missing values, then ``values``, as a `STRING` array: the missing ones made in
+    Arrow, not one Python object each."""
+    tail = pa.array(list(values), type=_ARROW_STRING)
+    return pd.array(pa.concat_arrays([pa.nulls(nulls, _ARROW_STRING), tail]), dtype=STRING)
+
+
+def _distinct_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``(a, b)`` pairs, sorted by ``a`` then ``b``."""
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    keep = np.ones(len(a), dtype=bool)
+    keep[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    return a[keep], b[keep]
+
+
+def read_keys(
+    handle: BinaryIO, file_id: int, settings: SiteSettings
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """One documents file's rows for the shuffle (`UNION_META`, see the module's step 1), and
+    every block's text hash in file order (what the file's rewrite needs again)."""
+    keys, pages, hashes = [], [], []
+    documents = []
+    row = 0
+    for k, group in files.file_keys(handle, settings):
+        block_keys, block_pages = files.occurrences_of(k)
+        keys.append(block_keys)
+        pages.append(block_pages)
+        hashes.append(k.text_hashes)
+        documents.append(files.documents_of(k, group, file_id, row))
+        row += group.num_rows
+    empty = np.empty(0, dtype=np.uint64)
+    # Documents of one file that are copies of each other add their page once.
+    occ_keys, occ_pages = _distinct_pairs(
+        np.concatenate([empty, *keys]), np.concatenate([empty, *pages])
+    )
+    docs = files.Documents.concat(documents)
+    n_occ = len(occ_keys)
+    frame = pd.DataFrame(
+        {
+            "key": np.concatenate([occ_keys, docs.page]),
+            "page": np.concatenate([occ_pages, docs.page]),
+            "file": np.full(n_occ + len(docs.page), file_id, dtype=np.int32),
+            "row": np.concatenate([np.full(n_occ, -1, dtype=np.int64), docs.row]),
+            **{name: _strings(n_occ, getattr(docs, name)) for name in _DOCUMENT_STRINGS},
+        }
+    )
+    return frame, np.concatenate([empty, *hashes])
+
+
 def count_and_copy(part: pd.DataFrame) -> pd.DataFrame:
-    """One shuffled partition of `read_keys`'s rows, occurrences (``kind`` 0, shuffled by key)
-    and documents (``kind`` 1, by page hash) together: `count_pages` and `first_copies` of
-    each, as one frame to route back to the files (`ROUTED_META`: a hit has ``row`` -1, a
-    copy ``key`` 0)."""
-    occurrences = part.loc[part["kind"] == 0, list(OCCURRENCES_META.columns)]
-    documents = part.loc[part["kind"] == 1, list(DOCUMENTS_META.columns)]
-    hits = count_pages(occurrences).assign(row=np.int64(-1), duplicate_of=None)
-    copies = first_copies(documents).assign(key=np.uint64(0), n=np.int32(0))
-    routed = pd.concat([hits, copies], ignore_index=True)[list(ROUTED_META.columns)]
-    return routed.astype(ROUTED_META.dtypes)
+    """One shuffled partition of `read_keys`'s rows: `count_pages` of its occurrences and
+    `first_copies` of its documents, as one frame to route back to the files
+    (`ROUTED_META`)."""
+    is_doc = part["row"].to_numpy() >= 0
+    hits = count_pages(part.loc[~is_doc, ["key", "page", "file"]])
+    copies = first_copies(part.loc[is_doc, ["page", *_DOCUMENT_STRINGS, "file", "row"]])
+    n_hits, n_copies = len(hits), len(copies)
+    return pd.DataFrame(
+        {
+            "file": np.concatenate([hits["file"].to_numpy(), copies["file"].to_numpy()]),
+            "key": np.concatenate([hits["key"].to_numpy(), np.zeros(n_copies, np.uint64)]),
+            "n": np.concatenate([hits["n"].to_numpy(), np.zeros(n_copies, np.int32)]),
+            "row": np.concatenate([np.full(n_hits, -1, np.int64), copies["row"].to_numpy()]),
+            "duplicate_of": _strings(n_hits, copies["duplicate_of"].tolist()),
+        }
+    )
 
 
 def count_pages(occurrences: pd.DataFrame) -> pd.DataFrame:
-    """For one partition holding every occurrence of its keys: ``(file, key, n)`` for each key
-    on two or more distinct pages and each file holding it."""
-    if occurrences.empty:
-        return HITS_META.copy()
-    pages = occurrences.drop_duplicates(["key", "page"]).groupby("key").size()
-    repeated = pages[pages >= 2]
-    hits = occurrences.loc[occurrences["key"].isin(repeated.index), ["file", "key"]]
-    hits = hits.drop_duplicates(ignore_index=True)
-    hits["n"] = repeated.reindex(hits["key"].to_numpy()).to_numpy().astype(np.int32)
-    return hits.astype(HITS_META.dtypes)
+    """For one partition holding every occurrence of its keys (``key``, ``page``, ``file``):
+    ``(file, key, n)`` for each key on two or more distinct pages and each file holding it."""
+    keys = occurrences["key"].to_numpy(dtype=np.uint64)
+    hit_keys, counts = count_hits(keys, occurrences["page"].to_numpy(dtype=np.uint64))
+    at = np.searchsorted(hit_keys, keys)
+    found = at < len(hit_keys)
+    found[found] = hit_keys[at[found]] == keys[found]
+    file_ids = occurrences["file"].to_numpy(dtype=np.int32)[found]
+    hit_files, keys = _distinct_pairs(file_ids, keys[found])
+    return pd.DataFrame(
+        {
+            "file": hit_files.astype(np.int32),
+            "key": keys,
+            "n": counts[np.searchsorted(hit_keys, keys)].astype(np.int32),
+        }
+    )
 
 
 def first_copies(documents: pd.DataFrame) -> pd.DataFrame:
     """`pipeline.site.files.first_copies` of one partition's documents, as a frame."""
-    if documents.empty:
-        return COPIES_META.copy()
-    docs = files.Documents(**{name: documents[name].to_numpy() for name in DOCUMENTS_META})
+    docs = files.Documents(
+        page=documents["page"].to_numpy(dtype=np.uint64),
+        **{name: documents[name].to_numpy(dtype=object) for name in _DOCUMENT_STRINGS},
+        file=documents["file"].to_numpy(dtype=np.int32),
+        row=documents["row"].to_numpy(dtype=np.int64),
+    )
     file, row, duplicate_of = files.first_copies(docs)
-    out = pd.DataFrame({"file": file, "row": row, "duplicate_of": duplicate_of})
-    return out.astype(COPIES_META.dtypes)
+    return pd.DataFrame({"file": file, "row": row, "duplicate_of": _strings(0, duplicate_of)})
 
 
 def stats_frame(stats: files.Stats) -> pd.DataFrame:
     """`pipeline.site.files.rewrite_file`'s counts as `STATS_META` rows."""
-    rows = [(lang, site, *values.tolist()) for (lang, site), values in stats.items()]
-    if not rows:
+    if not stats:
         return STATS_META.copy()
-    return pd.DataFrame(rows, columns=list(STATS_META.columns)).astype(STATS_META.dtypes)
+    sites = list(stats)
+    values = np.stack([stats[site] for site in sites]).astype(np.int64)
+    return pd.DataFrame(
+        {
+            "language": _strings(0, [language for language, _ in sites]),
+            "site": _strings(0, [site for _, site in sites]),
+            **{name: values[:, i] for i, name in enumerate(files.STATS_COLUMNS)},
+        }
+    )
 
 
 def sorted_hits(hits: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """`count_pages`'s rows for one file as `rewrite_file` takes them: keys sorted, counts."""
-    order = np.argsort(hits["key"].to_numpy(), kind="stable")
-    return hits["key"].to_numpy()[order], hits["n"].to_numpy()[order]
+    keys = hits["key"].to_numpy(dtype=np.uint64)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], hits["n"].to_numpy(dtype=np.int32)[order]
 
 
 def copies_by_row(copies: pd.DataFrame) -> dict[int, str]:
