@@ -210,11 +210,11 @@ def shuffle_volume(out: Path) -> dict[str, Any]:
     occ, docs = rows[~is_doc], rows[is_doc]
     hits = frames.count_pages(occ)
     n_docs = len(docs) or 1
-    # As Arrow moves them: an occurrence row is key, page and file (`frames.OCCURRENCES_META`);
-    # a document row page, file, row and three strings, each with an 8-byte offset; a routed
+    # As Arrow moves them (`frames.UNION_META`): an occurrence row is key, page, file, row and
+    # three null strings (an offset each); a document row the same with its strings; a routed
     # row is file, key, n, row and a string (null for a hit). Plus the text hashes kept for
     # each file's rewrite: 8 bytes a block.
-    occ_bytes = len(occ) * (8 + 8 + 4)
+    occ_bytes = len(occ) * (8 + 8 + 4 + 8 + 3 * 8)
     doc_bytes = int(
         len(docs) * (8 + 8 + 4 + 8)
         + sum(

@@ -127,19 +127,8 @@ def shuffled_sums(
         enforce_metadata=False,
         label="site-keys",
     )
-    # Occurrences and documents are shuffled apart: an occurrence row moves as three numbers
-    # (20 bytes), not with the documents' three string columns beside it.
-    is_document = both["row"] >= 0
-    occurrences = both[~is_document][list(frames.OCCURRENCES_META.columns)]
-    documents = both[is_document][list(frames.DOCUMENTS_META.columns)]
-    hits = occurrences.shuffle("key", npartitions=partitions, shuffle_method=method)
-    copies = documents.shuffle("page", npartitions=partitions, shuffle_method=method)
-    routed = dd.concat(
-        [
-            hits.map_partitions(frames.routed_hits, meta=frames.ROUTED_META),
-            copies.map_partitions(frames.routed_copies, meta=frames.ROUTED_META),
-        ]
-    )
+    shuffled = both.shuffle("key", npartitions=partitions, shuffle_method=method)
+    routed = shuffled.map_partitions(frames.count_and_copy, meta=frames.ROUTED_META)
     routed = routed.set_index("file", divisions=_divisions(n), shuffle_method=method)
     rewrite = delayed(_rewrite, pure=True)
     parts = [

@@ -5,9 +5,9 @@ partitions, around `pipeline.site.files`'s work on one documents file.
    ``(key, page, file)``, one per distinct block key per page, and its documents (``key`` and
    ``page`` its page hash, ``warc_date``, ``url``, ``record_id``, ``file``, ``row``), told apart
    by ``row`` (-1 for an occurrence), so that the file is read once and the keys move once;
-2. occurrences and documents part, each shuffled by its key: `count_pages` counts the
-   distinct pages holding each key and keeps the keys on two or more, `first_copies` names
-   each duplicate's first document (`routed_hits` and `routed_copies` make them one frame);
+2. after a shuffle by key, `count_pages` counts the distinct pages holding each key and keeps
+   the keys on two or more, and `first_copies` names each duplicate's first document
+   (`count_and_copy` does both for one partition);
 3. after both are routed back by file (`sorted_hits`, `copies_by_row`), the file is rewritten
    by `pipeline.site.files.rewrite_file`, whose counts `stats_frame` turns into rows.
 
@@ -31,19 +31,16 @@ from pipeline.site.rule import SiteSettings
 
 __all__ = [
     "COPIES_META",
-    "DOCUMENTS_META",
     "HITS_META",
-    "OCCURRENCES_META",
     "ROUTED_META",
     "STATS_META",
     "STRING",
     "UNION_META",
     "copies_by_row",
+    "count_and_copy",
     "count_pages",
     "first_copies",
     "read_keys",
-    "routed_copies",
-    "routed_hits",
     "sorted_hits",
     "stats_frame",
 ]
@@ -65,8 +62,6 @@ UNION_META = pd.DataFrame(
     }
 )
 _DOCUMENT_STRINGS = ("warc_date", "url", "record_id")
-OCCURRENCES_META = UNION_META[["key", "page", "file"]]
-DOCUMENTS_META = UNION_META[["page", *_DOCUMENT_STRINGS, "file", "row"]]
 HITS_META = pd.DataFrame(
     {
         "file": pd.Series([], dtype="int32"),
@@ -81,8 +76,7 @@ COPIES_META = pd.DataFrame(
         "duplicate_of": pd.Series([], dtype=STRING),
     }
 )
-# What `routed_hits` and `routed_copies` route back to the files: a hit has ``row`` -1, a
-# copy ``key`` 0.
+# What `count_and_copy` routes back to the files: a hit has ``row`` -1, a copy ``key`` 0.
 ROUTED_META = pd.DataFrame(
     {
         "file": pd.Series([], dtype="int32"),
@@ -152,31 +146,21 @@ def read_keys(
     return frame, np.concatenate([empty, *hashes])
 
 
-def routed_hits(occurrences: pd.DataFrame) -> pd.DataFrame:
-    """`count_pages` of one shuffled partition of occurrences, as `ROUTED_META` rows."""
-    hits = count_pages(occurrences)
+def count_and_copy(part: pd.DataFrame) -> pd.DataFrame:
+    """One shuffled partition of `read_keys`'s rows: `count_pages` of its occurrences and
+    `first_copies` of its documents, as one frame to route back to the files
+    (`ROUTED_META`)."""
+    is_doc = part["row"].to_numpy() >= 0
+    hits = count_pages(part.loc[~is_doc, ["key", "page", "file"]])
+    copies = first_copies(part.loc[is_doc, ["page", *_DOCUMENT_STRINGS, "file", "row"]])
+    n_hits, n_copies = len(hits), len(copies)
     return pd.DataFrame(
         {
-            "file": hits["file"].to_numpy(),
-            "key": hits["key"].to_numpy(),
-            "n": hits["n"].to_numpy(),
-            "row": np.full(len(hits), -1, np.int64),
-            "duplicate_of": _strings(len(hits), []),
-        }
-    )
-
-
-def routed_copies(documents: pd.DataFrame) -> pd.DataFrame:
-    """`first_copies` of one shuffled partition of documents, as `ROUTED_META` rows."""
-    copies = first_copies(documents)
-    n = len(copies)
-    return pd.DataFrame(
-        {
-            "file": copies["file"].to_numpy(),
-            "key": np.zeros(n, np.uint64),
-            "n": np.zeros(n, np.int32),
-            "row": copies["row"].to_numpy(),
-            "duplicate_of": copies["duplicate_of"].array,
+            "file": np.concatenate([hits["file"].to_numpy(), copies["file"].to_numpy()]),
+            "key": np.concatenate([hits["key"].to_numpy(), np.zeros(n_copies, np.uint64)]),
+            "n": np.concatenate([hits["n"].to_numpy(), np.zeros(n_copies, np.int32)]),
+            "row": np.concatenate([np.full(n_hits, -1, np.int64), copies["row"].to_numpy()]),
+            "duplicate_of": _strings(n_hits, copies["duplicate_of"].tolist()),
         }
     )
 
