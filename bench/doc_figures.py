@@ -377,7 +377,7 @@ def site_cost_sentence() -> str:
             f"costs {marginal['shuffled']:.2f} ms of CPU shuffled and {marginal['gathered']:.2f} "
             f"ms gathered (over the output and one 4 times larger), {share['shuffled']:.0%} and "
             f"{share['gathered']:.0%} of the cleaning pass's CPU per page: a large crawl pays the "
-            f"first, over the target"
+            f"first, {'within' if share['shuffled'] <= 0.10 else 'over'} the target"
         )
     return text + f" ({_day(site)}, `python bench/site_cost.py`).\n"
 

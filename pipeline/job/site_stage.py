@@ -5,14 +5,16 @@ output (``warcclean site``), with whatever client the caller has: a LocalCluster
 multi-machine cluster, or threads of this process. Its steps are `pipeline.site.frames`'s:
 
 1. one task per documents file reads its keys (`read_keys`): block occurrences and documents,
-   in one frame;
+   in one frame (shuffled apart, the occurrences would move as 20 bytes a row, not 52, but the
+   third shuffle cost more CPU than the bytes saved: BENCHMARKS.md); the file's block hashes
+   wait in the staging area for its rewrite;
 2. that frame is shuffled, occurrences by key and documents by page hash (Dask's p2p shuffle,
    which streams partitions between workers and spills them to disk), one output partition per
    documents file at least, so a partition holds what one file holds on average however large
    the output: worker memory stays flat as the output grows; each partition is counted
    (`count_and_copy`), leaving only the keys on two or more pages and the copies;
 3. those are shuffled to their files (`set_index` by file number with one division per file)
-   and each file is rewritten into the staging area (`rewrite_file`);
+   and each file is rewritten into the staging area (`rewrite_file`, from its stored hashes);
 4. the per-site counts the rewrites return are summed on the cluster (by language, and the 20
    sites with the most characters marked), and only those sums reach the client, which then
    journals and publishes the staged files (`pipeline.site.commit`).
