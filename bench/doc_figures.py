@@ -376,9 +376,26 @@ def site_cost_sentence() -> str:
             f"cleaning pass on this output, most of it Dask's fixed costs; each more document "
             f"costs {marginal['shuffled']:.2f} ms of CPU shuffled and {marginal['gathered']:.2f} "
             f"ms gathered (over the output and one 4 times larger), {share['shuffled']:.0%} and "
-            f"{share['gathered']:.0%} of the cleaning pass's CPU per page: a large crawl pays the "
-            f"first, {'within' if share['shuffled'] <= 0.10 else 'over'} the target"
+            f"{share['gathered']:.0%} of the cleaning pass's CPU per page"
         )
+        dense = marginal.get("shuffled_same_files")
+        if dense is None:
+            text += (
+                f": a large crawl pays the first, "
+                f"{'within' if share['shuffled'] <= 0.10 else 'over'} the target"
+            )
+        else:
+            dense_share = share["shuffled_same_files"]
+            text += (
+                f", with the larger output's documents in 4 times the files; in the same 5 files "
+                f"(4 times the documents each, so each file's own costs are spread as over a "
+                f"crawl's larger files), {dense:.2f} ms shuffled and "
+                f"{marginal['gathered_same_files']:.2f} ms gathered, {dense_share:.1%} and "
+                f"{share['gathered_same_files']:.1%}. A large crawl's output is shuffled: per "
+                f"page it pays the shuffled figure of a layout between the two, "
+                f"{'within' if share['shuffled'] <= 0.10 else 'over'} the target with small "
+                f"files and {'within' if dense_share <= 0.10 else 'over'} it with large ones"
+            )
     return text + f" ({_day(site)}, `python bench/site_cost.py`).\n"
 
 

@@ -19,9 +19,10 @@ On daniel's pages as bench/site_stage.py packs them (synthetic URLs on each site
    (the same command, cluster start-up and all, doing no stage), alternating too; and the same
    pair through the shuffles (``gather_bytes=0``, on the job's cluster settings), which an
    output above the one-task bound takes. Then the **cost of each more document**, both ways:
-   that pair over the output and over one 4 times larger (part 2's), the difference of their
-   stage CPU per document added, over the cleaning pass's CPU per page: what a large crawl pays
-   once the fixed costs are spread.
+   that pair over the output and over one 4 times larger (part 2's, in 4 times the files; and
+   the same rows in the same 5 files, each holding 4 times the documents), the difference of
+   their stage CPU per document added, over the cleaning pass's CPU per page: what a large
+   crawl pays once the fixed costs are spread (per file too, in the second layout).
 2. **Memory.** Peak RSS of each worker (``ru_maxrss``, 2 fresh worker processes) while the
    stage runs over the cleaned output, and over one 4 times larger: every documents file copied
    3 more times under new names, each copy's URLs on other hosts (``c1.<host>`` ...), so the
@@ -150,21 +151,35 @@ def alternating(pairs: int, arms: tuple[str, str], measure: Callable[[str, int],
     return rounds
 
 
-def enlarge(src: Path, dst: Path, times: int) -> None:
-    """``src`` and ``times - 1`` copies of each documents file, on other hosts."""
+def enlarge(src: Path, dst: Path, times: int, *, same_files: bool = False) -> None:
+    """``src`` and ``times - 1`` copies of each documents file's rows, on other hosts: in new
+    files beside it, or (``same_files``) as more row groups of the same file, so that the
+    output has ``times`` the documents in as many files (as a crawl's large files have)."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
+
+    from pipeline.output.schema import writer_options
 
     shutil.copytree(src, dst)
     for path in sorted((src / "docs").glob("language=*/*.parquet")):
         table = pq.read_table(path)
+        copies = []
         for k in range(1, times):
             urls = pc.replace_substring_regex(table["url"], r"^(\w+://)", rf"\1c{k}.")
             ids = pc.binary_join_element_wise(table["record_id"], f"-c{k}", "")
             copy = table.set_column(table.schema.get_field_index("url"), "url", urls)
             copy = copy.set_column(copy.schema.get_field_index("record_id"), "record_id", ids)
-            target = dst / path.relative_to(src).with_name(f"{path.stem}-c{k}.parquet")
-            pq.write_table(copy.cast(table.schema), target, compression="zstd")
+            copies.append(copy.cast(table.schema))
+        if not same_files:
+            for k, copy in enumerate(copies, 1):
+                target = dst / path.relative_to(src).with_name(f"{path.stem}-c{k}.parquet")
+                pq.write_table(copy, target, compression="zstd")
+            continue
+        with pq.ParquetWriter(
+            dst / path.relative_to(src), table.schema, **writer_options(table.schema)
+        ) as writer:
+            for part in (table, *copies):
+                writer.write_table(part, row_group_size=max(1, part.num_rows))
 
 
 def peak_rss(out: Path, workers: int, gather_bytes: int) -> dict[str, Any]:
@@ -279,12 +294,16 @@ def main() -> None:
         from pipeline.job.site_stage import GATHER_BYTES
 
         enlarge(cleaned, work / "x4", 4)
+        enlarge(cleaned, work / "x4-same-files", 4, same_files=True)
         # What each more document costs, with the fixed costs (cluster, imports, Dask's per-task
         # and per-shuffle work) taken out: the stage's CPU over the output 4 times larger less
-        # that over the output, both ways, per document added.
+        # that over the output, both ways, per document added; the larger output in 4 times
+        # the files (each file's own costs added too) or in the same files (a crawl's files
+        # hold tens of thousands of documents, over which those costs are spread).
         marginal: dict[str, list[float]] = {}
         for mode, bound in (("shuffled", "0"), ("gathered", "2**40")):
-            for size, src in (("x1", cleaned), ("x4", work / "x4")):
+            larger = (("x4", work / "x4"), ("x4_same_files", work / "x4-same-files"))
+            for size, src in (("x1", cleaned), *larger):
                 script = _SHUFFLED_ALONE.replace("gather_bytes=0", f"gather_bytes={bound}")
 
                 def stage(arm: str, r: int, src: Path = src, script: str = script) -> float:
@@ -324,16 +343,17 @@ def main() -> None:
     cleaning = statistics.median(g["off"]["cpu_s"] for g in rounds)
     added = 3 * len(urls)  # the documents the larger output adds
     per_document = {
-        mode: round(
+        f"{mode}{layout}": round(
             1000
             * (
-                statistics.median(marginal[f"{mode}_x4"])
+                statistics.median(marginal[f"{mode}_x4{layout}"])
                 - statistics.median(marginal[f"{mode}_x1"])
             )
             / added,
             3,
         )
         for mode in ("shuffled", "gathered")
+        for layout in ("", "_same_files")
     }
     x1 = max(memory["shuffled_x1"]["worker_peak_rss_mib"])
     x4 = max(memory["shuffled_x4"]["worker_peak_rss_mib"])
