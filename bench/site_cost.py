@@ -29,7 +29,8 @@ On daniel's pages as bench/site_stage.py packs them (synthetic URLs on each site
    larger output has 4 times the sites, pages and files of the same kind (flat: within 10%).
    Both outputs are below the job's bound for the one-task stage (`GATHER_BYTES`), so each is
    measured twice: shuffled (``gather_bytes=0``, what an output above the bound gets, whose
-   memory must stay flat) and gathered (the default here, whose memory grows with the output
+   memory must stay flat; each file its own batch, as a crawl's output is many batches of
+   `BATCH_BYTES`) and gathered (the default here, whose memory grows with the output
    up to that bound).
 3. **Shuffle volume.** Rows and bytes each shuffle moves per document (the occurrence rows
    after each file's own de-duplication, the documents rows, the repeated keys routed back),
@@ -184,7 +185,9 @@ def enlarge(src: Path, dst: Path, times: int, *, same_files: bool = False) -> No
 
 def peak_rss(out: Path, workers: int, gather_bytes: int) -> dict[str, Any]:
     """The stage over ``out`` on fresh worker processes; each worker's peak RSS (MiB).
-    ``gather_bytes`` 0 makes it shuffle whatever the output's size."""
+    ``gather_bytes`` 0 makes it shuffle whatever the output's size, each file a batch of its
+    own (``batch_bytes=1``): the scaled-down model of a crawl's output of many batches, whose
+    partitions each hold one batch's keys however many batches there are."""
     from distributed import Client, LocalCluster
 
     from pipeline.job.site_stage import run_site_stage
@@ -195,7 +198,9 @@ def peak_rss(out: Path, workers: int, gather_bytes: int) -> dict[str, Any]:
         Client(cluster) as client,
     ):
         started = time.perf_counter()
-        result = run_site_stage(client, str(out), SiteSettings(), gather_bytes=gather_bytes)
+        result = run_site_stage(
+            client, str(out), SiteSettings(), gather_bytes=gather_bytes, batch_bytes=1
+        )
         seconds = time.perf_counter() - started
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     return {

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from distributed import Client
 
-from pipeline.job.site_stage import GATHER_BYTES, run_site_stage
+from pipeline.job.site_stage import BATCH_BYTES, GATHER_BYTES, run_site_stage
 from pipeline.site.rule import SiteSettings
 from tests.jobhelpers import REPO, dask_cluster, rows
 from tests.sitehelpers import (
@@ -331,15 +331,21 @@ def test_the_site_command_takes_the_outputs_lock(tmp_path: Path, cleaned) -> Non
     assert (out / "_site" / "state.json").exists() and not (out / lock.LOCK_NAME).exists()
 
 
-@pytest.mark.parametrize("gather_bytes", [0, GATHER_BYTES], ids=["shuffled", "gathered"])
+@pytest.mark.parametrize(
+    ("gather_bytes", "batch_bytes"),
+    [(0, BATCH_BYTES), (0, 1), (GATHER_BYTES, BATCH_BYTES)],
+    ids=["shuffled", "shuffled-file-by-file", "gathered"],
+)
 def test_on_a_scheduler_and_two_worker_processes(
-    tmp_path: Path, cleaned, client, gather_bytes: int
+    tmp_path: Path, cleaned, client, gather_bytes: int, batch_bytes: int
 ) -> None:
     reference = _copy(cleaned[1], tmp_path / "ref")
     expected = run_site_stage(client, str(reference), K3, gather_bytes=0)
     out = _copy(cleaned[1], tmp_path / "out")
     with dask_cluster(tmp_path / "logs") as address, Client(address) as remote:
-        result = run_site_stage(remote, str(out), K3, gather_bytes=gather_bytes)
+        result = run_site_stage(
+            remote, str(out), K3, gather_bytes=gather_bytes, batch_bytes=batch_bytes
+        )
     assert result.report["totals"]["repeat_blocks"] == 4
     assert result.report["totals"] == expected.report["totals"]
     assert result.report["languages"] == expected.report["languages"]
@@ -354,15 +360,32 @@ def test_gathered_and_shuffled_stages_give_the_same_dataset(tmp_path: Path, clie
     inputs = write_warcs(tmp_path / "in", pages + mirrored, 4)
     clean(client, inputs, tmp_path / "cleaned")
     results = {}
-    for gather_bytes in (0, GATHER_BYTES):
-        out = _copy(tmp_path / "cleaned", tmp_path / f"out-{gather_bytes}")
-        results[gather_bytes] = run_site_stage(client, str(out), K3, gather_bytes=gather_bytes)
-    assert rows(tmp_path / "out-0") == rows(tmp_path / f"out-{GATHER_BYTES}")
-    shuffled, gathered = results[0].report, results[GATHER_BYTES].report
-    assert gathered["totals"] == shuffled["totals"]
+    # Shuffled in one batch, file by file, and in batches of up to two files.
+    ways = {"gathered": (GATHER_BYTES, BATCH_BYTES), "one-batch": (0, BATCH_BYTES),
+            "file-by-file": (0, 1)}  # fmt: skip
+    sizes = sorted(p.stat().st_size for p in (tmp_path / "cleaned" / "docs").rglob("*.parquet"))
+    ways["two-a-batch"] = (0, sizes[-1] + sizes[-2])
+    for name, (gather_bytes, batch_bytes) in ways.items():
+        out = _copy(tmp_path / "cleaned", tmp_path / name)
+        results[name] = run_site_stage(
+            client, str(out), K3, gather_bytes=gather_bytes, batch_bytes=batch_bytes
+        ).report
+    gathered = results["gathered"]
     assert gathered["totals"]["duplicates"] > 0 and gathered["totals"]["repeat_blocks"] > 0
-    assert gathered["languages"] == shuffled["languages"]
-    assert gathered["top_sites"] == shuffled["top_sites"]
+    for name in ways:
+        assert rows(tmp_path / name) == rows(tmp_path / "gathered"), name
+        for part in ("totals", "languages", "top_sites"):
+            assert results[name][part] == gathered[part], (name, part)
+
+
+def test_batches_are_consecutive_files_within_the_bound() -> None:
+    from pipeline.job.site_shuffle import batches
+
+    assert batches([], 10) == []
+    assert batches([4, 4, 4, 30, 1, 1], 10) == [range(0, 2), range(2, 3), range(3, 4),
+                                                 range(4, 6)]  # fmt: skip
+    assert batches([5, 5, 5], 1) == [range(0, 1), range(1, 2), range(2, 3)]
+    assert batches([5, 5, 5], 10**9) == [range(0, 3)]
 
 
 def test_a_rewrite_from_the_stored_hashes_is_the_rewrite_from_the_blocks(cleaned) -> None:

@@ -4,17 +4,18 @@
 output (``warcclean site``), with whatever client the caller has: a LocalCluster, a remote
 multi-machine cluster, or threads of this process. Its steps are `pipeline.site.frames`'s:
 
-1. one task per documents file reads its keys (`read_keys`): block occurrences and documents,
-   in one frame (shuffled apart, the occurrences would move as 20 bytes a row, not 52, but the
+1. one task per batch of documents files (`BATCH_BYTES` of them) reads their keys
+   (`read_keys`): block occurrences and documents, in one frame (shuffled apart, the occurrences would move as 20 bytes a row, not 52, but the
    third shuffle cost more CPU than the bytes saved: BENCHMARKS.md); the file's block hashes
    wait in the staging area for its rewrite;
 2. that frame is shuffled, occurrences by key and documents by page hash (Dask's p2p shuffle,
    which streams partitions between workers and spills them to disk), one output partition per
-   documents file at least, so a partition holds what one file holds on average however large
-   the output: worker memory stays flat as the output grows; each partition is counted
+   batch at least, so a partition holds what one batch holds on average however large the
+   output: worker memory stays flat as the output grows; each partition is counted
    (`count_and_copy`), leaving only the keys on two or more pages and the copies;
-3. those are shuffled to their files (`set_index` by file number with one division per file)
-   and each file is rewritten into the staging area (`rewrite_file`, from its stored hashes);
+3. those are shuffled to their files (`set_index` by file number with one division per
+   batch) and each file of a batch is rewritten into the staging area (`rewrite_file`, from
+   its stored hashes);
 4. the per-site counts the rewrites return are summed on the cluster (by language, and the 20
    sites with the most characters marked), and only those sums reach the client, which then
    journals and publishes the staged files (`pipeline.site.commit`).
@@ -61,6 +62,12 @@ TOP_SITES = 20
 # with the output (about 10 kB a document at its peak: two hashes and a label per block, and the
 # occurrences while they are counted); larger ones are shuffled, with worker memory flat.
 GATHER_BYTES = 128 * 2**20
+# Above it, files are read, counted and rewritten in batches of consecutive files holding about
+# this many bytes of documents files (a larger file is a batch alone): a task, a shuffle
+# partition and a rewrite per batch, not per file. A crawl's output has a file per input and
+# language, many of them small, and each file's own tasks cost about 0.24 s of CPU
+# (BENCHMARKS.md, "Per document, per file"); a partition's keys stay bounded by the batch.
+BATCH_BYTES = 64 * 2**20
 _SUMS = files.STATS_COLUMNS
 # One site's counts in the report: (language, site, counts by name).
 SiteCounts = tuple[str, str, dict[str, int]]
@@ -104,11 +111,13 @@ def run_site_stage(
     *,
     storage_options: dict[str, Any] | None = None,
     gather_bytes: int = GATHER_BYTES,
+    batch_bytes: int = BATCH_BYTES,
 ) -> SiteResult:
     """Run the site stage over ``output`` (everything its ``docs/`` holds) on ``client``'s
     cluster and publish the result; see the module. ``client`` None computes in this process.
     Documents files of at most ``gather_bytes`` in all are staged in one task, without a
-    shuffle (`pipeline.site.gathered`): the same dataset, without Dask's fixed costs."""
+    shuffle (`pipeline.site.gathered`): the same dataset, without Dask's fixed costs. Above
+    it, files go through the shuffles in batches of ``batch_bytes`` (the same dataset too)."""
     started = time.perf_counter()
     options = dict(storage_options or {})
     fs, root = open_output(output, options)
@@ -137,7 +146,7 @@ def run_site_stage(
     else:
         from pipeline.job.site_shuffle import shuffled_sums
 
-        sums = shuffled_sums(client, output, options, settings, entries, TOP_SITES)
+        sums = shuffled_sums(client, output, options, settings, entries, TOP_SITES, batch_bytes)
     result.report = _report(*sums)
     write_journal(
         fs,
