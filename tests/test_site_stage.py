@@ -453,3 +453,29 @@ def test_a_gathered_stage_never_imports_pandas(tmp_path: Path, cleaned) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_shuffled_stage_reads_and_rewrites_a_batch_a_task(
+    tmp_path: Path, cleaned, monkeypatch
+) -> None:
+    # A task per batch of files, not per file: a crawl's output has a file per input and
+    # language, and a task per file made its graph too large.
+    from pipeline.job import site_shuffle
+
+    n_files = len(list((cleaned[1] / "docs").rglob("*.parquet")))
+    assert n_files >= 3
+    for batch_bytes, tasks in ((BATCH_BYTES, 1), (1, n_files)):
+        calls: dict[str, list[int]] = {"read": [], "rewrite": []}
+        for step in ("read", "rewrite"):
+            original = getattr(site_shuffle, f"_{step}")
+
+            def counted(specs, *args, _step=step, _original=original, _calls=calls, **kwargs):
+                _calls[_step].append(len(specs))
+                return _original(specs, *args, **kwargs)
+
+            monkeypatch.setattr(site_shuffle, f"_{step}", counted)
+        out = _copy(cleaned[1], tmp_path / f"out-{batch_bytes}")
+        run_site_stage(None, str(out), K3, gather_bytes=0, batch_bytes=batch_bytes)
+        monkeypatch.undo()
+        assert len(calls["read"]) == len(calls["rewrite"]) == tasks
+        assert sum(calls["read"]) == sum(calls["rewrite"]) == n_files

@@ -5,9 +5,10 @@ output (``warcclean site``), with whatever client the caller has: a LocalCluster
 multi-machine cluster, or threads of this process. Its steps are `pipeline.site.frames`'s:
 
 1. one task per batch of documents files (`BATCH_BYTES` of them) reads their keys
-   (`read_keys`): block occurrences and documents, in one frame (shuffled apart, the occurrences would move as 20 bytes a row, not 52, but the
-   third shuffle cost more CPU than the bytes saved: BENCHMARKS.md); the file's block hashes
-   wait in the staging area for its rewrite;
+   (`read_keys`): block occurrences and documents, in one frame (shuffled apart, the
+   occurrences would move as 20 bytes a row, not 52, but the third shuffle cost more CPU than
+   the bytes saved: BENCHMARKS.md); each file's block hashes wait in the staging area for its
+   rewrite;
 2. that frame is shuffled, occurrences by key and documents by page hash (Dask's p2p shuffle,
    which streams partitions between workers and spills them to disk), one output partition per
    batch at least, so a partition holds what one batch holds on average however large the
