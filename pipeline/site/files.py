@@ -7,6 +7,7 @@ The stage runs in three steps; this module holds what touches a documents file, 
 1. `file_keys` reads a documents file (a few columns, row group by row group) and gives each
    row group's keys: per block, a key of its site and normalized text (`occurrences_of`), and
    per document its page identity and its columns for naming copies (`documents_of`);
+   `read_file_keys` gathers them for a whole file;
 2. the distinct pages holding each key are counted, keeping the keys on two or more (one page
    is what every block without a count has), and `first_copies` names each duplicate's first
    document;
@@ -38,9 +39,11 @@ from pipeline.site.rule import REPEAT, SiteSettings, cleaner_labels
 __all__ = [
     "STATS_COLUMNS",
     "Documents",
+    "FileKeys",
     "file_keys",
     "first_copies",
     "occurrences_of",
+    "read_file_keys",
     "rewrite_file",
 ]
 
@@ -197,6 +200,39 @@ def documents_of(k: _Keys, group: pa.Table, file_id: int, first_row: int) -> Doc
         record_id=column("record_id"),
         file=np.full(n, file_id, dtype=np.int32),
         row=np.arange(first_row, first_row + group.num_rows, dtype=np.int64)[has_copy],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FileKeys:
+    """One documents file's keys: every block occurrence (its key and its document's page
+    identity, one pair per block), the documents with kept text, and each row group's keys,
+    which its rewrite can take instead of hashing the blocks again."""
+
+    keys: np.ndarray  # uint64, per block
+    pages: np.ndarray  # uint64, per block
+    documents: Documents
+    groups: list[_Keys]
+
+
+def read_file_keys(handle: BinaryIO, file_id: int, settings: SiteSettings) -> FileKeys:
+    """`file_keys` of the documents file ``handle`` (file ``file_id`` of the stage), gathered:
+    what both ways of running the stage read from each file."""
+    keys, pages, documents, groups = [], [], [], []
+    row = 0
+    for k, group in file_keys(handle, settings):
+        block_keys, block_pages = occurrences_of(k)
+        keys.append(block_keys)
+        pages.append(block_pages)
+        documents.append(documents_of(k, group, file_id, row))
+        groups.append(k)
+        row += group.num_rows
+    empty = np.empty(0, dtype=np.uint64)
+    return FileKeys(
+        keys=np.concatenate([empty, *keys]),
+        pages=np.concatenate([empty, *pages]),
+        documents=Documents.concat(documents),
+        groups=groups,
     )
 
 

@@ -26,12 +26,10 @@ import pandas as pd
 import pyarrow as pa
 
 from pipeline.site import files
-from pipeline.site.gathered import count_hits
+from pipeline.site.gathered import count_hits, distinct_pairs
 from pipeline.site.rule import SiteSettings
 
 __all__ = [
-    "COPIES_META",
-    "HITS_META",
     "ROUTED_META",
     "STATS_META",
     "STRING",
@@ -62,20 +60,6 @@ UNION_META = pd.DataFrame(
     }
 )
 _DOCUMENT_STRINGS = ("warc_date", "url", "record_id")
-HITS_META = pd.DataFrame(
-    {
-        "file": pd.Series([], dtype="int32"),
-        "key": pd.Series([], dtype="uint64"),
-        "n": pd.Series([], dtype="int32"),
-    }
-)
-COPIES_META = pd.DataFrame(
-    {
-        "file": pd.Series([], dtype="int32"),
-        "row": pd.Series([], dtype="int64"),
-        "duplicate_of": pd.Series([], dtype=STRING),
-    }
-)
 # What `count_and_copy` routes back to the files: a hit has ``row`` -1, a copy ``key`` 0.
 ROUTED_META = pd.DataFrame(
     {
@@ -103,36 +87,15 @@ def _strings(nulls: int, values: list | np.ndarray) -> pd.arrays.ArrowStringArra
     return pd.array(pa.concat_arrays([pa.nulls(nulls, _ARROW_STRING), tail]), dtype=STRING)
 
 
-def _distinct_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``(a, b)`` pairs, sorted by ``a`` then ``b``."""
-    order = np.lexsort((b, a))
-    a, b = a[order], b[order]
-    keep = np.ones(len(a), dtype=bool)
-    keep[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
-    return a[keep], b[keep]
-
-
 def read_keys(
     handle: BinaryIO, file_id: int, settings: SiteSettings
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """One documents file's rows for the shuffle (`UNION_META`, see the module's step 1), and
     every block's text hash in file order (what the file's rewrite needs again)."""
-    keys, pages, hashes = [], [], []
-    documents = []
-    row = 0
-    for k, group in files.file_keys(handle, settings):
-        block_keys, block_pages = files.occurrences_of(k)
-        keys.append(block_keys)
-        pages.append(block_pages)
-        hashes.append(k.text_hashes)
-        documents.append(files.documents_of(k, group, file_id, row))
-        row += group.num_rows
-    empty = np.empty(0, dtype=np.uint64)
+    read = files.read_file_keys(handle, file_id, settings)
     # Documents of one file that are copies of each other add their page once.
-    occ_keys, occ_pages = _distinct_pairs(
-        np.concatenate([empty, *keys]), np.concatenate([empty, *pages])
-    )
-    docs = files.Documents.concat(documents)
+    occ_keys, occ_pages = distinct_pairs(read.keys, read.pages)
+    docs = read.documents
     n_occ = len(occ_keys)
     frame = pd.DataFrame(
         {
@@ -143,7 +106,8 @@ def read_keys(
             **{name: _strings(n_occ, getattr(docs, name)) for name in _DOCUMENT_STRINGS},
         }
     )
-    return frame, np.concatenate([empty, *hashes])
+    hashes = [k.text_hashes for k in read.groups]
+    return frame, np.concatenate([np.empty(0, dtype=np.uint64), *hashes])
 
 
 def count_and_copy(part: pd.DataFrame) -> pd.DataFrame:
@@ -174,7 +138,7 @@ def count_pages(occurrences: pd.DataFrame) -> pd.DataFrame:
     found = at < len(hit_keys)
     found[found] = hit_keys[at[found]] == keys[found]
     file_ids = occurrences["file"].to_numpy(dtype=np.int32)[found]
-    hit_files, keys = _distinct_pairs(file_ids, keys[found])
+    hit_files, keys = distinct_pairs(file_ids, keys[found])
     return pd.DataFrame(
         {
             "file": hit_files.astype(np.int32),

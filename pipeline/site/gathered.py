@@ -6,8 +6,8 @@ a few thousand documents (a small crawl, one batch, a test) does not amortize: o
 pages they were most of the stage's CPU. Below a size the job sets, `stage_files` runs the same
 three steps in one call, on one worker:
 
-1. each documents file's keys are read once (`pipeline.site.files.file_keys`) and kept, so the
-   rewrite does not hash the blocks again;
+1. each documents file's keys are read once (`pipeline.site.files.read_file_keys`) and kept,
+   so the rewrite does not hash the blocks again;
 2. the distinct pages holding each key are counted with one numpy sort over all occurrences
    (`count_hits`, what `pipeline.site.frames.count_pages` computes per partition), and the
    copies are named by `pipeline.site.files.first_copies` over the documents whose page hash
@@ -34,7 +34,16 @@ from pipeline.site import files
 from pipeline.site.commit import SitePaths, open_output
 from pipeline.site.rule import SiteSettings
 
-__all__ = ["count_hits", "stage_files", "stage_output"]
+__all__ = ["count_hits", "distinct_pairs", "stage_files", "stage_output"]
+
+
+def distinct_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``(a, b)`` pairs, sorted by ``a`` then ``b``."""
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    keep = np.ones(len(a), dtype=bool)
+    keep[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    return a[keep], b[keep]
 
 
 def count_hits(keys: np.ndarray, pages: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,11 +51,7 @@ def count_hits(keys: np.ndarray, pages: np.ndarray) -> tuple[np.ndarray, np.ndar
     how many pages hold each (int32)."""
     if not len(keys):
         return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int32)
-    order = np.lexsort((pages, keys))
-    keys, pages = keys[order], pages[order]
-    distinct = np.ones(len(keys), dtype=bool)
-    distinct[1:] = (keys[1:] != keys[:-1]) | (pages[1:] != pages[:-1])
-    keys = keys[distinct]
+    keys, _ = distinct_pairs(keys, pages)
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
     counts = np.diff(np.concatenate((starts, [len(keys)])))
     repeated = counts >= 2
@@ -78,17 +83,12 @@ def stage_files(
     kept: list[list[files._Keys]] = []
     keys, pages, documents = [], [], []
     for file_id, (relpath, _) in enumerate(entries):
-        groups = []
-        row = 0
         with fs.open(paths.final(relpath), "rb") as handle:
-            for k, group in files.file_keys(handle, settings):
-                block_keys, block_pages = files.occurrences_of(k)
-                keys.append(block_keys)
-                pages.append(block_pages)
-                documents.append(files.documents_of(k, group, file_id, row))
-                groups.append(k)
-                row += group.num_rows
-        kept.append(groups)
+            read = files.read_file_keys(handle, file_id, settings)
+        keys.append(read.keys)
+        pages.append(read.pages)
+        documents.append(read.documents)
+        kept.append(read.groups)
     hits = count_hits(np.concatenate(keys), np.concatenate(pages))
     del keys, pages
     copy_files, copy_rows, firsts = files.first_copies(files.Documents.concat(documents))
