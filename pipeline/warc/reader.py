@@ -98,7 +98,10 @@ MAX_HEADER_BLOCK = 1 << 20
 _WARC_LINE = rb"WARC/\d+\.\d+\r?\n"
 # ARC v1 header line: URL IP date(14 digits) content-type length.
 # The length is matched loosely: a record whose length is damaged is still where one starts.
-_ARC_LINE = rb"(?:filedesc://|[A-Za-z][A-Za-z0-9+.\-]*:)\S* \S+ \d{14} \S* \S+\r?\n"
+# The IP field is an IPv4 or IPv6 address or "-": a line whose second field is anything else
+# is text, not a record start (docs/running.md, "not a WARC or ARC file").
+_ARC_IP = rb"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*|-)"
+_ARC_LINE = rb"(?:filedesc://|[A-Za-z][A-Za-z0-9+.\-]*:)\S* " + _ARC_IP + rb" \d{14} \S* \S+\r?\n"
 _RECORD_START = re.compile(rb"(?:" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
 _ARC_HEADER_LINE = re.compile(_ARC_LINE)
 _LINE_START = re.compile(rb"\n(?=" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
@@ -107,13 +110,19 @@ _WHOLE_HEADER = (rb"WARC-Type", rb"WARC-Record-ID")
 # A record cut short runs straight into the next one, whose first line then starts mid-line: a
 # WARC version line, or an ARC header line of a scheme crawlers record.
 _GLUED_START = re.compile(
-    rb"(?:" + _WARC_LINE + rb"|(?:https?|ftp|dns|filedesc):\S* \S+ \d{14} \S* -?\d+\r?\n)"
+    rb"(?:"
+    + _WARC_LINE
+    + rb"|(?:https?|ftp|dns|filedesc):\S* "
+    + _ARC_IP
+    + rb" \d{14} \S* -?\d+\r?\n)"
 )
 # An ARC header line known by its first three fields (URL, IP address, 14-digit date) alone: how
 # a record start is recognised inside a record already known to be damaged, where the header line
 # that follows may be damaged too (its length lost, a field added, its line end gone, the file
 # cut in it), as a WARC record is recognised there by its version line alone.
-_ARC_DAMAGED_LINE = rb"(?:filedesc:|[A-Za-z][A-Za-z0-9+.\-]*:)\S* \S+ \d{14}(?:[ \r\n]|\Z)"
+_ARC_DAMAGED_LINE = (
+    rb"(?:filedesc:|[A-Za-z][A-Za-z0-9+.\-]*:)\S* " + _ARC_IP + rb" \d{14}(?:[ \r\n]|\Z)"
+)
 _DAMAGED_START = re.compile(_ARC_DAMAGED_LINE)
 _DAMAGED_LINE_START = re.compile(rb"\n(?=" + _ARC_DAMAGED_LINE + rb")")
 _HEADER_END = re.compile(rb"\r?\n\r?\n")

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.types import RawPage, Rejected
@@ -173,6 +173,9 @@ def _starts_an_archive(line: bytes) -> bool:
         max_size=4,
     ),
 )
+# CI found this one: the line end cuts "fil" off, and the ARC line after it has "0W0.0.0" for
+# its IP address, so no record starts anywhere and the file is no archive.
+@example(kind="arc", gz=False, edits=[(0.375, 87), (0.0625, 10)])
 def test_a_file_whose_first_line_is_damaged_is_an_archive_by_the_rule(
     kind: str, gz: bool, edits: list[tuple[float, int]]
 ) -> None:
