@@ -30,6 +30,18 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+# HYPOTHESIS_PROFILE=ci (.ci/run): the default budgets, drawn the same way on every run of the
+# same code, so that CI's verdict on a commit is the one a local run of .ci/run gave; finding new
+# inputs is the release campaign's job, whose failures are kept as explicit examples.
+# No deadline and no too-slow health check either: speed is measured in bench/, never by a timed
+# test on a shared machine.
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # The suite's processes (and the Dask workers and sandbox children they start) share one
