@@ -1,7 +1,8 @@
 """Weighting the trees' training rows (issue 49): does a page-level or page-type-level weight
 help the per-page metric and the weak WCXB page types (product, collection, listing, service)?
 
-Usage: python bench/row_weights.py [--folds 5] [--seed 13] [--nets] [--arms NAME,...]
+Usage: python bench/row_weights.py [--folds 5] [--seed 13] [--nets [--weighted-nets]]
+                                   [--arms NAME,...]
                                    [--assignments size,S,...] [--out FILE]
 
 Training (`train_cleaner._training_rows`) stacks every labelled block of every page as one
@@ -31,7 +32,9 @@ dev-set language) and scored as ``warcclean eval`` scores it: WCXB word F1 overa
 type, magic-html F1, multilingual-dev combined (full-text F1 and snippets). With ``--nets`` the
 shipped shape's `train_cleaner.NETS` sequence nets are fitted once per fold, unweighted, and
 blended at the shipped share with each arm's trees (so arms differ only in their trees); each
-arm is then scored both as trees alone and as the blend.
+arm is then scored both as trees alone and as the blend. With ``--weighted-nets`` too, each
+weighted arm's nets are fitted per fold with the arm's weight for each page multiplying its
+blocks' weights in the nets' loss, so the blend is weighted throughout.
 
 ``--assignments``: which deals of sites into folds to run: ``size`` is GroupKFold's
 deterministic deal (the one `jobs/grouped_cv.py` and bench/edge_recall.py use), a number S a
@@ -190,14 +193,29 @@ def paired(
     return out
 
 
+def page_weights(pages: list[tc.PreparedPage], weigh: Weigh) -> np.ndarray:
+    """``weigh``'s row weights as one factor per page (every arm weighs a page's rows alike);
+    1 for a page without labelled rows."""
+    n = _page_rows(pages).astype(np.intp)
+    rows = weigh(pages)
+    sums = np.add.reduceat(rows, np.r_[0, np.cumsum(n)[:-1]]) if len(rows) else np.zeros(len(n))
+    return np.where(n > 0, sums / np.maximum(n, 1), 1.0)
+
+
 def net_probs(
-    pages: list[tc.PreparedPage], splits: list[tuple[np.ndarray, np.ndarray]], seed: int
+    pages: list[tc.PreparedPage],
+    splits: list[tuple[np.ndarray, np.ndarray]],
+    seed: int,
+    weigh: Weigh | None = None,
 ) -> list[np.ndarray]:
-    """Each page's mean probabilities from `train_cleaner.NETS` nets fitted without its fold."""
+    """Each page's mean probabilities from `train_cleaner.NETS` nets fitted without its fold,
+    each fitted page's blocks weighted by ``weigh``'s factor for the page."""
     out: list[np.ndarray] = [np.zeros(0)] * len(pages)
     for k, (fit_idx, score_idx) in enumerate(splits, 1):
         t = time.time()
-        specs = tc.fit_pages_nets([pages[i] for i in fit_idx], seed)
+        fitted = [pages[i] for i in fit_idx]
+        factors = None if weigh is None else page_weights(fitted, weigh).tolist()
+        specs = tc.fit_pages_nets(fitted, seed, factors)
         for i, pr in zip(
             score_idx, tc.mean_net_probs(specs, [pages[i].x for i in score_idx]), strict=True
         ):
@@ -207,7 +225,13 @@ def net_probs(
 
 
 def measure(
-    folds: int, seed: int, nets: bool, arms: list[str], assignments: list[str], every: int = 1
+    folds: int,
+    seed: int,
+    nets: bool,
+    arms: list[str],
+    assignments: list[str],
+    every: int = 1,
+    weighted_nets: bool = False,
 ) -> dict:
     t0 = time.perf_counter()
     pages = tc.prepare(REPO.parent / "shared" / "data", seed)[::every]
@@ -219,6 +243,10 @@ def measure(
         shuffle = None if assignment == "size" else int(assignment)
         splits = grouped_cv.folds(sites, "site", folds, shuffle)
         net = net_probs(pages, splits, seed) if nets else None
+        arm_nets = {
+            arm: net_probs(pages, splits, seed, ARMS[arm]) if ARMS[arm] is not None else net
+            for arm in (arms if nets and weighted_nets else [])
+        }
         scorings = ("trees", "trees + nets") if nets else ("trees",)
         rows: dict[str, dict[str, list[PageScore]]] = {}
         for arm in arms:
@@ -230,7 +258,7 @@ def measure(
             if net is not None:
                 probs["trees + nets"] = [
                     smooth((1 - shipped.blend) * a + shipped.blend * b, shipped.smoothing)
-                    for a, b in zip(trees, net, strict=True)
+                    for a, b in zip(trees, arm_nets.get(arm, net), strict=True)
                 ]
             rows[arm] = {
                 name: tc.score_pages(pages, grouped_cv.stricter_keeps(pages, pr, shipped))
@@ -256,6 +284,7 @@ def measure(
         "folds": folds,
         "seed": seed,
         "nets": nets,
+        "weighted_nets": nets and weighted_nets,
         "trees": tc.FINAL[0],
         "seconds": round(time.perf_counter() - t0, 1),
         "runs": out,
@@ -297,6 +326,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--nets", action="store_true", help="blend with nets fitted per fold")
     ap.add_argument(
+        "--weighted-nets",
+        action="store_true",
+        help="with --nets: each arm's nets fitted with its page weights too",
+    )
+    ap.add_argument(
         "--arms", default=",".join(DEFAULT_ARMS), help="comma-separated; the first is the base"
     )
     ap.add_argument("--assignments", default="size", help="size and/or shuffle seeds, commas")
@@ -311,7 +345,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--assignments takes 'size' and non-negative integers")
     if not (REPO.parent / "shared" / "data" / "wcxb-dev").is_dir():
         ap.error("needs ../shared/data beside the repository")
-    result = measure(args.folds, args.seed, args.nets, arms, assignments, args.every)
+    if args.weighted_nets and not args.nets:
+        ap.error("--weighted-nets needs --nets")
+    result = measure(
+        args.folds, args.seed, args.nets, arms, assignments, args.every, args.weighted_nets
+    )
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True
     ).stdout.strip()

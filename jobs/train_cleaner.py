@@ -465,13 +465,16 @@ def mean_net_probs(specs: list[dict], xs: list[np.ndarray]) -> list[np.ndarray]:
     return [np.mean(p, axis=0) for p in zip(*(net_probs(s, xs) for s in specs), strict=True)]
 
 
-def fit_pages_nets(pages: list[PreparedPage], seed: int) -> list[dict]:
-    """`NETS` nets fitted on ``pages``, alike but for their seeds (seed, seed + 1, ...)."""
+def fit_pages_nets(
+    pages: list[PreparedPage], seed: int, page_weights: Sequence[float] | None = None
+) -> list[dict]:
+    """`NETS` nets fitted on ``pages``, alike but for their seeds (seed, seed + 1, ...);
+    ``page_weights`` scale each page's blocks in their loss (`train_sequence.fit_net`)."""
     from train_sequence import fit_net
 
     sizes = [np.array([b.n_chars for b in p.blocks], dtype=np.float64) for p in pages]
     xs, ys = [p.x for p in pages], [p.y for p in pages]
-    return [fit_net(xs, ys, sizes, seed + k) for k in range(NETS)]
+    return [fit_net(xs, ys, sizes, seed + k, page_weights=page_weights) for k in range(NETS)]
 
 
 def tune_blend(

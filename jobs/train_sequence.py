@@ -88,11 +88,13 @@ def _rows(
     mean: np.ndarray,
     scale: np.ndarray,
     shape: NetShape,
+    page_weights: Sequence[float] | None = None,
 ) -> list[PageRows]:
+    factors = [1.0] * len(xs) if page_weights is None else page_weights
     out = []
-    for x, y, size in zip(xs, ys, sizes, strict=True):
+    for x, y, size, factor in zip(xs, ys, sizes, factors, strict=True):
         z = np.clip((x[:, :COLUMNS] - mean) / scale, -shape.clip, shape.clip)
-        w = np.asarray(size, np.float64) ** shape.size_power * (y >= 0)
+        w = factor * np.asarray(size, np.float64) ** shape.size_power * (y >= 0)
         out.append(PageRows(z.astype(np.float32), y, w.astype(np.float32)))
     return out
 
@@ -141,9 +143,11 @@ def fit_net(
     sizes: Sequence[np.ndarray],
     seed: int,
     shape: NetShape = SHAPE,
+    page_weights: Sequence[float] | None = None,
 ) -> dict:
     """Train on pages (feature matrices, block labels, block sizes); the JSON spec
-    `pipeline.learned.convnet.net_from_spec` reads."""
+    `pipeline.learned.convnet.net_from_spec` reads. ``page_weights`` scale each page's blocks
+    in the loss (bench/row_weights.py's ``--weighted-nets``; the shipped nets use none)."""
     import torch
 
     torch.set_num_threads(1)
@@ -153,7 +157,7 @@ def fit_net(
     mean = own.mean(axis=0)
     scale = own.std(axis=0)
     scale[scale < 1e-6] = 1.0  # a column constant in training: centred, not blown up
-    pages = _rows(xs, ys, sizes, mean, scale, shape)
+    pages = _rows(xs, ys, sizes, mean, scale, shape, page_weights)
     net = _net_class(torch, shape)()
     opt = torch.optim.Adam(
         net.parameters(), lr=shape.learning_rate, weight_decay=shape.weight_decay
