@@ -396,7 +396,17 @@ def site_cost_sentence() -> str:
                 f"{'within' if share['shuffled'] <= 0.10 else 'over'} the target with small "
                 f"files and {'within' if dense_share <= 0.10 else 'over'} it with large ones"
             )
-    return text + f" ({_day(site)}, `python bench/site_cost.py`).\n"
+    # The run before, kept beside it: the in-job share moves by several points between runs.
+    before = _result("site_cost-pairs5.json")
+    text += (
+        f" ({_day(site)}, `python bench/site_cost.py`). The run before "
+        f"(`site_cost-pairs5.json`, {len(before['rounds'])} rounds) gave "
+        f"{before['stage_cpu_share_in_job']:+.1%} in the job, "
+        f"{before['stage_alone_share_of_cleaning']:.1%} alone, and per further document "
+        f"{before['marginal_share_of_cleaning']['shuffled']:.1%} shuffled and "
+        f"{before['marginal_share_of_cleaning']['gathered']:.1%} gathered"
+    )
+    return text + ".\n"
 
 
 # docs/cleaners.md and docs/seeds.md
@@ -1205,7 +1215,7 @@ def site_memory_sentence() -> str:
 
     small, large = memory["shuffled_x1"], memory["shuffled_x4"]
     # The run before this one, kept beside it: a p2p shuffle's buffers peak differently per run.
-    before = _result("site_cost-pairs3.json")["rss_growth_x4"]
+    before = _result("site_cost-pairs5.json")["rss_growth_x4"]
     return (
         f"Shuffled, peak worker RSS over daniel's output ({small['docs']:,} documents, "
         f"{small['files']} files) was {peak('shuffled_x1')}, and {peak('shuffled_x4')} over one "
@@ -1213,7 +1223,7 @@ def site_memory_sentence() -> str:
         f"{large['files']} files), {result['rss_growth_x4']:+.1%}; gathered, "
         f"{peak('gathered_x1')} and {peak('gathered_x4')} ({_day(result)}, `python "
         "bench/site_cost.py`; the shuffled growth moves between runs: the run before, "
-        f"`site_cost-pairs3.json`, gave {before:+.1%}).\n"
+        f"`site_cost-pairs5.json`, gave {before:+.1%}).\n"
     )
 
 
