@@ -40,6 +40,22 @@ def test_a_doubted_column_of_distinct_row_labels_stays_with_its_kept_values() ->
     assert _verdicts(out) == [G, G, G, G, G, G]
 
 
+def test_a_column_of_one_cell_is_no_column_of_widgets() -> None:
+    # A spec sheet whose first row alone has a third cell, a note the model doubted: one cell
+    # cannot show a column repeating itself, so it stays with its kept table.
+    labeled = [
+        *_grid(
+            [[G, G], [G, G], [G, G]],
+            [["Weight", "1.2 kg"], ["Height", "30 cm"], ["Width", "20 cm"]],
+        ),
+        _labeled("measured without the battery", B, Shape(table=1, row=0, col=2)),
+    ]
+    assert _verdicts(keep_whole(labeled)) == [G] * 7
+    # Two cells alike in that column are buttons, and go.
+    labeled.append(_labeled("measured without the battery", B, Shape(table=1, row=1, col=2)))
+    assert _verdicts(keep_whole(labeled)) == [G] * 6 + [B, B]
+
+
 def test_a_table_whose_cells_were_nearly_all_dropped_is_dropped_whole() -> None:
     texts = [["Home page", "About"], ["Help", "Privacy policy and terms"]]
     out = keep_whole(_grid([[B, B], [G, B]], texts))
