@@ -161,5 +161,10 @@ def test_a_page_that_would_lose_most_of_its_text_keeps_it() -> None:
     assert counting.marks(labels, pages, texts, chars, offsets).tolist() == [
         True, False, True, False,
     ]  # fmt: skip
+    # "More than" the share: candidates holding exactly half of a page's kept text are marked.
+    half = np.array([50, 50, 10, 90])
+    assert guarded.marks(labels, pages, texts, half, offsets).tolist() == [
+        True, False, True, False,
+    ]  # fmt: skip
     with pytest.raises(ValueError, match="max share must be in"):
         SiteSettings(max_share=0.0)
