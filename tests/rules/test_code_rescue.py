@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from pipeline.html.segment import parse, segment
 from pipeline.rules import code_rescue
+from pipeline.rules.repeats import REPEAT_MIN_CHARS
 from pipeline.rules.sequence import guarded
 from pipeline.types import Block
 
@@ -46,9 +47,10 @@ def test_a_pre_between_kept_paragraphs_is_kept() -> None:
 
 def test_a_block_of_inline_code_alone_is_code_too() -> None:
     assert rescued(f"<p>{INTRO}</p><p><code>{CODE}</code></p><p>{AFTER}</p>") == [CODE]
-    # Inline code inside a sentence is not a code block.
-    blocks = blocks_of(f"<p>Run <code>{CODE}</code> first.</p>")
-    assert not code_rescue.is_code(blocks[0])
+    # Inline code inside a sentence is not a code block, nor is a sentence that starts with it.
+    for sentence in (f"Run <code>{CODE}</code> first.", f"<code>{CODE}</code> installs it."):
+        blocks = blocks_of(f"<p>{sentence}</p>")
+        assert not code_rescue.is_code(blocks[0]), sentence
 
 
 def test_the_last_snippet_is_kept_when_the_text_above_announces_it() -> None:
@@ -97,6 +99,8 @@ def test_a_section_id_made_of_heading_words_is_no_chrome() -> None:
 def test_code_the_model_is_sure_against_is_not_kept() -> None:
     html = f"<p>{INTRO}</p><pre>{CODE}</pre><p>{AFTER}</p>"
     assert rescued(html, code_prob=code_rescue.MIN_PROB / 2) == []
+    # "Sure" is below the bound; at it the rescue still applies.
+    assert rescued(html, code_prob=code_rescue.MIN_PROB) == [CODE]
 
 
 def test_a_copy_of_kept_code_is_not_kept() -> None:
@@ -108,6 +112,27 @@ def test_a_copy_of_kept_code_is_not_kept() -> None:
     probs = np.full(len(blocks), 0.6)
     out, notes = code_rescue.rescue(keep, probs, blocks)
     assert out.tolist() == keep.tolist() and notes == ()
+
+
+def _second_copy_rescued(first: str, second: str) -> bool:
+    """Whether the rescue keeps the second of two snippets, the first kept, the second not."""
+    blocks = blocks_of(f"<p>{INTRO}</p><pre>{first}</pre><pre>{second}</pre><p>{AFTER}</p>")
+    pres = [b.shape.pre if b.shape is not None else 0 for b in blocks]
+    assert pres == [0, 1, 2, 0]
+    keep = np.array([pre in (0, 1) for pre in pres])
+    out, _ = code_rescue.rescue(keep, np.full(len(blocks), 0.6), blocks)
+    return bool(out[2])
+
+
+def test_copies_are_told_as_the_page_rule_tells_them() -> None:
+    # The page's repeat rule (`pipeline.rules.repeats`) drops a later copy compared lower-cased,
+    # from REPEAT_MIN_CHARS characters on: the rescue leaves exactly those copies dropped.
+    assert not _second_copy_rescued("select name from users;", "SELECT name FROM users;")
+    at_bound = "x" * (REPEAT_MIN_CHARS - 4) + " = 1"
+    assert len(at_bound) == REPEAT_MIN_CHARS
+    assert not _second_copy_rescued(at_bound, at_bound)
+    shorter = at_bound[1:]
+    assert _second_copy_rescued(shorter, shorter)
 
 
 def test_prose_between_kept_paragraphs_is_left_to_the_model() -> None:
