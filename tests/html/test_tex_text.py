@@ -31,6 +31,8 @@ def spans_text(result: tuple[str, tuple[tuple[int, int, str], ...]] | None) -> l
         ("\\[\na = b\n\\]", ["a = b", [("a = b", "display_math")]]),
         # An opener that never closes is text; the formula after it is still found.
         ("a \\( stray and \\[x\\]", ["a \\( stray and x", [("x", "display_math")]]),
+        # A formula's closing "$$" opens nothing: the next pair is the next formula.
+        ("$$x^2$$ $$y^2$$", ["x^2 y^2", [("x^2", "display_math"), ("y^2", "display_math")]]),
     ],
 )
 def test_delimited_formulas(text: str, expected: list) -> None:
@@ -78,6 +80,16 @@ def test_code_spans_hide_delimiters_and_move_with_the_text() -> None:
         ("`\\(x\\)`", "code"),
         ("y", "math"),
         ("`z`", "code"),
+    ]
+
+
+def test_a_span_right_after_a_formula_is_beside_it() -> None:
+    # Inline code that starts where the formula's closing delimiter ends touches it, and moves
+    # back by all four delimiter characters.
+    text = "\\(x+1\\)`y`"
+    assert spans_text(tex_spans(text, ((7, 10, "code"),))) == [
+        "x+1`y`",
+        [("x+1", "math"), ("`y`", "code")],
     ]
 
 
