@@ -84,6 +84,27 @@ def test_linked_items_and_labels_are_not_kept() -> None:
     assert added(blocks_of(html), {INTRO, ITEMS[0], ITEMS[3]}) == ([], ())
 
 
+def test_the_bounds_themselves() -> None:
+    # A list kept at exactly MIN_KEPT_SHARE of its items (3 of 10) is a kept list.
+    ten = [f"Step {i}: stir the pot again" for i in range(10)]
+    kept = {ten[0], ten[4], ten[9]}
+    assert list_rescue.MIN_KEPT_SHARE * 10 == 3
+    new, _ = added(blocks_of(recipe(label="Method", items=ten)), kept)
+    assert new == [t for t in ten[1:9] if t not in kept]
+    # An item or a label half of whose characters are a link's (MAX_LINK_DENSITY) is a link's.
+    half = "abcd<a href='/x'>abcd</a>"
+    (block,) = blocks_of(f"<ul><li>{half}</li></ul>")
+    assert block.link_density == list_rescue.MAX_LINK_DENSITY
+    html = recipe(label="Read <a href='/x'>this:</a>", items=[ITEMS[0], half, ITEMS[3]])
+    assert added(blocks_of(html), {INTRO, ITEMS[0], ITEMS[3]}) == ([], ())
+    # A label of exactly MAX_LABEL_CHARS characters is still a label.
+    label = "x" * (list_rescue.MAX_LABEL_CHARS - 1) + ":"
+    assert added(blocks_of(recipe(label=label)), {INTRO, *ITEMS}) == (
+        [label],
+        (list_rescue.LIST_LABEL_KEPT,),
+    )
+
+
 def test_a_long_line_with_a_colon_is_no_label() -> None:
     long_label = "A long sentence that merely happens to end in a colon, " * 3 + "like this:"
     assert len(long_label) > list_rescue.MAX_LABEL_CHARS
