@@ -163,6 +163,45 @@ def test_what_is_not_rescued(html: str, lead_prob: float):
     assert out is keep and notes == ()
 
 
+def _rescued(html: str, lead: str = LEAD, lead_prob: float = 0.3) -> bool:
+    """Whether the rescue keeps the block ``lead`` of ``html``, the body kept, the lead doubted
+    at ``lead_prob``, all else dropped."""
+    blocks = blocks_of(html)
+    keep, probs = answer(blocks, lead_prob)
+    probs[[i for i, b in enumerate(blocks) if b.text == lead]] = lead_prob
+    out, _ = lead_rescue.rescue(keep, probs, blocks)
+    return lead in kept_texts(blocks, out)
+
+
+def test_the_bounds_themselves():
+    # The page's very first block can be its standfirst.
+    first = page(
+        f"<article><p class='lead'>{LEAD}</p><div class='body'><p>{BODY}</p></div></article>"
+    )
+    assert blocks_of(first)[0].text == LEAD and _rescued(first)
+    # WINDOW blocks above the body is within reach, one more is not.
+    near = article(between="".join(f"<div>Bild {i}</div>" for i in range(lead_rescue.WINDOW - 1)))
+    far = article(between="".join(f"<div>Bild {i}</div>" for i in range(lead_rescue.WINDOW)))
+    assert _rescued(near) and not _rescued(far)
+    # At the model's bound, the length bound and the link-density bound: still a standfirst.
+    assert _rescued(article(), lead_prob=lead_rescue.MIN_PROB)
+    short = "Die Stadt gibt den Schulen mehr Geld. Ja"
+    assert len(short) == lead_rescue.MIN_CHARS
+    assert _rescued(article(lead=f"<p class='lead'>{short}</p>"), short)
+    linked = "x" * 80 + " <a href='/x'>Haushalts</a>"  # 90 characters, 9 of them linked
+    html = article(lead=f"<p class='lead'>{linked}</p>")
+    (block,) = [b for b in blocks_of(html) if b.text.startswith("x" * 80)]
+    assert block.link_density == lead_rescue.MAX_LINK_DENSITY
+    assert _rescued(html, block.text)
+
+
+def test_without_article_or_main_the_ancestor_depth_up_is_the_bound():
+    # The body paragraph's ancestor ANCESTOR_DEPTH (4) up is html.body.div.
+    body = "html.body.div.div.div.div.p"
+    assert lead_rescue._same_container("html.body.div.section.p", body)
+    assert not lead_rescue._same_container("html.body.aside.p", body)
+
+
 def test_only_the_nearest_of_stacked_leads_is_kept():
     other = "Ein zweiter Vorspann mit einem anderen Satz, der auch lang genug für eine Zeile ist."
     blocks = blocks_of(article(lead=f"<p class='lead'>{other}</p><p class='lead'>{LEAD}</p>"))
