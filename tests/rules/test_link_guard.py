@@ -163,6 +163,18 @@ def test_doubtful_needs_every_condition():
     assert not link_guard.doubtful(np.ones(len(few), dtype=bool), unsure[: len(few)], few)
 
 
+def test_a_link_share_of_exactly_min_link_share_is_a_link_list():
+    # Kept: 7 characters of text and 3 of a link, 10 in all: a share of exactly 0.3.
+    html = "<p>abcdefg</p><p><a href='/x'>abc</a></p>" + "".join(
+        f"<p>Other block {i}</p>" for i in range(link_guard.MIN_BLOCKS)
+    )
+    blocks = blocks_of(f"<html><body>{html}</body></html>")
+    keep = np.array([i < 2 for i in range(len(blocks))])
+    assert [(b.n_chars, b.n_link_chars) for b in blocks[:2]] == [(7, 0), (3, 3)]
+    assert link_guard.MIN_LINK_SHARE * 10 == 3
+    assert link_guard.doubtful(keep, np.full(len(blocks), 0.5), blocks)
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     keep=st.lists(st.booleans(), min_size=13, max_size=13),
