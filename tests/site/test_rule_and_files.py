@@ -145,6 +145,23 @@ def test_first_copies_point_every_later_copy_at_the_earliest() -> None:
     assert again == got
 
 
+def test_the_first_copy_is_the_earliest_then_by_url_then_record_id() -> None:
+    # A copy without a date comes after every dated one (as pandas sorts missing values last);
+    # among equal dates the URL decides before the record id.
+    docs = _documents(
+        [
+            (5, None, "https://a/", "<a>", 0, 0),
+            (5, "2024-03-01", "https://z/", "<1>", 0, 1),
+            (5, "2024-03-01", "https://y/", "<2>", 0, 2),
+        ]
+    )
+    got = first_copies(docs).sort_values(["file", "row"]).to_dict("records")
+    assert got == [
+        {"file": 0, "row": 0, "duplicate_of": "<2>"},
+        {"file": 0, "row": 1, "duplicate_of": "<2>"},
+    ]
+
+
 def test_a_page_that_would_lose_most_of_its_text_keeps_it() -> None:
     # Two documents: the first's candidates hold 90 of its 100 kept characters (a near copy of
     # another page), the second's 10 of 100 (a notice under an article).
