@@ -75,6 +75,8 @@ def test_page_keys_follow_the_kept_blocks_in_order() -> None:
 
 def test_sites_by_host_and_by_registered_domain() -> None:
     assert site_of("https://News.BBC.co.uk:443/a", "r") == "news.bbc.co.uk"
+    # The fully qualified form, with its trailing dot, is the same host.
+    assert site_of("https://news.bbc.co.uk./b", "r") == "news.bbc.co.uk"
     assert site_of("https://news.bbc.co.uk/a", "r", "domain") == "bbc.co.uk"
     assert site_of("http://www2.rizospastis.gr/x", "r", "domain") == "rizospastis.gr"
     # A private suffix (blogspot.com) keeps each blog a site of its own.
