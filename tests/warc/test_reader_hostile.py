@@ -104,6 +104,8 @@ def test_invalid_content_length_is_one_rejection_and_reading_goes_on(
     _assert_intact_read_once(items, bad)
     (rejected,) = [i for i in items if isinstance(i, Rejected)]
     assert (rejected.record_id, rejected.reason) == (f"<urn:uuid:r{bad}>", "invalid_length")
+    if not length.isdigit():  # told by the header itself, not by where the block ends
+        assert "is not a byte count" in rejected.detail, rejected.detail
     # the resync reports positions after the bad record, never before it (a file gzipped
     # whole says so first, from its start)
     for issue in items:
