@@ -127,39 +127,33 @@ def _documents(rows: list[tuple]) -> pd.DataFrame:
     )
 
 
+def _later_copies(rows: list[tuple]) -> list[tuple[int, int, str]]:
+    """`first_copies` of ``rows`` as (file, row, duplicate_of), the same in either row order."""
+    docs = _documents(rows)
+    out = []
+    for frame in (docs, docs.iloc[::-1]):
+        got = first_copies(frame).sort_values(["file", "row"])
+        out.append(list(zip(got["file"], got["row"], got["duplicate_of"], strict=True)))
+    assert out[0] == out[1]
+    return out[0]
+
+
 def test_first_copies_point_every_later_copy_at_the_earliest() -> None:
-    docs = _documents(
-        [
-            (7, "2024-02-01", "https://b/", "<b>", 0, 0),
-            (7, "2024-01-01", "https://z/", "<z>", 1, 4),
-            (7, "2024-01-01", "https://a/", "<a>", 2, 1),
-            (8, "2024-01-01", "https://c/", "<c>", 0, 1),
-        ]
-    )
-    got = first_copies(docs).sort_values(["file", "row"]).to_dict("records")
-    assert got == [
-        {"file": 0, "row": 0, "duplicate_of": "<a>"},
-        {"file": 1, "row": 4, "duplicate_of": "<a>"},
+    rows = [
+        (7, "2024-02-01", "https://b/", "<b>", 0, 0),
+        (7, "2024-01-01", "https://z/", "<z>", 1, 4),
+        (7, "2024-01-01", "https://a/", "<a>", 2, 1),
+        (8, "2024-01-01", "https://c/", "<c>", 0, 1),
     ]
-    again = first_copies(docs.iloc[::-1]).sort_values(["file", "row"]).to_dict("records")
-    assert again == got
-
-
-def test_the_first_copy_is_the_earliest_then_by_url_then_record_id() -> None:
+    assert _later_copies(rows) == [(0, 0, "<a>"), (1, 4, "<a>")]
     # A copy without a date comes after every dated one (as pandas sorts missing values last);
     # among equal dates the URL decides before the record id.
-    docs = _documents(
-        [
-            (5, None, "https://a/", "<a>", 0, 0),
-            (5, "2024-03-01", "https://z/", "<1>", 0, 1),
-            (5, "2024-03-01", "https://y/", "<2>", 0, 2),
-        ]
-    )
-    got = first_copies(docs).sort_values(["file", "row"]).to_dict("records")
-    assert got == [
-        {"file": 0, "row": 0, "duplicate_of": "<2>"},
-        {"file": 0, "row": 1, "duplicate_of": "<2>"},
+    rows = [
+        (5, None, "https://a/", "<a>", 0, 0),
+        (5, "2024-03-01", "https://z/", "<1>", 0, 1),
+        (5, "2024-03-01", "https://y/", "<2>", 0, 2),
     ]
+    assert _later_copies(rows) == [(0, 0, "<2>"), (0, 1, "<2>")]
 
 
 def test_a_page_that_would_lose_most_of_its_text_keeps_it() -> None:
