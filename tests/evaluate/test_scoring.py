@@ -143,6 +143,10 @@ def test_score_text_snippets_normalised() -> None:
     assert (row.without_present, row.without_total) == (1, 2)
     assert row.f1 is None and row.metric is None
     assert row.with_share == pytest.approx(0.75)
+    # A snippet that normalizes to nothing (a zero-width joiner alone) is in no output.
+    blank = _page(None, language="fa", with_=["\u200c"], without=["\u200d "])
+    row = ev.score_text(blank, "any text at all")
+    assert (row.with_found, row.without_present) == (0, 0)
 
 
 def test_combined_is_f1_or_snippets_found_times_boilerplate_absent() -> None:
