@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 
 from pipeline.compiled import load_source
 from pipeline.html.class_cues import (
+    _CACHED_CHARS,
     ANCESTOR_CUES,
     ANCESTOR_WORDS,
     STYLE_CUES,
     ancestor_cue_bits,
     ancestor_cue_names,
+    has_lead_class,
 )
 from pipeline.html.segment import parse, segment
 
@@ -72,6 +74,32 @@ def test_long_values_are_read_but_not_cached() -> None:
     assert cache.cache_info().currsize == before
     assert names(ancestor_cue_bits(short)) == {"footer"}
     assert cache.cache_info().currsize == before + 1
+
+
+def test_a_value_of_exactly_the_cap_is_cached() -> None:
+    # "Up to" the cap: the longest value still kept is one of exactly _CACHED_CHARS characters.
+    cache = ancestor_cue_bits.cache
+    cache.cache_clear()
+    value = "site-footer ".ljust(_CACHED_CHARS, "y")
+    assert len(value) == _CACHED_CHARS
+    assert names(ancestor_cue_bits(value)) == {"footer"}
+    assert cache.cache_info().currsize == 1
+
+
+@pytest.mark.parametrize(
+    ("style", "expected"),
+    [
+        ("P.Article-Standfirst", True),  # class words are matched lower-cased
+        ("summary.details-box", False),  # <summary> is an element: the tag is no class word
+        ("p.summary", True),
+        ("h2.sub-title", True),
+        ("h2.title.sub", True),  # two words, in any order
+        ("h2.sub", False),
+        ("h2.page-title", False),
+    ],
+)
+def test_lead_class_words(style: str, expected: bool) -> None:
+    assert has_lead_class(style) is expected
 
 
 _VALUE = st.lists(

@@ -15,6 +15,7 @@ from pipeline.html.decode import (
     LABELS,
     MIN_LEGACY_CJK,
     MIN_UTF8_SEQUENCES_VS_CJK,
+    PRESCAN_BYTES,
     charset_from_content_type,
     decode_html,
     normalize_label,
@@ -186,6 +187,7 @@ def test_shift_jis_label_decodes_windows_extensions() -> None:
         (b'<meta content="text/html; charset=gbk"><meta charset=koi8-r>', "koi8-r"),
         # comments and other tags' attribute values are skipped
         (b"<!-- <meta charset=gbk> --><meta charset=koi8-r>", "koi8-r"),
+        (b"<!--><meta charset=koi8-r>", "koi8-r"),  # "<!-->" is a whole comment
         (b'<div title="<meta charset=gbk>"><meta charset=koi8-r>', "koi8-r"),
         # an unknown label is passed over and scanning goes on
         (b"<meta charset=Big5_Solaris><meta charset=big5>", "cp950"),
@@ -292,6 +294,19 @@ def test_mostly_utf8_page_with_a_corrupt_byte_stays_utf8() -> None:
     assert result.html.count("\ufffd") == 1
 
 
+def test_as_many_corrupt_bytes_as_utf8_characters_stays_utf8() -> None:
+    # Only invalid sequences that outnumber the valid ones overrule: one of each is a tie.
+    body = "<p>café</p>".encode() + b"<p>\xff</p>"
+    result = decoded(body, "text/html; charset=utf-8")
+    assert (result.encoding, result.source) == ("utf-8", "http")
+
+
+def test_the_source_names_the_first_declaration_the_bytes_contradicted() -> None:
+    body = b'<meta charset="utf-8"><p>Pr\xe9sident de la r\xe9publique, \xe9t\xe9 2024</p>'
+    result = decoded(body, "text/html; charset=utf-8")
+    assert result.source == "http-overridden:utf8-invalid"
+
+
 def test_utf8_declared_gbk_bytes_fall_through_to_detection() -> None:
     # A GBK page whose server claims UTF-8: ~20 % of its characters form valid UTF-8 by chance.
     text = (
@@ -339,6 +354,14 @@ def test_utf16_declarations() -> None:
         "utf-8",
         "http-overridden:not-utf16",
     )
+
+
+def test_a_nul_past_the_head_does_not_make_a_utf16_declaration_true() -> None:
+    # The NUL test reads the prescan window only: a stray NUL further on is no UTF-16 markup.
+    body = b"<p>" + b"a" * PRESCAN_BYTES + b"</p>\x00"
+    result = decoded(body, "text/html; charset=utf-16")
+    assert (result.encoding, result.source) == ("utf-8", "http-overridden:not-utf16")
+    assert result.html == body.decode()
 
 
 # --- 4./5. detection and fallback --------------------------------------------------------------
@@ -468,6 +491,12 @@ def test_double_encoding_with_cp1252_holes_is_repaired() -> None:
     )
 
 
+def test_two_restored_characters_are_enough_for_a_repair() -> None:
+    text = "<p>Café crème</p>"  # MIN_REPAIRED_CHARS non-ASCII characters come back
+    result = decoded(_misread_as_windows_1252(text).encode("utf-8"))
+    assert (result.html, result.source) == (text, "detected+repaired:double-utf8")
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -533,6 +562,17 @@ def test_legacy_repair_needs_evidence(page: str) -> None:
     assert len(ARTICLES["gb2312"]) > MIN_LEGACY_CJK
     result = decoded(page.encode("utf-8"))
     assert result.html == page and "repaired" not in result.source
+
+
+def test_legacy_repair_takes_exactly_min_legacy_cjk_characters() -> None:
+    article = ARTICLES["gb2312"].replace("，", "").replace("。", "")
+
+    def stored(n: int) -> bytes:
+        page = f'<meta charset="gb2312"><p>{article[:n]}</p>'
+        return _legacy_read_as_windows_1252(page, "gb2312").encode("utf-8")
+
+    assert "repaired:gbk" in decoded(stored(MIN_LEGACY_CJK)).source
+    assert "repaired" not in decoded(stored(MIN_LEGACY_CJK - 1)).source
 
 
 @pytest.mark.parametrize("accents", [0, 31, 32, 33, 500])

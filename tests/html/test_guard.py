@@ -135,6 +135,25 @@ def test_estimate_skips_the_depth_scan_for_small_pages() -> None:
     assert big.max_depth >= DEPTH_SCAN_MIN_TAGS // 2 + 10
 
 
+@pytest.fixture(params=["compiled", "python"])
+def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The markup scan to test: the compiled one (markup_scan.pyx), then the Python one."""
+    if request.param == "python":
+        monkeypatch.setattr(guard, "_compiled", None)
+    elif guard._compiled is None:
+        pytest.skip("markup_scan.pyx was not compiled in this install")
+    return request.param
+
+
+def test_the_depth_scan_starts_at_exactly_its_tag_count(scanner: str) -> None:
+    n = DEPTH_SCAN_MIN_TAGS // 2
+    at = "<div>" * n + "</div>" * n
+    for markup in (at, at.encode()):
+        assert estimate(markup).tags == DEPTH_SCAN_MIN_TAGS
+        assert estimate(markup).max_depth == n
+        assert estimate(markup[1:]).max_depth == 0  # one "<" fewer: skipped
+
+
 # --- inline SVG and MathML: self-closed tags there open nothing -----------------------------
 
 
@@ -204,6 +223,28 @@ _FOREIGN_PIECES = st.sampled_from(
 def test_foreign_aware_depth_never_exceeds_nesting_depth(pieces: list[str]) -> None:
     data = "".join(pieces).encode("utf-8", "surrogatepass")
     assert 0 <= foreign_aware_depth(data) <= nesting_depth(data)
+
+
+def test_the_foreign_scan_runs_only_within_its_bounds() -> None:
+    # Only a page deeper than DEPTH_REFINE_MIN, of at most DEPTH_REFINE_MAX_TAGS tags, is
+    # scanned again (the void <br>s add tags and no depth).
+    def icon_page(paths: int, tags: int) -> str:
+        return "<svg>" + "<path/>" * paths + "<br>" * (tags - paths - 1)
+
+    at_min = icon_page(guard.DEPTH_REFINE_MIN - 1, DEPTH_SCAN_MIN_TAGS)
+    assert estimate(at_min).max_depth == guard.DEPTH_REFINE_MIN
+    assert estimate(icon_page(guard.DEPTH_REFINE_MIN, DEPTH_SCAN_MIN_TAGS)).max_depth == 1
+    at_max = icon_page(1500, guard.DEPTH_REFINE_MAX_TAGS)
+    assert estimate(at_max).tags == guard.DEPTH_REFINE_MAX_TAGS
+    assert estimate(at_max).max_depth == 1
+    assert estimate(icon_page(1500, guard.DEPTH_REFINE_MAX_TAGS + 1)).max_depth == 1501
+
+
+def test_a_p_end_tag_in_html_inside_svg_leaves_the_svg_foreign(scanner: str) -> None:
+    # "</p>" ends foreign content only when met in it; inside <foreignObject> it is HTML, and
+    # after </foreignObject> the self-closed tags are the SVG's again, opening nothing.
+    page = b"<svg><foreignObject></p></foreignObject>" + b"<x/>" * 3
+    assert foreign_aware_depth(page) == 2
 
 
 def test_an_icon_heavy_page_is_not_isolated_and_a_deep_one_still_is(
@@ -435,6 +476,30 @@ def test_long_values_are_not_many_attributes(page: str) -> None:
     assert est.attributes < 100
 
 
+def test_one_element_of_exactly_max_attributes_is_the_bound(scanner: str) -> None:
+    # The cap is what one element of max_attributes costs: that element passes, and any more
+    # on top of it is over (told by the largest element, which is not itself over).
+    at = estimate(("<html><body>" + _element_with(10_000)).encode(), max_attributes=10_000)
+    assert (at.attributes, at.attribute_load) == (10_000, 10_000**2)
+    check_attributes(at, 10_000)
+    page = "<html><body>" + _element_with(10_000) + _element_with(700) + "</body></html>"
+    with pytest.raises(PageTooComplex, match="up to about 10000 attributes"):
+        check_attributes(estimate(page.encode(), max_attributes=10_000), 10_000)
+
+
+def test_only_elements_with_more_than_a_sixteenth_of_the_cap_are_counted(scanner: str) -> None:
+    small = 10_000 // 16
+    page = "<html><body>" + _element_with(small) * 10 + _element_with(small + 1) + "</body></html>"
+    est = estimate(page.encode(), max_attributes=10_000)
+    assert (est.attributes, est.attribute_load) == (small + 1, (small + 1) ** 2)
+
+
+def test_a_page_cut_in_a_scripts_end_tag_is_scanned(scanner: str) -> None:
+    # Truncated records end anywhere, here right after "</script" with nothing to follow.
+    est = estimate(b"<p a b c>x</p><script>var s;</script", max_attributes=10)
+    assert est.attributes == 3
+
+
 def test_attribute_scan_is_skipped_when_the_page_cannot_hold_that_many() -> None:
     page = _element_with(3_000)
     assert estimate(page, max_attributes=10_000).attribute_load == 0
@@ -473,14 +538,7 @@ _BOMB = " ".join(f"a{i}" for i in range(30_000))
     ],
     ids=["lt-values", "lt-letter-values", "unquoted-lt", "comment", "value", "textarea", "title"],
 )
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
-def test_the_attribute_guard_cannot_be_dodged(
-    page: str, compiled: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if not compiled:
-        monkeypatch.setattr(guard, "_compiled", None)
-    elif guard._compiled is None:
-        pytest.skip("markup_scan.pyx was not compiled in this install")
+def test_the_attribute_guard_cannot_be_dodged(page: str, scanner: str) -> None:
     html = ("<html><body><p>" + ARTICLE + "</p>" + page + "</body></html>").encode()
     est = estimate(html, max_attributes=10_000)
     with pytest.raises(PageTooComplex, match="more than 10000 attributes on one element"):

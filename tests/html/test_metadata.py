@@ -17,7 +17,9 @@ from selectolax.lexbor import LexborHTMLParser
 from pipeline.html.decode import decode_html
 from pipeline.html.metadata import (
     CAPS,
+    MAX_NODES,
     MAX_SCRIPT_CHARS,
+    MAX_SPILL,
     NO_HEAD,
     clean_value,
     normalize_date,
@@ -107,6 +109,11 @@ def test_the_json_ld_author_wins_and_follows_references_in_the_graph() -> None:
     assert meta.published == "2024-05-17T08:00:00+00:00"
 
 
+def test_a_scheme_relative_address_is_no_author() -> None:
+    assert meta_of(named("author", "//example.com/people/jo")).author is None
+    assert meta_of(ld({"@type": "Article", "author": "//example.com/jo"})).author is None
+
+
 def test_several_authors_are_joined_and_addresses_are_no_names() -> None:
     article = {
         "@type": "NewsArticle",
@@ -157,7 +164,15 @@ def test_published_prefers_article_published_time_then_json_ld_then_date_tags() 
         ("2025-02-30", None),
         ("2025-09-04T25:00:00", None),
         ("2025-09-04T10:00:00+25:00", None),
+        # offsets up to 18 hours and 59 minutes are offsets
+        ("2025-09-04T10:00:00-18:00", "2025-09-04T10:00:00-18:00"),
+        ("2025-09-04T10:00:00+19:00", None),
+        ("2025-09-04T10:00:00+05:59", "2025-09-04T10:00:00+05:59"),
+        ("2025-09-04T10:00:00+05:60", None),
+        ("Thu, 04 Sep 2025", "2025-09-04"),  # no time given: none made up
         ("0001-01-01", None),
+        ("0999-12-31", None),
+        ("1000-01-01", "1000-01-01"),
         ("1693526400", None),
         ("May 2025", None),
         ("", None),
@@ -168,6 +183,16 @@ def test_dates_are_normalized_to_iso_8601_as_precise_as_given(
     value: str, expected: str | None
 ) -> None:
     assert normalize_date(value) == expected
+
+
+def test_the_web_pages_date_serves_when_the_entity_has_none() -> None:
+    graph = {
+        "@graph": [
+            {"@type": "WebPage", "datePublished": "2024-05-17"},
+            {"@type": "NewsArticle", "headline": "H"},
+        ]
+    }
+    assert meta_of(ld(graph)).published == "2024-05-17"
 
 
 def test_site_name_order() -> None:
@@ -195,6 +220,9 @@ def test_the_canonical_address_is_absolute_http() -> None:
         meta_of(f'<link rel="canonical" href="https://x.example/{"a" * 3000}">').canonical_url
         is None
     )
+    # the cap is the longest address kept
+    at_cap = "https://x.example/" + "a" * (CAPS["canonical_url"] - len("https://x.example/"))
+    assert meta_of(f'<link rel="canonical" href="{at_cap}">').canonical_url == at_cap
     spaced = '<link rel="canonical" href=" https://x.example/a b\n">'
     assert meta_of(spaced).canonical_url == "https://x.example/a%20b"
 
@@ -222,6 +250,18 @@ def test_the_end_of_a_head_the_parser_put_in_the_body_is_read() -> None:
     assert facts.metadata.description is None
     # The page cues read the head alone, as they always have.
     assert facts.og_type is None and facts.schema_types == frozenset()
+
+
+def test_the_spill_is_read_to_the_bodys_max_spill_th_child() -> None:
+    def title_after(n: int) -> str | None:
+        return meta_of("", body="<div></div>" * n + "<title>Late</title>").title
+
+    assert title_after(MAX_SPILL - 1) == "Late"
+    assert title_after(MAX_SPILL) is None
+
+
+def test_a_meta_key_is_read_with_white_space_around_it() -> None:
+    assert meta_of('<meta property=" OG:Title " content="Spaced">').title == "Spaced"
 
 
 # --- hostile heads ----------------------------------------------------------------------------
@@ -259,6 +299,16 @@ def test_malformed_and_deeply_nested_json_ld_never_fail_a_page() -> None:
         facts = head_of(head + "<title>T</title>")
         assert facts.metadata.title == "T"
     assert head_of(broken).schema_types == {"Article"}  # the cues still read its type
+
+
+def test_the_entity_is_looked_for_in_the_first_max_nodes_nodes() -> None:
+    def headline_after(things: int) -> str | None:
+        # the block's top-level object is a node too, then each item of its @graph
+        graph = [{"@type": "Thing"}] * things + [{"@type": "NewsArticle", "headline": "H"}]
+        return meta_of(ld({"@graph": graph})).title
+
+    assert headline_after(MAX_NODES - 2) == "H"
+    assert headline_after(MAX_NODES - 1) is None
 
 
 def test_a_catalogue_in_the_head_is_read_only_to_its_cap() -> None:

@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.html import page_cues as pc
-from pipeline.html.metadata import MAX_SCRIPT_CHARS
+from pipeline.html.metadata import MAX_SCRIPT_CHARS, HeadFacts
 from pipeline.html.page_cues import N_PAGE_CUES, PAGE_CUE_NAMES, declared_types, page_cues
 from pipeline.html.segment import parse
+from pipeline.types import NO_METADATA
 
 
 def cues(head: str = "", body: str = "<p>x</p>", url: str | None = None) -> dict[str, float]:
@@ -33,6 +34,15 @@ def test_nothing_known_is_only_the_missing_og_type():
     assert page_cues().tolist() == page_cues(None, None).tolist()
     assert on(dict(zip(PAGE_CUE_NAMES, page_cues().tolist(), strict=True))) == {"cue_og_missing"}
     assert page_cues().shape == (N_PAGE_CUES,) and page_cues().dtype == np.float64
+
+
+def test_head_facts_passed_in_are_read_instead_of_the_tree():
+    # The cleaner reads the head once and passes its facts: the tree is not read again, so
+    # what it would say does not count.
+    tree = parse('<html><head><meta property="og:type" content="website"></head></html>')
+    head = HeadFacts("article", frozenset({"Product"}), NO_METADATA)
+    got = dict(zip(PAGE_CUE_NAMES, page_cues(tree, None, head).tolist(), strict=True))
+    assert on(got) == {"cue_og_article", "cue_schema_product"}
 
 
 @pytest.mark.parametrize(
@@ -138,6 +148,9 @@ def test_url_shape():
         ("https://example.org/2024/05/a-story", "article"),
         ("https://example.org/blog/a-story/", "article"),
         ("https://example.org/p/123", "product"),
+        # the family's segment ends the path: no "/" follows it in the URL
+        ("https://example.org/docs", "docs"),
+        ("https://shop.example.com/products", "product"),
     ],
 )
 def test_url_families(url, family):
@@ -217,3 +230,17 @@ def test_any_markup_gives_valid_cues(markup):
     assert set(values[:declared].tolist()) <= {0.0, 1.0}
     # the markup never changes what the URL says
     assert values[declared:].tolist() == page_cues(None, url)[declared:].tolist()
+
+
+def test_schema_types_are_named_by_their_address_end():
+    # "https://schema.org/Product", "schema:Product" and "...#Product" all name Product.
+    i = pc.SCHEMA_COUNTED.index("Recipe")
+    for kind in ("https://schema.org/Recipe", "schema:Recipe", "http://schema.org#Recipe"):
+        assert pc.schema_type_counts(ld({"@type": kind}))[i] == np.log1p(1)
+
+
+def test_schema_type_mentions_are_counted_to_their_cap():
+    i = pc.SCHEMA_COUNTED.index("Product")
+    markup = '{"@type": "Product"}' * (pc._MAX_TYPE_MENTIONS + 1)
+    assert pc.schema_type_counts(markup)[i] == np.log1p(pc._MAX_TYPE_MENTIONS)
+    assert pc.schema_type_counts(markup.encode())[i] == np.log1p(pc._MAX_TYPE_MENTIONS)

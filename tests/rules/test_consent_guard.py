@@ -194,6 +194,12 @@ def test_a_wrapper_around_the_whole_page_is_not_a_dialog(tmp_path: Path):
         ('<div class="banner-cookies">', True),
         ('<div role="dialog" aria-label="Datenschutz-Einstellungen">', True),
         ('<div role="alertdialog" aria-labelledby="t"><h2 id="t">Prywatność</h2>', True),
+        # aria-labelledby lists ids: the name may come from the second
+        (
+            '<div role="dialog" aria-labelledby="brand t"><span id="brand">Acme</span>'
+            '<h2 id="t">Cookie settings</h2>',
+            True,
+        ),
         ('<section aria-modal="true" aria-label="クッキーの設定">', True),
         ('<div role="dialog" aria-label="Sign in to your account">', False),
         ('<div class="comment-form-cookies-consent">', False),
@@ -208,6 +214,33 @@ def test_containers_are_named_by_platform_markup(markup: str, expected: bool):
     tree = parse(page(f"{article()}{markup}<p>Some text in the element.</p>"))
     found = consent_guard.consent_containers(tree)
     assert bool(found) is expected
+
+
+def test_the_body_is_never_a_container():
+    # A consent script's class on the body of a page with no main or article element.
+    html = page(f"<p>{DIALOG[1]}</p>").replace(b"<body>", b'<body class="cookie-banner">')
+    assert consent_guard.consent_containers(parse(html)) == []
+
+
+def test_only_the_outermost_container_is_found():
+    # OneTrust's preference centre is a platform element inside another: one container.
+    found = consent_guard.consent_containers(parse(page(article() + onetrust())))
+    assert [node.attributes.get("id") for node in found] == ["onetrust-consent-sdk"]
+
+
+def test_a_dialog_the_model_did_not_keep_gets_no_note():
+    # The site's notice above the article says what the dialog's heading says, so the dialog is
+    # looked for, found and its blocks placed; but none of them was kept: nothing to drop,
+    # nothing to say.
+    html = page(f'<div class="notice"><p>{DIALOG[0]}</p></div>' + article() + onetrust())
+    blocks = blocks_of(html)
+    keep = np.zeros(len(blocks), dtype=bool)
+    keep[: len(ARTICLE) + 2] = True  # the notice, the article's heading and paragraphs
+    inside = consent_guard.consent_blocks(blocks, parse(html))
+    assert inside and not keep[inside].any()
+    out, notes = consent_guard.guard(keep, blocks, parse(html))
+    assert notes == ()
+    assert out.tolist() == keep.tolist()
 
 
 def test_a_short_heading_far_below_the_article_is_placed_when_unique():

@@ -70,6 +70,13 @@ def test_items_are_runs_of_link_only_blocks():
     assert not link_lists.link_list_items(single).any()
 
 
+def test_two_link_only_blocks_in_a_row_are_a_list():
+    # `MIN_RUN` is two: a pair of related links is already a list, one alone is not.
+    blocks = blocks_of(related_page(RELATED[:2]))
+    items = link_lists.link_list_items(blocks)
+    assert [b.text for b, i in zip(blocks, items.tolist(), strict=True) if i] == RELATED[:2]
+
+
 @given(st.lists(st.sampled_from([0.0, 0.5, 0.89, 0.9, 1.0]), max_size=40))
 def test_items_are_exactly_the_long_enough_runs(densities: list[float]):
     # Reference: group consecutive blocks by "link-only or not", mark groups of MIN_RUN or more.

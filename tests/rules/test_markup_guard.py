@@ -63,6 +63,10 @@ def test_an_escaped_noscript_fallback_is_markup_text_and_the_article_is_not():
         # a code listing: content on documentation pages
         f"<pre>{ESCAPED}</pre>",
         f"<div class='highlight'><code>{ESCAPED}</code></div>",
+        # a listing inside a <code> element, one level above the block's own element
+        f"<code><div>{ESCAPED}</div></code>",
+        # a code editor's class, in its own capitals
+        f"<div class='CodeMirror'>{ESCAPED}</div>",
         # too short to be an ad's fallback: a definition term naming an element
         '<p>&lt;input type="checkbox"&gt;</p>',
         # angle brackets without attributes, and prose that mentions a tag
@@ -70,12 +74,34 @@ def test_an_escaped_noscript_fallback_is_markup_text_and_the_article_is_not():
         "written permission, in print or online, in any form.&gt;</p>",
         '<p>To show an image, write an img element such as &lt;img src="cat.png"&gt; where '
         "the picture should appear; the browser loads it from the address you give it.</p>",
+        # a script loop written into a paragraph: '<' compares and '=' assigns, no tag opens
+        "<p>for (i = 0; i&lt;items.length; i++) { total = total + (items[i]&gt;0 ? items[i] : 0); }"
+        "</p>",
     ],
 )
 def test_listings_short_terms_and_prose_are_not_markup_text(body: str):
     blocks = blocks_of(page(body))
     assert blocks
     assert not any(markup_guard.is_markup_text(b) for b in blocks)
+
+
+def markup_block(text: str) -> Block:
+    return Block(0, text, "div", "html.body.div", "div", False, len(text), 1, 0, 1, 10)
+
+
+def test_the_bounds_are_inclusive() -> None:
+    def pixel(size: int) -> str:
+        return '<img src="' + "x" * (size - 12) + '">'
+
+    # All markup, exactly `MIN_CHARS` characters: long enough; one character less is not.
+    assert markup_guard.is_markup_text(markup_block(pixel(markup_guard.MIN_CHARS)))
+    assert not markup_guard.is_markup_text(markup_block(pixel(markup_guard.MIN_CHARS - 1)))
+    # Exactly `MIN_MARKUP_SHARE` of the text inside the tag is enough; a character more of prose
+    # is not.
+    prose = "Tracking pixel for our advertising partners, below"
+    assert markup_guard.MIN_MARKUP_SHARE == 0.5
+    assert markup_guard.is_markup_text(markup_block(pixel(len(prose)) + prose))
+    assert not markup_guard.is_markup_text(markup_block(pixel(len(prose)) + prose + "."))
 
 
 def test_guard_drops_only_kept_markup_blocks_and_notes_it():

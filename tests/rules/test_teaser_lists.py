@@ -121,6 +121,50 @@ def test_a_comment_thread_is_not_a_teaser_list():
     assert marked(comment_page()) == []
 
 
+def test_two_items_alone_are_a_list():
+    # `MIN_ITEMS` pairs and nothing else on the page: the fewest blocks the rule looks at.
+    items = "".join(
+        f'<li><div><h3><a href="/t/{i}">{title}</a></h3><p>{summary}</p></div></li>'
+        for i, (title, summary) in enumerate(TEASERS[:2])
+    )
+    html = f"<html><body><ul>{items}</ul></body></html>"
+    assert len(blocks_of(html)) == 2 * teaser_lists.MIN_ITEMS
+    assert marked(html) == TEASER_TEXTS[:4]
+
+
+def test_headlines_of_exactly_the_minimum_length_are_headlines():
+    summaries = [summary for _, summary in TEASERS[:2]]
+    at_bound = ["Radwege 26", "Feuerwehr!"]
+    assert {len(t) for t in at_bound} == {teaser_lists.MIN_TITLE_CHARS}
+    page = teaser_page(list(zip(at_bound, summaries, strict=True)))
+    assert marked(page) == [at_bound[0], summaries[0], at_bound[1], summaries[1]]
+    # A character shorter, they are names, as in a comment thread.
+    below = [t[:-1] for t in at_bound]
+    assert marked(teaser_page(list(zip(below, summaries, strict=True)))) == []
+
+
+def _items_page(item: str, wrap: str = "ul") -> str:
+    """A page of `TEASERS` in ``<wrap>``, each item ``item`` formatted with its index, title
+    and summary."""
+    items = "".join(
+        item.format(i=i, title=title, summary=summary) for i, (title, summary) in enumerate(TEASERS)
+    )
+    return f"<html><body><article><{wrap}>{items}</{wrap}></article></body></html>"
+
+
+def test_a_list_item_is_an_li_element_not_a_tag_that_spells_li():
+    # A custom element whose name holds "li" ("news-list") is no list item: the rule needs the
+    # element, and without it an article's linked sections would be taken.
+    item = '<div><h3><a href="/t/{i}">{title}</a></h3><p>{summary}</p></div>'
+    assert marked(_items_page(item, "news-list")) == []
+
+
+def test_headline_and_summary_must_share_their_parent():
+    # The summary one element deeper than the headline: the rule pairs siblings only.
+    item = '<li><h3><a href="/t/{i}">{title}</a></h3><div><p>{summary}</p></div></li>'
+    assert marked(_items_page(item)) == []
+
+
 def test_kept_teasers_go_when_the_article_is_kept(tmp_path: Path):
     params = keep_all_model(tmp_path)
     off = clean_html(teaser_page(), language="de", **params, teaser_lists=False)
@@ -202,6 +246,31 @@ def test_parts_match_the_definition(rows: list[tuple[str, str, int, float]]):
         for i, (path, style, n, d) in enumerate(rows)
     ]
     assert teaser_lists.teaser_parts(blocks).tolist() == reference_parts(blocks)
+
+
+def item_blocks(summary_chars: int, summary_links: int) -> list[Block]:
+    """Two list items of a linked headline above a summary of the given counts, by hand."""
+    path = "html.body.ul.li.div."
+    blocks = []
+    for item in range(2):
+        i = 2 * item
+        blocks.append(Block(i, "x" * 40, "h3", path + "h3", "h3", True, 40, 5, 40, 2, 7))
+        text = "y" * summary_chars
+        blocks.append(
+            Block(i + 1, text, "p", path + "p", "p", False, summary_chars, 9, summary_links, 1, 7)
+        )
+    return blocks
+
+
+def test_a_summary_must_be_under_half_link_text():
+    assert teaser_lists.teaser_parts(item_blocks(100, 49)).all()
+    # Half link text is not link-free: the bound is exclusive.
+    assert not teaser_lists.teaser_parts(item_blocks(100, 50)).any()
+
+
+def test_a_block_without_text_is_no_summary():
+    # Its link density reads as 0, but an empty block says nothing of a teaser.
+    assert not teaser_lists.teaser_parts(item_blocks(0, 0)).any()
 
 
 @settings(max_examples=60, deadline=None)

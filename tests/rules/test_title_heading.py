@@ -9,6 +9,7 @@ import pytest
 import pipeline
 from pipeline.html.segment import parse, segment
 from pipeline.learned.neighbours import NeighboursCleaner
+from pipeline.rules import title_heading
 from pipeline.rules.title_heading import TITLE_KEPT, keep_title, title_forms, words
 from pipeline.types import Block
 
@@ -125,6 +126,85 @@ def test_title_forms() -> None:
     assert title_forms(["A b", "A b | C"]) == {("a", "b"), ("a", "b", "c")}
     many = title_forms([" | ".join(f"p{i}" for i in range(20))])
     assert ("p0",) in many and ("p19",) in many and ("p5",) not in many
+
+
+def test_a_heading_written_with_ligatures_names_the_title() -> None:
+    # NFKC spells each ligature out: the heading's words are longer than its text.
+    blocks = blocks_of(f"<h1>O\ufb03ce \ufb01les</h1><p>{BODY}</p>")
+    keep, notes = keep_title(kept_body(blocks), blocks, ["Office files"])
+    assert notes == (TITLE_KEPT,) and texts(keep, blocks)[0] == "O\ufb03ce \ufb01les"
+
+
+@pytest.mark.parametrize(
+    ("title", "heading"),
+    [("Fish&Chips", "Fish &amp; Chips"), ("O\ufb03ce hours", "Office hours")],
+)
+def test_a_heading_longer_than_the_title_with_the_same_words_names_it(
+    title: str, heading: str
+) -> None:
+    # White space and punctuation aside, the words are the same; only the text is longer.
+    blocks = blocks_of(f"<h1>{heading}</h1><p>{BODY}</p>")
+    assert len(blocks[0].text) > len(title)
+    keep, notes = keep_title(kept_body(blocks), blocks, [title])
+    assert notes == (TITLE_KEPT,) and keep[0]
+
+
+def test_the_window_above_the_text_is_window_blocks_deep() -> None:
+    def page(gap: int) -> list[Block]:
+        fillers = "".join(f"<p>Share {i}</p>" for i in range(gap))
+        return blocks_of(f"<h1>{TITLE}</h1>{fillers}<p>{BODY}</p>")
+
+    # The heading `WINDOW` blocks above the first kept block is looked at; one further is not.
+    at = page(title_heading.WINDOW - 1)
+    assert keep_title(kept_body(at), at, [TITLE])[1] == (TITLE_KEPT,)
+    beyond = page(title_heading.WINDOW)
+    assert keep_title(kept_body(beyond), beyond, [TITLE])[1] == ()
+
+
+def test_a_title_heading_the_model_kept_deep_in_the_text_adds_nothing() -> None:
+    # Kept already (past the start of the text): no heading is put back, so no note says one was.
+    blocks = blocks_of(f"{f'<p>{BODY}</p>' * 12}<h2>{TITLE}</h2><p>{BODY}</p>")
+    keep = np.ones(len(blocks), dtype=bool)
+    out, notes = keep_title(keep, blocks, [TITLE])
+    assert notes == () and out.tolist() == keep.tolist()
+
+
+def test_a_title_heading_counts_among_the_first_ten_kept_blocks() -> None:
+    def page(before: int) -> list[Block]:
+        return blocks_of(
+            f"<h1>{TITLE}</h1>{f'<p>{BODY}</p>' * before}<h2>{TITLE}</h2><p>{BODY}</p>"
+        )
+
+    # The kept <h2> as the tenth kept block names the title already: the <h1> stays out.
+    tenth = page(9)
+    keep = np.array([b.tag != "h1" for b in tenth])
+    assert keep_title(keep, tenth, [TITLE])[1] == ()
+    # As the eleventh, it is past the start of the text: the <h1> above is put back.
+    eleventh = page(10)
+    keep = np.array([b.tag != "h1" for b in eleventh])
+    out, notes = keep_title(keep, eleventh, [TITLE])
+    assert notes == (TITLE_KEPT,) and out.all()
+
+
+def test_a_paragraph_that_repeats_the_title_is_no_title_heading() -> None:
+    # Only a heading kept at the start counts as the title kept already.
+    blocks = blocks_of(f"<h1>{TITLE}</h1><p>{TITLE}</p><p>{BODY}</p>")
+    keep = np.array([b.tag == "p" for b in blocks])
+    out, notes = keep_title(keep, blocks, [TITLE])
+    assert notes == (TITLE_KEPT,) and out.all()
+
+
+def test_a_title_of_eight_parts_is_not_a_keyword_list() -> None:
+    # More than eight parts are cut to the first and last; eight keep their runs from either end.
+    forms = title_forms([" | ".join(f"p{i}" for i in range(8))])
+    assert ("p0", "p1") in forms and ("p6", "p7") in forms
+
+
+def test_the_host_labels_joined_are_the_site() -> None:
+    # "town.news.example": the site's name spans two of its labels.
+    blocks = blocks_of(f"<h1>Town News</h1><p>{BODY}</p>")
+    url = "https://town.news.example/2024/05/library"
+    assert keep_title(kept_body(blocks), blocks, ["Home | Town News"], (), url)[1] == ()
 
 
 PAGE = (
