@@ -38,9 +38,20 @@ def _page(i: int) -> bytes:
     return b"<html><body><h1>Page %d</h1><p>%s</p></body></html>" % (i, words)
 
 
-def _record(i: int, *, length: str | None = None, extra_http: bytes = b"", uri: str = "") -> bytes:
-    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + extra_http + b"\r\n" + _page(i)
-    declared = str(len(http)) if length is None else length
+def _record(
+    i: int,
+    *,
+    length: str | None = None,
+    extra_http: bytes = b"",
+    uri: str = "",
+    page: bytes | None = None,
+    over: int = 0,
+) -> bytes:
+    """Record ``i`` (its page `_page`, unless ``page``); its Content-Length ``length``, else its
+    block's length plus ``over``."""
+    body = _page(i) if page is None else page
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + extra_http + b"\r\n" + body
+    declared = str(len(http) + over) if length is None else length
     head = (
         "WARC/1.0\r\nWARC-Type: response\r\n"
         f"WARC-Record-ID: <urn:uuid:r{i}>\r\n"
@@ -77,6 +88,36 @@ def _read(data: bytes, budget: int = 50) -> list:
 
 def _ids(items: list, kind: type) -> list[str]:
     return [i.record_id for i in items if isinstance(i, kind)]
+
+
+# Pages that quote a record start, as a page on the formats does: a WARC version line at a line
+# start with a header whose length does not end where it says, and an ARC header line whose
+# record does not end with its line feed.
+QUOTES = {
+    "warc": b"<pre>\nWARC/1.0\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nContent-Length: 5\r\n\r\n"
+    b"hello there, and on</pre>",
+    "arc": b"<pre>\nhttp://e.com/x 1.2.3.4 20240102030405 text/html 5\nhello there, and on</pre>",
+}
+
+
+@pytest.mark.parametrize("quote", sorted(QUOTES))
+def test_a_record_start_quoted_in_a_page_is_text(quote: str) -> None:
+    page = _page(1) + QUOTES[quote]
+    items = _read(_join([_record(0), _record(1, page=page), _record(2)], False))
+    assert [type(i).__name__ for i in items] == ["RawPage"] * 3
+    assert items[1].body.endswith(QUOTES[quote])  # the page whole, quote and all
+
+
+@pytest.mark.parametrize("quote", sorted(QUOTES))
+def test_a_record_that_runs_over_the_next_is_cut_at_it_not_at_a_quote(quote: str) -> None:
+    # Its length takes in the record after it: it is cut where that record really starts.
+    third = _record(2)
+    long = _record(1, page=_page(1) + QUOTES[quote], over=len(third))
+    items = _read(_join([_record(0), long, third, _record(3)], False))
+    assert _ids(items, RawPage) == ["<urn:uuid:r0>", "<urn:uuid:r2>", "<urn:uuid:r3>"]
+    (cut,) = [i for i in items if isinstance(i, Rejected)]
+    assert (cut.record_id, cut.reason) == ("<urn:uuid:r1>", "truncated_record")
+    assert [i.kind for i in items if isinstance(i, ReaderIssue)] == ["resync"]
 
 
 def _assert_no_header_text(items: list) -> None:
