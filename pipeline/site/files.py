@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 from pipeline.output.schema import BLOCK_TYPE, DOCS_SCHEMA, file_rendering, writer_options
 from pipeline.site.keys import block_keys, hash_strings, hash_texts, page_keys, site_of
 from pipeline.site.rebuild import REBUILD_FIELDS, kept_labels, rebuild
-from pipeline.site.rule import REPEAT, SiteSettings, cleaner_labels
+from pipeline.site.rule import GOOD, REPEAT, SiteSettings, cleaner_labels
 
 __all__ = [
     "STATS_COLUMNS",
@@ -83,6 +83,14 @@ class _Keys:
     offsets: np.ndarray  # int64, len(documents) + 1
 
 
+def _one_array(column: pa.ChunkedArray) -> pa.Array:
+    """The column as one array: its only chunk as it is (``combine_chunks`` copies even that,
+    which was a tenth of the stage's time on the blocks), else the chunks concatenated."""
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    return column.combine_chunks()
+
+
 def _offsets(blocks: pa.ListArray) -> np.ndarray:
     offsets = blocks.offsets.to_numpy().astype(np.int64)
     return offsets - offsets[0]
@@ -96,6 +104,17 @@ def _labels(labels: pa.Array) -> np.ndarray:
     return vocabulary[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
+def _label_array(stored: pa.Array, repeat: np.ndarray) -> pa.Array:
+    """The new labels: the cleaner's (a stored ``repeat`` was ``good``), ``repeat`` where
+    ``repeat``. Taken from the few distinct names by code: made from an object array of
+    strings, one per block, it took several times as long."""
+    encoded = stored.dictionary_encode()
+    names = [GOOD if name == REPEAT else name for name in encoded.dictionary.to_pylist()]
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    codes[repeat] = len(names)
+    return pa.array([*names, REPEAT], type=pa.string()).take(pa.array(codes))
+
+
 def _keys_of(
     group: pa.Table,
     settings: SiteSettings,
@@ -105,7 +124,7 @@ def _keys_of(
 ) -> _Keys:
     """The row group's keys; ``text_hashes``, the blocks' text hashes when they were kept from
     an earlier reading (only for a rewrite: ``pages`` False), are not computed again."""
-    blocks = group.column("blocks").combine_chunks()
+    blocks = _one_array(group.column("blocks"))
     flat = blocks.flatten()
     offsets = _offsets(blocks)
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
@@ -297,7 +316,7 @@ def _per_doc(values: np.ndarray, doc_of: np.ndarray, n_docs: int) -> np.ndarray:
 def _replaced(column: pa.ChunkedArray | pa.Array, changes: dict[int, Any]) -> pa.Array:
     """``column`` with the values at ``changes``' rows replaced, the others left in Arrow."""
     if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
+        column = _one_array(column)
     mask = np.zeros(len(column), dtype=bool)
     rows = sorted(changes)
     mask[rows] = True
@@ -325,7 +344,7 @@ def _rewrite_group(
 ) -> pa.Table:
     if k is None:
         k = _keys_of(group, settings, pages=False, text_hashes=text_hashes)
-    blocks = group.column("blocks").combine_chunks()
+    blocks = _one_array(group.column("blocks"))
     flat = blocks.flatten()
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
     stored = _labels(children["label"])
@@ -363,7 +382,7 @@ def _rewrite_group(
     columns = {name: group.column(name) for name in group.column_names}
     fields = list(BLOCK_TYPE)
     arrays = dict(children)
-    arrays["label"] = pa.array(labels, type=pa.string())
+    arrays["label"] = _label_array(children["label"], repeat)
     arrays["site_pages"] = pa.array(site_pages, type=pa.int32())
     struct = pa.StructArray.from_arrays([arrays[f.name] for f in fields], fields=fields)
     columns["blocks"] = pa.ListArray.from_arrays(
