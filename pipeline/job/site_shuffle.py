@@ -19,6 +19,7 @@ import pandas as pd
 from dask import delayed
 from distributed import Client
 
+from pipeline.heap import kept_heap
 from pipeline.output.sink import AtomicFile, write_atomic
 from pipeline.site import files, frames
 from pipeline.site.commit import DocsFile, SitePaths, open_output
@@ -55,7 +56,18 @@ def _read(
     """Step 1 for one batch of files: their rows for the shuffle (`frames.read_keys`). Each
     file's blocks' text hashes are kept in the staging area for its rewrite, which would
     otherwise hash every block again (8 bytes a block, against about a tenth of a millisecond
-    a document)."""
+    a document). Like the rewrite, it keeps the worker's C heap while it runs
+    (`pipeline.heap`)."""
+    with kept_heap():
+        return _read_batch(specs, output, storage_options, settings)
+
+
+def _read_batch(
+    specs: list[tuple[int, str]],
+    output: str,
+    storage_options: dict[str, Any],
+    settings: SiteSettings,
+) -> pd.DataFrame:
     fs, root = open_output(output, storage_options)
     parts = []
     for file_id, relpath in specs:
@@ -87,6 +99,17 @@ def _rewrite(
 ) -> pd.DataFrame:
     """Step 3 for one batch of files: each one's rewrite into the staging area, and their
     per-site counts."""
+    with kept_heap():
+        return _rewrite_batch(specs, routed, output, storage_options, settings)
+
+
+def _rewrite_batch(
+    specs: list[tuple[int, str, str]],
+    routed: pd.DataFrame,
+    output: str,
+    storage_options: dict[str, Any],
+    settings: SiteSettings,
+) -> pd.DataFrame:
     fs, root = open_output(output, storage_options)
     paths = SitePaths(root)
     routed = routed.reset_index()

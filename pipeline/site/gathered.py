@@ -29,6 +29,7 @@ from typing import Any
 import fsspec
 import numpy as np
 
+from pipeline.heap import kept_heap
 from pipeline.output.sink import AtomicFile
 from pipeline.site import files
 from pipeline.site.commit import SitePaths, open_output
@@ -66,8 +67,10 @@ def stage_output(
 ) -> files.Stats:
     """`stage_files` on the output at ``output`` (a path or fsspec URL): the task the job
     submits. It lives here, not in `pipeline.job.site_stage`, so that the worker running it
-    imports neither Dask's dataframes nor pandas."""
-    return stage_files(*open_output(output, storage_options), entries, settings)
+    imports neither Dask's dataframes nor pandas. It keeps the worker's C heap while it runs
+    (`pipeline.heap`)."""
+    with kept_heap():
+        return stage_files(*open_output(output, storage_options), entries, settings)
 
 
 def stage_files(
