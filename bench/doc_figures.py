@@ -340,6 +340,11 @@ def benchmark_summary() -> str:
     return "\n".join(out) + "\n\n"
 
 
+# bench/site_cost.py's last run before the site stage's latest changes, kept beside the
+# newest: its shares move by several points between runs of the same code.
+_SITE_COST_BEFORE = "site_cost-before.json"
+
+
 def site_cost_sentence() -> str:
     """docs/running.md's figure for the site stage's cost, from ``python bench/site_cost.py``
     (bench/results/site_cost.json)."""
@@ -397,10 +402,10 @@ def site_cost_sentence() -> str:
                 f"files and {'within' if dense_share <= 0.10 else 'over'} it with large ones"
             )
     # The run before, kept beside it: the in-job share moves by several points between runs.
-    before = _result("site_cost-pairs5.json")
+    before = _result(_SITE_COST_BEFORE)
     text += (
-        f" ({_day(site)}, `python bench/site_cost.py`). The run before "
-        f"(`site_cost-pairs5.json`, {len(before['rounds'])} rounds) gave "
+        f" ({_day(site)}, `python bench/site_cost.py`). The last run before the stage's latest "
+        f"changes (`{_SITE_COST_BEFORE}`, {len(before['rounds'])} rounds) gave "
         f"{before['stage_cpu_share_in_job']:+.1%} in the job, "
         f"{before['stage_alone_share_of_cleaning']:.1%} alone, and per further document "
         f"{before['marginal_share_of_cleaning']['shuffled']:.1%} shuffled and "
@@ -1215,15 +1220,15 @@ def site_memory_sentence() -> str:
 
     small, large = memory["shuffled_x1"], memory["shuffled_x4"]
     # The run before this one, kept beside it: a p2p shuffle's buffers peak differently per run.
-    before = _result("site_cost-pairs5.json")["rss_growth_x4"]
+    before = _result(_SITE_COST_BEFORE)["rss_growth_x4"]
     return (
         f"Shuffled, peak worker RSS over daniel's output ({small['docs']:,} documents, "
         f"{small['files']} files) was {peak('shuffled_x1')}, and {peak('shuffled_x4')} over one "
         f"{large['docs'] / small['docs']:.0f} times larger ({large['docs']:,} documents, "
         f"{large['files']} files), {result['rss_growth_x4']:+.1%}; gathered, "
         f"{peak('gathered_x1')} and {peak('gathered_x4')} ({_day(result)}, `python "
-        "bench/site_cost.py`; the shuffled growth moves between runs: the run before, "
-        f"`site_cost-pairs5.json`, gave {before:+.1%}).\n"
+        "bench/site_cost.py`; the shuffled growth moves between runs: the last run before "
+        f"the stage's latest changes, `{_SITE_COST_BEFORE}`, gave {before:+.1%}).\n"
     )
 
 
