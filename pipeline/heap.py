@@ -71,8 +71,9 @@ def _worker_setting(environ: Mapping[str, str]) -> tuple[int, int] | None:
 
 @contextmanager
 def kept_heap() -> Iterator[None]:
-    """Keep the C heap through the block (see the module). Safe across threads: the thresholds
-    are raised by the first block to enter and restored by the last to leave."""
+    """Keep the C heap through the block, or through each call of a function it decorates
+    (``@kept_heap()``; see the module). Safe across threads: the thresholds are raised by the
+    first to enter and restored by the last to leave."""
     global _active
     setting = _worker_setting(os.environ)
     libc = _glibc() if setting is not None else None

@@ -41,6 +41,13 @@ RAISED = [
 ]
 
 
+RESTORED = [
+    ("mallopt", heap.M_TRIM_THRESHOLD, 65536),
+    ("mallopt", heap.M_MMAP_THRESHOLD, heap.DEFAULT_MMAP_THRESHOLD),
+    ("malloc_trim", 0),
+]
+
+
 def test_a_worker_s_thresholds_are_raised_for_the_task_and_restored_after_it(
     libc: _Libc, monkeypatch
 ) -> None:
@@ -48,11 +55,21 @@ def test_a_worker_s_thresholds_are_raised_for_the_task_and_restored_after_it(
     monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
     with heap.kept_heap():
         assert libc.calls == RAISED
-    assert libc.calls[2:] == [
-        ("mallopt", heap.M_TRIM_THRESHOLD, 65536),
-        ("mallopt", heap.M_MMAP_THRESHOLD, heap.DEFAULT_MMAP_THRESHOLD),
-        ("malloc_trim", 0),
-    ]
+    assert libc.calls[2:] == RESTORED
+
+
+def test_as_a_decorator_it_keeps_the_heap_through_each_call(libc: _Libc, monkeypatch) -> None:
+    @heap.kept_heap()
+    def task(x: int) -> int:
+        return x + len(libc.calls)
+
+    # Nothing happens where the function is defined (at import, on a worker)...
+    assert libc.calls == []
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    # ...and each call raises the thresholds before it runs and restores them after it.
+    assert task(0) == 2
+    assert task(0) == 7
+    assert libc.calls == (RAISED + RESTORED) * 2
 
 
 def test_an_mmap_threshold_the_environment_set_is_the_one_restored(

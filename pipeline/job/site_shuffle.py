@@ -56,28 +56,18 @@ def _read(
     """Step 1 for one batch of files: their rows for the shuffle (`frames.read_keys`). Each
     file's blocks' text hashes are kept in the staging area for its rewrite, which would
     otherwise hash every block again (8 bytes a block, against about a tenth of a millisecond
-    a document). Like the rewrite, it keeps the worker's C heap while it runs
-    (`pipeline.heap`)."""
+    a document). It keeps the worker's C heap while it runs (`pipeline.heap`)."""
     with kept_heap():
-        return _read_batch(specs, output, storage_options, settings)
-
-
-def _read_batch(
-    specs: list[tuple[int, str]],
-    output: str,
-    storage_options: dict[str, Any],
-    settings: SiteSettings,
-) -> pd.DataFrame:
-    fs, root = open_output(output, storage_options)
-    parts = []
-    for file_id, relpath in specs:
-        with fs.open(f"{root}/{relpath}", "rb") as handle:
-            rows, hashes = frames.read_keys(handle, file_id, settings)
-        buffer = io.BytesIO()
-        np.save(buffer, hashes, allow_pickle=False)
-        write_atomic(fs, SitePaths(root).hashes(relpath), buffer.getvalue())
-        parts.append(rows)
-    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        fs, root = open_output(output, storage_options)
+        parts = []
+        for file_id, relpath in specs:
+            with fs.open(f"{root}/{relpath}", "rb") as handle:
+                rows, hashes = frames.read_keys(handle, file_id, settings)
+            buffer = io.BytesIO()
+            np.save(buffer, hashes, allow_pickle=False)
+            write_atomic(fs, SitePaths(root).hashes(relpath), buffer.getvalue())
+            parts.append(rows)
+        return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
 def _stored_hashes(fs: Any, path: str) -> np.ndarray | None:
@@ -98,47 +88,37 @@ def _rewrite(
     settings: SiteSettings,
 ) -> pd.DataFrame:
     """Step 3 for one batch of files: each one's rewrite into the staging area, and their
-    per-site counts."""
+    per-site counts. It keeps the worker's C heap while it runs (`pipeline.heap`)."""
     with kept_heap():
-        return _rewrite_batch(specs, routed, output, storage_options, settings)
-
-
-def _rewrite_batch(
-    specs: list[tuple[int, str, str]],
-    routed: pd.DataFrame,
-    output: str,
-    storage_options: dict[str, Any],
-    settings: SiteSettings,
-) -> pd.DataFrame:
-    fs, root = open_output(output, storage_options)
-    paths = SitePaths(root)
-    routed = routed.reset_index()
-    stats: files.Stats = {}
-    for file_id, relpath, language in specs:
-        mine = routed[routed["file"].to_numpy() == file_id]
-        is_hit = mine["row"].to_numpy() < 0
-        hashes = _stored_hashes(fs, paths.hashes(relpath))
-        target = AtomicFile(fs, paths.staged(relpath))
-        try:
-            with fs.open(paths.final(relpath), "rb") as source:
-                counted = files.rewrite_file(
-                    source,
-                    target.handle,
-                    frames.sorted_hits(mine[is_hit]),
-                    frames.copies_by_row(mine[~is_hit]),
-                    settings,
-                    language,
-                    text_hashes=hashes,
-                )
-            target.commit()
-        except BaseException:
-            target.abort()
-            raise
-        if hashes is not None:
-            fs.rm(paths.hashes(relpath))
-        for site, values in counted.items():
-            stats[site] = stats.get(site, 0) + values
-    return frames.stats_frame(stats)
+        fs, root = open_output(output, storage_options)
+        paths = SitePaths(root)
+        routed = routed.reset_index()
+        stats: files.Stats = {}
+        for file_id, relpath, language in specs:
+            mine = routed[routed["file"].to_numpy() == file_id]
+            is_hit = mine["row"].to_numpy() < 0
+            hashes = _stored_hashes(fs, paths.hashes(relpath))
+            target = AtomicFile(fs, paths.staged(relpath))
+            try:
+                with fs.open(paths.final(relpath), "rb") as source:
+                    counted = files.rewrite_file(
+                        source,
+                        target.handle,
+                        frames.sorted_hits(mine[is_hit]),
+                        frames.copies_by_row(mine[~is_hit]),
+                        settings,
+                        language,
+                        text_hashes=hashes,
+                    )
+                target.commit()
+            except BaseException:
+                target.abort()
+                raise
+            if hashes is not None:
+                fs.rm(paths.hashes(relpath))
+            for site, values in counted.items():
+                stats[site] = stats.get(site, 0) + values
+        return frames.stats_frame(stats)
 
 
 def _shuffle_method(client: Client | None) -> str:
