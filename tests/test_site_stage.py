@@ -479,3 +479,36 @@ def test_the_shuffled_stage_reads_and_rewrites_a_batch_a_task(
         monkeypatch.undo()
         assert len(calls["read"]) == len(calls["rewrite"]) == tasks
         assert sum(calls["read"]) == sum(calls["rewrite"]) == n_files
+
+
+@pytest.mark.parametrize(
+    ("counts", "line"),
+    [
+        (
+            (1, 1, 4, 1, 1, 1),
+            "site stage: 1 file, 1 block (4 characters) marked repeat in 1 of 1 document, "
+            "1 duplicate, 0.5 s",
+        ),
+        (
+            (7, 1_234, 1, 0, 26, 0),
+            "site stage: 7 files, 1,234 blocks (1 character) marked repeat in 0 of 26 "
+            "documents, 0 duplicates, 0.5 s",
+        ),
+    ],
+)
+def test_the_stage_s_line_counts_in_words(counts: tuple[int, ...], line: str) -> None:
+    from pipeline.job.site_command import print_site_result
+    from pipeline.job.site_stage import SiteResult
+
+    files, blocks, chars, changed, docs, duplicates = counts
+    result = SiteResult(settings={}, files=files, seconds=0.5)
+    result.report["totals"] = {
+        "repeat_blocks": blocks,
+        "repeat_chars": chars,
+        "docs_changed": changed,
+        "docs": docs,
+        "duplicates": duplicates,
+    }
+    printed: list[str] = []
+    print_site_result(result, printed.append)
+    assert printed == [line]

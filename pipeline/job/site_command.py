@@ -101,11 +101,16 @@ def print_site_result(result: Any, echo: Callable[[str], None]) -> None:
         return
     totals = result.report.get("totals", {})
     echo(
-        f"site stage: {result.files} files, {totals.get('repeat_blocks', 0):,} blocks "
-        f"({totals.get('repeat_chars', 0):,} characters) marked repeat in "
-        f"{totals.get('docs_changed', 0):,} of {totals.get('docs', 0):,} documents, "
-        f"{totals.get('duplicates', 0):,} duplicates, {result.seconds:.1f} s"
+        f"site stage: {_counted(result.files, 'file')}, "
+        f"{_counted(totals.get('repeat_blocks', 0), 'block')} "
+        f"({_counted(totals.get('repeat_chars', 0), 'character')}) marked repeat in "
+        f"{totals.get('docs_changed', 0):,} of {_counted(totals.get('docs', 0), 'document')}, "
+        f"{_counted(totals.get('duplicates', 0), 'duplicate')}, {result.seconds:.1f} s"
     )
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 @click.command("site", context_settings={"help_option_names": ["-h", "--help"]})
