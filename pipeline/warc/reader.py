@@ -105,6 +105,10 @@ _ARC_LINE = rb"(?:filedesc://|[A-Za-z][A-Za-z0-9+.\-]*:)\S* " + _ARC_IP + rb" \d
 _RECORD_START = re.compile(rb"(?:" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
 _ARC_HEADER_LINE = re.compile(_ARC_LINE)
 _LINE_START = re.compile(rb"\n(?=" + _WARC_LINE + rb"|" + _ARC_LINE + rb")")
+# A length that runs a few bytes past its record, in a file gzipped whole, ends the block inside
+# the next record's version line: the block then ends in the blank lines between records and a
+# strict prefix of "WARC/1.0\r\n" (with the whole line it is a `_GLUED_START`).
+_CUT_START_AT_END = re.compile(rb"\r?\n\r?\nW(?:A(?:R(?:C(?:/(?:\d+(?:\.(?:\d+\r?)?)?)?)?)?)?)?\Z")
 # Headers that make a header block a record's, not a fragment (with Content-Length).
 _WHOLE_HEADER = (rb"WARC-Type", rb"WARC-Record-ID")
 # A record cut short runs straight into the next one, whose first line then starts mid-line: a
@@ -560,7 +564,7 @@ class _SegmentReader:
                     # nothing else shows it)
                     and (mismatch or declared is None or _cut_by_file(record) or it.next_line)
                     and isinstance(item, RawPage)
-                    and _GLUED_START.search(item.body)
+                    and (_GLUED_START.search(item.body) or _CUT_START_AT_END.search(item.body))
                 ):
                     # It ran over the records after it in its member (a file gzipped whole,
                     # whose first record was cut): read the member again through a gunzipper,
