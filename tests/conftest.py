@@ -12,6 +12,7 @@ import atexit
 import os
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,6 +50,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 if "WARCCLEAN_CACHE_DIR" not in os.environ:
     os.environ["WARCCLEAN_CACHE_DIR"] = tempfile.mkdtemp(prefix="warcclean-test-cache-")
     atexit.register(shutil.rmtree, os.environ["WARCCLEAN_CACHE_DIR"], ignore_errors=True)
+
+# No Dask profiler in the suite's clusters, most of them threads of this process: its
+# sys._current_frames() can deadlock CPython 3.11 for good (python/cpython#106883), which
+# stopped a CI run in a job's worker thread. The job turns it off in the clusters it starts
+# (tests/test_job_cluster.py); this covers the tests' own, and the worker processes they start
+# inherit it. Dask reads the environment when it is imported.
+os.environ["DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED"] = "False"
+if "dask" in sys.modules:
+    sys.modules["dask"].config.refresh()
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

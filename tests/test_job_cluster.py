@@ -119,3 +119,22 @@ def test_the_jobs_own_workers_turn_arrow_into_numpy_without_importing_pandas() -
         (result,) = client.run(convert).values()
         client.cluster.close()
     assert result == (False, False, [1, 2, 3])
+
+
+@pytest.mark.parametrize("scheduler", [schedule.INPROC, None])
+def test_the_jobs_own_workers_run_no_profiler(scheduler: str | None, monkeypatch) -> None:
+    # Dask's profiler calls sys._current_frames() every 10 ms, which can deadlock CPython 3.11
+    # (python/cpython#106883): CI saw a job with --scheduler inproc stop for good so. Off
+    # whatever the caller's configuration says, unless the environment sets the key itself.
+    import dask
+
+    monkeypatch.delenv("DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED", raising=False)
+    with (
+        dask.config.set({"distributed.worker.profile.enabled": True}),
+        schedule.make_client(scheduler, 1, 1, "1GiB") as client,
+    ):
+        callbacks = client.run(lambda dask_worker: sorted(dask_worker.periodic_callbacks))
+        client.cluster.close()
+    ((_, names),) = callbacks.items()
+    assert "heartbeat" in names  # the worker's own callbacks are there
+    assert "profile" not in names and "profile-cycle" not in names

@@ -202,13 +202,19 @@ def make_client(
     address = scheduler or dask.config.get("scheduler-address", None)
     if address == INPROC:
         # For debugging and tests: its dashboard on any free port (the job prints the link).
-        cluster = LocalCluster(
-            processes=False,
-            n_workers=1,
-            threads_per_worker=threads,
-            dashboard_address=":0",
-            silence_logs=log_level,
-        )
+        # The profiler must be off here above all: its sys._current_frames() deadlocks CPython
+        # 3.11 when a garbage collection inside it frees a threading.local, whose clearing
+        # takes the interpreter's head lock that the call already holds, with the GIL held
+        # (python/cpython#106883): every thread of the process stops. CI saw the job so,
+        # cleaning a page in this process's worker thread.
+        with dask.config.set(local_cluster_config()):
+            cluster = LocalCluster(
+                processes=False,
+                n_workers=1,
+                threads_per_worker=threads,
+                dashboard_address=":0",
+                silence_logs=log_level,
+            )
         client = Client(cluster)
     elif address:
         client = Client(address)
