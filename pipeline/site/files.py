@@ -104,7 +104,7 @@ def _labels(labels: pa.Array) -> np.ndarray:
     return vocabulary[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
-def _label_array(stored: pa.Array, repeat: np.ndarray) -> pa.Array:
+def _label_array(stored: pa.Array | pa.DictionaryArray, repeat: np.ndarray) -> pa.Array:
     """The new labels: the cleaner's (a stored ``repeat`` was ``good``), ``repeat`` where
     ``repeat``. Taken from the few distinct names by code: made from an object array of
     strings, one per block, it took several times as long."""
@@ -347,7 +347,9 @@ def _rewrite_group(
     blocks = _one_array(group.column("blocks"))
     flat = blocks.flatten()
     children = dict(zip([f.name for f in flat.type], flat.flatten(), strict=True))
-    stored = _labels(children["label"])
+    # Encoded once for both readings of the stored labels (encoding an encoded array is free).
+    encoded_labels = children["label"].dictionary_encode()
+    stored = _labels(encoded_labels)
     site_pages = _lookup(k.keys, *hits)
     n_chars = children["n_chars"].to_numpy(zero_copy_only=False)
     repeat = settings.marks(k.labels, site_pages, k.text_hashes, n_chars, k.offsets)
@@ -382,7 +384,7 @@ def _rewrite_group(
     columns = {name: group.column(name) for name in group.column_names}
     fields = list(BLOCK_TYPE)
     arrays = dict(children)
-    arrays["label"] = _label_array(children["label"], repeat)
+    arrays["label"] = _label_array(encoded_labels, repeat)
     arrays["site_pages"] = pa.array(site_pages, type=pa.int32())
     struct = pa.StructArray.from_arrays([arrays[f.name] for f in fields], fields=fields)
     columns["blocks"] = pa.ListArray.from_arrays(
