@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
-from pipeline.html.mathml import math_latex, script_latex
+from pipeline.html.mathml import container_latex, math_latex, script_latex
 
 
 def first_math(page: str) -> tuple[str, bool]:
@@ -177,6 +177,9 @@ def test_wikipedia_mathml_converts_without_its_annotation() -> None:
         ("{\\displaystyle a}+{\\displaystyle b}", "{\\displaystyle a}+{\\displaystyle b}"),
         ("{\\displaystyle a", "{\\displaystyle a"),
         ("{\\displaystyle \\{a\\}", "{\\displaystyle \\{a\\}"),
+        # An escaped brace counts for nothing, also just before the wrapper's closing brace.
+        ("{\\displaystyle \\{}", "\\{"),
+        ("{\\displaystyle \\{a}", "\\{a"),
         ("{\\displaystylex}", "{\\displaystylex}"),
     ],
 )
@@ -474,6 +477,110 @@ MATRIX_ROWS = (
 )
 def test_presentation_mathml(body: str, expected: str) -> None:
     assert mml(body) == (expected, False)
+
+
+# Where the table above left a condition or a bound untested (a mutation run over the module):
+# each case pins one rule at its edge.
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # Named spaces and em widths at the bounds of \, (above 0.1em), \; (from 0.25em), \quad
+        # (from 1em) and \qquad (from 2em).
+        ('<mi>a</mi><mspace width="verythinmathspace"/><mi>b</mi>', "ab"),
+        ('<mi>a</mi><mspace width="thinmathspace"/><mi>b</mi>', "a\\,b"),
+        ('<mi>a</mi><mspace width="mediummathspace"/><mi>b</mi>', "a\\,b"),
+        ('<mi>a</mi><mspace width="thickmathspace"/><mi>b</mi>', "a\\;b"),
+        ('<mi>a</mi><mspace width="0.1em"/><mi>b</mi>', "ab"),
+        ('<mi>a</mi><mspace width="0.25em"/><mi>b</mi>', "a\\;b"),
+        ('<mi>a</mi><mspace width="0.3em"/><mi>b</mi>', "a\\;b"),
+        ('<mi>a</mi><mspace width="0.9em"/><mi>b</mi>', "a\\;b"),
+        ('<mi>a</mi><mspace width="1em"/><mi>b</mi>', "a\\quad b"),
+        ('<mi>a</mi><mspace width="2em"/><mi>b</mi>', "a\\qquad b"),
+        # A word in an operator is an operator name from two letters on; one letter is itself.
+        ("<mo>Tr</mo><mi>A</mi>", "\\operatorname{Tr}A"),
+        ("<mo>d</mo><mi>x</mi>", "dx"),
+        # A name in an identifier is upright from two letters on.
+        ("<mi>xy</mi>", "\\mathrm{xy}"),
+        # A token's text is read through any markup inside it.
+        ("<mi><span>x</span></mi><mo>=</mo><mn><span>1</span></mn>", "x=1"),
+        # Characters named MATHEMATICAL that are their own compatibility form pass through.
+        ("<mo>⟦</mo><mi>x</mi><mo>⟧</mo>", "⟦x⟧"),
+        # A root's index that holds "]" is braced, so that it does not close the optional argument.
+        (
+            "<mroot><mi>x</mi><mrow><mo>[</mo><mi>n</mi><mo>]</mo></mrow></mroot>",
+            "\\sqrt[{[n]}]{x}",
+        ),
+        # An empty row keeps its place in a table.
+        (
+            "<mtable><mtr><mtd><mi>a</mi></mtd></mtr><mtr><mtd></mtd></mtr>"
+            "<mtr><mtd><mi>b</mi></mtd></mtr></mtable>",
+            "\\begin{matrix} a \\\\  \\\\ b \\end{matrix}",
+        ),
+        # Parentheses around a table are a pmatrix also when a row wraps the table, and what
+        # follows or precedes the pair stays.
+        (
+            "<mo>(</mo><mrow><mtable><mtr><mtd><mi>a</mi></mtd></mtr></mtable></mrow><mo>)</mo>",
+            "\\begin{pmatrix} a \\end{pmatrix}",
+        ),
+        (
+            "<mi>x</mi><mi>y</mi><mo>(</mo><mtable><mtr><mtd><mi>a</mi></mtd></mtr></mtable>"
+            "<mo>)</mo><mi>u</mi><mi>v</mi>",
+            "xy\\begin{pmatrix} a \\end{pmatrix}uv",
+        ),
+        # Only an open brace before a final table makes cases: a bracket does not.
+        (
+            "<mo>[</mo><mtable><mtr><mtd><mi>a</mi></mtd></mtr></mtable>",
+            "[\\begin{matrix} a \\end{matrix}",
+        ),
+        # A fenced row is one group under a script; a row that only starts with a fence is
+        # braced as any sequence.
+        ("<msup><mrow><mo>(</mo><mi>a</mi><mo>)</mo></mrow><mn>2</mn></msup>", "(a)^2"),
+        (
+            "<msup><mrow><mo>(</mo><mi>a</mi><mo>)</mo><mi>b</mi></mrow><mn>2</mn></msup>",
+            "{(a)b}^2",
+        ),
+        # Every pair of pre- and post-scripts, in order.
+        (
+            "<mmultiscripts><mi>R</mi><mi>i</mi><mi>j</mi><mi>k</mi><mi>l</mi><mi>m</mi><mi>n</mi>"
+            "<mprescripts/><mi>a</mi><mi>b</mi><mi>c</mi><mi>d</mi></mmultiscripts>",
+            "{}_a^b{}_c^d R_i^j{}_k^l{}_m^n",
+        ),
+        # Multiscripts without scripts are their base, and scripts on them brace them only
+        # when they carry scripts of their own.
+        ("<msup><mmultiscripts><mi>X</mi></mmultiscripts><mn>2</mn></msup>", "X^2"),
+        (
+            "<msup><mmultiscripts><mi>X</mi><mi>a</mi><none/></mmultiscripts><mn>2</mn></msup>",
+            "{X_a}^2",
+        ),
+    ],
+)
+def test_presentation_mathml_at_the_edges(body: str, expected: str) -> None:
+    assert mml(body) == (expected, False)
+
+
+@pytest.mark.parametrize(
+    ("container", "expected"),
+    [
+        ("<mjx-container>", ("x^2", False)),
+        ('<mjx-container display="true">', ("x^2", True)),
+        ('<mjx-container display="block">', ("x^2", True)),
+        ('<mjx-container display="false">', ("x^2", False)),
+        ('<mjx-container display="inline">', ("x^2", False)),
+    ],
+)
+def test_mathjax3_container_gives_its_assistive_mathml(
+    container: str, expected: tuple[str, bool]
+) -> None:
+    page = (
+        f"<html><body><p>{container}<mjx-math><mjx-mi>x</mjx-mi></mjx-math><mjx-assistive-mml>"
+        '<math xmlns="http://www.w3.org/1998/Math/MathML"><msup><mi>x</mi><mn>2</mn></msup>'
+        "</math></mjx-assistive-mml></mjx-container></p></body></html>"
+    )
+    node = LexborHTMLParser(page).css_first("mjx-container")
+    assert node is not None
+    assert container_latex(node) == expected
+    empty = LexborHTMLParser("<mjx-container><mjx-math></mjx-math></mjx-container>")
+    assert container_latex(empty.css_first("mjx-container")) is None
 
 
 def test_quadratic_formula() -> None:
