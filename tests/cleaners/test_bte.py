@@ -148,11 +148,37 @@ def test_blocks_without_runs_are_refused() -> None:
 
 @pytest.mark.parametrize(
     "params",
-    [{"tag_weight": -1}, {"tag_weight": "abc"}, {"min_fraction": 1.0}, {"alpha": 2}],
+    [
+        {"tag_weight": -1},
+        {"tag_weight": "abc"},
+        {"tag_weight": True},  # a bool is an int to Python, but no weight
+        {"min_fraction": 1.0},
+        {"min_fraction": -0.1},
+        {"alpha": 2},
+    ],
 )
 def test_bad_params_raise(params: dict[str, float]) -> None:
     with pytest.raises((TypeError, ValueError)):
         make_cleaner("bte", **params)
+
+
+def test_params_at_their_bounds_are_accepted() -> None:
+    # Free tags: every token of the page is in one stretch.
+    free = make_cleaner("bte", tag_weight=0)
+    blocks = [_block(0, (-1, 3, -9)), _block(1, (-50, 2, -1))]
+    assert [lb.verdict for lb in free.label(blocks, None)] == [Verdict.GOOD, Verdict.GOOD]
+    # No share required: still a share above it, so a block wholly outside the stretch is bad.
+    anyshare = make_cleaner("bte", min_fraction=0.0)
+    blocks = [_block(0, (10,)), _block(1, (-100, 1))]
+    assert [lb.verdict for lb in anyshare.label(blocks, None)] == [Verdict.GOOD, Verdict.BAD]
+
+
+def test_a_one_token_run_is_a_whole_token() -> None:
+    # One word between single tags: each word is worth 1 against a tag's 0.75, so the stretch
+    # runs over all three blocks (3 - 1.5 = 1.5 beats any one word).
+    blocks = [_block(0, (1,)), _block(1, (-1, 1)), _block(2, (-1, 1))]
+    labeled = BteCleaner().label(blocks, None)
+    assert [lb.verdict for lb in labeled] == [Verdict.GOOD] * 3
 
 
 def test_registered_with_defaults() -> None:
