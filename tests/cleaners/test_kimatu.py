@@ -303,3 +303,173 @@ def test_kimatu_labels_every_block_once(specs: list[tuple[str, str, int]]) -> No
     labeled = k.KimatuCleaner().label(blocks, None)
     assert [lb.block for lb in labeled] == blocks
     assert all(-2.0 <= lb.score <= 1.0 for lb in labeled)
+
+
+# --- every step at its bounds and defaults (where mutants of the module survived) ------------
+
+
+def test_relevances_group_within_five_positions_by_default() -> None:
+    rows = [blk("x" * 100, 0), *[blk("y" * 10, i, style=f"s{i}") for i in range(1, 6)]]
+    rows.append(blk("z" * 10, 6))  # a p six positions after the long one: a group of its own
+    alone = k.relevance(0.1, 0.1, k.punctuation_score("z" * 10), 0.0)
+    assert k.relevances(rows)[6] == pytest.approx(alone)
+    assert k.relevances(rows, group_gap=6)[6] == pytest.approx(alone + 0.5 * (0.55 - 0.1))
+
+
+def test_style_groups_default_gap_is_five_positions() -> None:
+    blocks = [blk("x", i, style="p" if i in (0, 5, 11) else f"s{i}") for i in range(12)]
+    groups = k.style_groups(blocks)
+    assert groups[5] == groups[0]  # 5 positions apart: the same group
+    assert groups[11] != groups[5]  # 6 apart: a new one
+    # relevances groups with the same default: the short p at 5 shares the long p's average.
+    long = blk("x" * 100, 0, style="p")
+    rows = [long, *[blk("y" * 10, i, style=f"s{i}") for i in range(1, 5)], blk("z" * 10, 5)]
+    near = k.relevances(rows)
+    rows[5] = blk("z" * 10, 5, style="q")
+    apart = k.relevances(rows)
+    assert near[5] - apart[5] == pytest.approx(0.5 * ((1.0 + 0.1) / 2 - 0.1))
+
+
+@pytest.mark.parametrize(
+    ("text", "kwargs", "expected"),
+    [
+        # Link text at exactly max_link (0.5) of the block is furniture.
+        ("abcdefghijklmnopqrst", {"link_chars": 10}, True),
+        ("abcdefghijklmnopqrst", {"link_chars": 9}, False),
+        # min_chars (15): 15 characters are enough, 14 are not, unless it is a heading.
+        ("abcdefghijklmno", {}, False),
+        ("abcdefghijklmn", {}, True),
+        ("abcdefghijklmn", {"tag": "h3"}, False),
+        ("abcdefghijklmn", {"heading": True, "tag": "span"}, False),
+        ("abcdefghijklmn", {"tag": "h1"}, False),
+        ("abcdefghijklmn", {"tag": "h6"}, False),
+        # A menu: three or more parts between separators, none over three words.
+        ("Home and garden | News today | Sport", {}, True),
+        ("Home and garden | News of today now | Sport", {}, False),
+        ("Home and garden | Sport and leisure", {}, False),
+    ],
+)
+def test_function_blocks_at_their_bounds(text: str, kwargs: dict, expected: bool) -> None:
+    assert k.is_function_block(blk(text, **kwargs)) is expected
+
+
+def test_is_function_block_thresholds_are_parameters() -> None:
+    block = blk("abcdefghijklmnopqrst", link_chars=10)
+    assert k.is_function_block(block, max_link=0.6) is False
+    assert k.is_function_block(blk("abcdefghij"), min_chars=10) is False
+    assert k.is_function_block(blk("abcdefghij"), min_chars=11) is True
+
+
+def test_quote_duplicates_check_texts_of_six_tokens_or_more() -> None:
+    source = "one two three four five six seven eight nine ten eleven twelve"
+    six = "four five six seven eight nine"
+    five = "four five six seven eight"
+    assert k.quote_duplicates(page((source,), (six,)), {0, 1}) == {1}
+    assert k.quote_duplicates(page((source,), (five,)), {0, 1}) == set()
+
+
+def test_quote_duplicates_need_the_words_in_order() -> None:
+    # The same words, shuffled: every token is shared, but no long common subsequence.
+    source = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
+    shuffled = "mu kappa iota eta zeta alpha gamma theta"
+    assert k.quote_duplicates(page((source,), (shuffled,)), {0, 1}) == set()
+    # Most words shared in order, but too few of the shorter text's: kept too.
+    partial = "alpha beta gamma delta omicron pi rho sigma tau upsilon"
+    assert k.quote_duplicates(page((source,), (partial,)), {0, 1}) == set()
+
+
+def test_quote_sources_are_the_longest_candidates_only() -> None:
+    # 200 candidates longer than the quote's source push it out of the sources.
+    quote = "w0 w1 w2 w3 w4 w5 w6"
+    source = quote + " w7"
+    fillers = [" ".join(f"f{i}x{j}" for j in range(12)) for i in range(200)]
+    blocks = page(*[(t,) for t in fillers], (source,), (quote,))
+    n = len(blocks)
+    assert k.quote_duplicates(blocks, set(range(n))) == set()
+    # One filler fewer, and the source is among them: the quote is found.
+    blocks = page(*[(t,) for t in fillers[1:]], (source,), (quote,))
+    n = len(blocks)
+    assert k.quote_duplicates(blocks, set(range(n))) == {n - 1}
+
+
+def test_geometric_mean_distances_of_two_positions() -> None:
+    assert k.geometric_mean_distances([3, 7]) == [4.0, 4.0]
+    assert k.geometric_mean_distances([]) == []
+
+
+def test_drop_dispersed_at_its_bounds() -> None:
+    # Three candidates are enough to tell an outlier.
+    assert k.drop_dispersed({0, 1, 60}) == {60}
+    # The limit is factor (2) times the median distance, and at least min_distance (8): here
+    # the cluster's median is about 3.5, so the limit is 8, and 18 lies 12.6 from the rest.
+    positions = {*range(11), 18}
+    assert 12 < distances_at(positions, 18) < 13
+    assert k.drop_dispersed(positions) == {18}
+    assert k.drop_dispersed(positions, min_distance=13.0) == set()
+    assert k.drop_dispersed(positions, factor=4.0) == set()
+    # A distance exactly at the limit stays.
+    at = distances_at(positions, 18)
+    assert k.drop_dispersed(positions, min_distance=at) == set()
+
+
+def distances_at(positions: set[int], position: int) -> float:
+    ordered = sorted(positions)
+    return k.geometric_mean_distances(ordered)[ordered.index(position)]
+
+
+def test_recover_nearby_defaults_and_chains() -> None:
+    blocks = page(
+        ("Heading", "h2", "h2", 0, True),  # 0: two before the kept block 2
+        ("A caption line",),  # 1: weak, between the heading and 2 once the heading is in
+        (PROSE,),  # 2: kept
+        ("Weak one",),  # 3: adjacent but weak
+        ("Weak two",),  # 4
+        (PROSE,),  # 5: kept; 3 and 4 lie between 2 and 5, within 2 positions of both sides
+        ("Strong aside, short.",),  # 6: adjacent, relevance above recover
+        ("Strong second aside.",),  # 7: adjacent to 6 once 6 is in: a chain
+    )
+    scores = [-0.5, -0.9, 0.9, -0.9, -0.9, 0.9, 0.2, 0.2]
+    assert k.recover_nearby(blocks, scores, {2, 5}, excluded=set()) == {0, 1, 3, 4, 6, 7}
+    # recover is strict: a score of exactly 0.2 is not above 0.2.
+    assert 6 not in k.recover_nearby(blocks, scores, {2, 5}, excluded=set(), recover=0.2)
+    # near=1: the heading two positions before is too far.
+    assert 0 not in k.recover_nearby(blocks, scores, {2, 5}, excluded=set(), near=1)
+
+
+def test_kimatu_parameter_bounds() -> None:
+    assert k.KimatuCleaner(lcs_ratio=1.0).lcs_ratio == 1.0
+    assert k.KimatuCleaner(max_link=1.0).max_link == 1.0
+    assert k.KimatuCleaner(sure=0.2, recover=0.2).recover == 0.2
+    assert k.KimatuCleaner(min_chars=0, group_gap=0, near=0).near == 0
+    assert k.KimatuCleaner().params()["near"] == 2
+    for bad in ({"max_link": 0}, {"max_link": 1.1}, {"lcs_ratio": 1.1}, {"dispersion": 0},
+                {"near": -1}, {"group_gap": -1}, {"min_chars": -1}):  # fmt: skip
+        with pytest.raises(ValueError):
+            k.KimatuCleaner(**bad)
+
+
+def test_quote_duplicates_at_exactly_the_ratio() -> None:
+    # 8 of the quote's 10 words, in order, in the source: a share and a containment of 0.8.
+    source = "a1 b1 c1 d1 e1 f1 g1 h1 i1 j1 k1 l1"
+    quote = "a1 b1 c1 d1 e1 f1 g1 h1 x9 y9"
+    assert k.quote_duplicates(page((source,), (quote,)), {0, 1}) == {1}
+
+
+def test_recover_same_style_is_strictly_above_recover() -> None:
+    blocks = page(("a",), ("b",))
+    assert k.recover_same_style(blocks, [0.9, 0.1], {0}, excluded=set()) == set()
+    assert k.recover_same_style(blocks, [0.9, 0.11], {0}, excluded=set()) == {1}
+
+
+def test_recover_nearby_reach_and_passes() -> None:
+    weak, strong = -0.9, 0.5
+    # A heading three positions before the content is beyond the default reach of 2.
+    blocks = page(("Heading", "h2", "h2", 0, True), ("one",), ("two",), (PROSE,))
+    scores = [-0.5, weak, weak, 0.9]
+    assert k.recover_nearby(blocks, scores, {3}, excluded=set()) == set()
+    assert 0 in k.recover_nearby(blocks, scores, {3}, excluded=set(), near=3)
+    # A strong block away from the content stays out; strong blocks before the content come
+    # back one per pass, the nearest first.
+    blocks = page(("far",), ("gap",), ("gap",), ("gap",), ("s1",), ("s2",), (PROSE,))
+    scores = [strong, weak, weak, weak, strong, strong, 0.9]
+    assert k.recover_nearby(blocks, scores, {6}, excluded=set()) == {4, 5}
