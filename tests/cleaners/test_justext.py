@@ -60,6 +60,9 @@ def test_link_density_above_max_is_bad() -> None:
     assert cf(block(text, link_chars=int(len(text) * 0.21))) is B
     # exactly at the maximum is not above it
     assert cf(block(text, link_chars=int(len(text) * 0.2))) is not B
+    exact = text[: len(text) // 5 * 5]
+    assert cf(block(exact, link_chars=len(exact) // 5)) is not B
+    assert cf(block(exact, link_chars=len(exact) // 5 + 1)) is B
 
 
 def test_copyright_sign_or_entity_is_bad() -> None:
@@ -142,6 +145,29 @@ def test_params_validation() -> None:
     with pytest.raises(TypeError, match="no_headings must be bool"):
         JusTextParams(no_headings="yes")  # type: ignore[arg-type]
     assert JusTextParams(stopwords_low=0).stopwords_low == 0  # an int is a fine float
+
+
+def test_params_default_to_the_reference_packages() -> None:
+    # jusText 3.0's defaults (justext.core: LENGTH_LOW_DEFAULT ... MAX_HEADING_DISTANCE_DEFAULT),
+    # and ours for Han and kana.
+    p = JusTextParams()
+    assert (p.length_low, p.length_high, p.max_heading_distance) == (70, 200, 200)
+    assert (p.stopwords_low, p.stopwords_high, p.max_link_density) == (0.30, 0.32, 0.2)
+    assert (p.no_headings, p.language_independent, p.fix_heading_bug) == (False, False, False)
+    assert p.han_kana_weight == 2
+
+
+def test_params_at_their_bounds() -> None:
+    zero = JusTextParams(length_low=0, length_high=0, max_heading_distance=0, max_link_density=0)
+    assert (zero.length_low, zero.length_high, zero.max_heading_distance) == (0, 0, 0)
+    assert JusTextParams(han_kana_weight=1).han_kana_weight == 1
+    with pytest.raises(ValueError, match="han_kana_weight"):
+        JusTextParams(han_kana_weight=0)
+    for bad in ({"length_high": -1}, {"max_heading_distance": -1}):
+        with pytest.raises(ValueError, match="lengths and distances"):
+            JusTextParams(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_link_density"):
+        JusTextParams(max_link_density=-0.01)
 
 
 # --- context-sensitive revision -----------------------------------------------------------
