@@ -11,6 +11,7 @@ from pipeline.cleaners.justext import (
     JusTextParams,
     classify_context_free,
     revise,
+    stopword_densities,
 )
 from pipeline.cleaners.registry import make_cleaner
 from pipeline.types import Block, CfClass, Verdict
@@ -168,6 +169,21 @@ def test_params_at_their_bounds() -> None:
             JusTextParams(**bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_link_density"):
         JusTextParams(max_link_density=-0.01)
+    for low, high in ((0.0, 0.0), (1.0, 1.0), (0.0, 1.0)):
+        assert JusTextParams(stopwords_low=low, stopwords_high=high).stopwords_high == high
+    for bad in ({"stopwords_high": 1.5}, {"stopwords_high": -0.1}, {"stopwords_low": -0.1}):
+        with pytest.raises(ValueError, match="stopword thresholds"):
+            JusTextParams(**bad)  # type: ignore[arg-type]
+
+
+def test_stopword_density_of_text_beyond_ascii() -> None:
+    stoplist = frozenset({"über", "die", "und", "den"})
+    # 7 words, 5 of them stopwords once lower-cased ("Über" and "über" both).
+    (density,) = stopword_densities([block("Über die Brücke und über den Fluß")], stoplist)
+    assert density == pytest.approx(5 / 7)
+    (density,) = stopword_densities([block("the cat and a dog")], STOP)
+    assert density == pytest.approx(3 / 5)
+    assert stopword_densities([block("—")], stoplist) == [0.0]
 
 
 # --- context-sensitive revision -----------------------------------------------------------

@@ -357,6 +357,47 @@ def test_paper_parameters_are_checked() -> None:
         KimatuCleaner(variant="paper", aspect="colour")
 
 
+def test_the_papers_numbers_and_our_constants() -> None:
+    # What the paper gives: weights 0.5, 0.5, 1, 1; sure candidates above 0.32, the rescue at
+    # 0.1 of the reference, dispersed candidates kept above 0.5.
+    assert (kp.SURE, kp.RESCUE, kp.KEEP_DISPERSED) == (0.32, 0.1, 0.5)
+    assert kp.WEIGHTS == (0.5, 0.5, 1.0, 1.0)
+    # Ours, chosen by the search that BENCHMARKS.md ("Kimatu as published") reports.
+    c = kp.PaperConstants()
+    assert (c.aspect, c.block_gap, c.max_average, c.marks_per_word) == ("path", 5, 100.0, 0.04)
+    assert (c.links_per_element, c.function_words, c.function_share) == (4.0, 3.0, 0.7)
+    assert (c.quote_words, c.quote_lcs, c.rescue_near, c.dispersed_far) == (3, 0.7, 100, 1.5)
+    assert (c.near, c.min_relevance) == (1, -1.0)
+    assert kp.HEADING_WORDS == 12
+
+
+@pytest.mark.parametrize(
+    "field", ["max_average", "marks_per_word", "links_per_element", "dispersed_far"]
+)
+def test_paper_constants_that_must_be_positive(field: str) -> None:
+    with pytest.raises(ValueError, match="must be > 0"):
+        kp.PaperConstants(**{field: 0})
+
+
+def test_paper_constants_at_their_bounds() -> None:
+    c = kp.PaperConstants(quote_lcs=1.0, function_share=1.0, block_gap=0, near=0, quote_words=0)
+    assert (c.quote_lcs, c.function_share, c.block_gap, c.near) == (1.0, 1.0, 0, 0)
+    for bad in ({"quote_lcs": 0}, {"function_share": 0}, {"quote_lcs": 1.1}, {"function_share": 2}):
+        with pytest.raises(ValueError, match="quote_lcs and function_share"):
+            kp.PaperConstants(**bad)  # type: ignore[arg-type]
+    for bad in ({"block_gap": -1}, {"rescue_near": -1}, {"function_words": -1}):
+        with pytest.raises(ValueError, match="must be >= 0"):
+            kp.PaperConstants(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="must be a number"):
+        kp.PaperConstants(near=True)
+
+
+def test_a_heading_is_at_most_twelve_words_without_a_phrase_mark() -> None:
+    twelve = " ".join(["word"] * 12)
+    assert kp.output_tag(el(twelve)) == "h"
+    assert kp.output_tag(el(twelve + " more")) == "p"
+
+
 def test_every_paper_constant_is_a_declared_parameter() -> None:
     # The registry reads a cleaner's parameters from its signature (warcclean --param).
     declared = set(inspect.signature(KimatuCleaner).parameters)
