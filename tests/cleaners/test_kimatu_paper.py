@@ -357,6 +357,49 @@ def test_paper_parameters_are_checked() -> None:
         KimatuCleaner(variant="paper", aspect="colour")
 
 
+def test_the_inline_aspect_is_what_lies_around_all_the_text_at_every_depth() -> None:
+    page = (
+        "<html><body><table><tr><td><font face=A><b><i>x</i> y</b></font></td></tr></table>"
+        "<p>line one<br>line two</p><p>a<br><br>b</p></body></html>"
+    )
+    elements = kp.text_elements(parse(page))
+    # <font> and <b> hold all of the text, <i> only part of it.
+    assert elements[0].aspect == "td>font[face=A]>b"
+    # One <br> does not end an element; two in a row do (jusText's cut).
+    assert [e.text for e in elements[1:]] == ["line one line two", "a", "b"]
+
+
+def test_a_mark_that_starts_the_text_or_follows_a_space_ends_no_phrase() -> None:
+    assert kp.boundary_marks(", and then") == 0
+    assert kp.boundary_marks("and , then") == 0
+    assert kp.boundary_marks("and, then") == 1
+
+
+def test_a_heading_tag_or_a_heading_ancestor_makes_a_header_whatever_its_length() -> None:
+    assert kp.output_tag(el(SENTENCE, tag="h2")) == "h"
+    assert kp.output_tag(el(SENTENCE, tag="span", heading=True)) == "h"
+
+
+def test_a_function_block_next_to_the_content_is_not_taken_back_as_near() -> None:
+    article = "".join(
+        f"<p>Paragraph {i} of the story tells, in plain sentences, how the river shaped the "
+        "valley and why farmers followed it.</p>"
+        for i in range(4)
+    )
+    meta = "".join(
+        f"<span class='meta'>Posted by user{i} at noon.</span><br><br>" for i in range(3)
+    )
+    html = f"<html><body><div>{article}</div><div class=m>{meta}</div></body></html>"
+    elements = kp.text_elements(parse(html))
+    constants = kp.PaperConstants(aspect="element", function_words=6, function_share=0.5)
+    selection = kp.select(elements, constants)
+    assert selection.steps["function"] == {1}
+    # Its ratio (0.2) is above min_relevance and it lies next to the article, yet it stays out.
+    assert selection.scores[1] > constants.min_relevance
+    assert selection.steps["nearby"] == set()
+    assert selection.kept == [True] * 4 + [False] * 3
+
+
 def test_the_papers_numbers_and_our_constants() -> None:
     # What the paper gives: weights 0.5, 0.5, 1, 1; sure candidates above 0.32, the rescue at
     # 0.1 of the reference, dispersed candidates kept above 0.5.
