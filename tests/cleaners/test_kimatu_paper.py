@@ -488,3 +488,14 @@ def test_the_paper_variant_runs_on_held_out_pages_and_keeps_their_text(wcxb_dir:
             scores.append(f1)
     assert len(scores) >= 30
     assert sum(scores) / len(scores) > 0.5
+
+
+def test_blocks_follow_the_chosen_aspect_scope() -> None:
+    html = (
+        "<html><body><div class=a><p>One here.</p><p>Two here.</p></div>"
+        "<div class=b><p>Three here.</p><p>Four here.</p></div></body></html>"
+    )
+    elements = kp.text_elements(parse(html))
+    # The path scope (the default) tells the two containers apart; the element scope does not.
+    assert kp.select(elements).block_of == [0, 0, 1, 1]
+    assert kp.select(elements, kp.PaperConstants(aspect="element")).block_of == [0, 0, 0, 0]
