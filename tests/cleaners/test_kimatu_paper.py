@@ -499,3 +499,76 @@ def test_blocks_follow_the_chosen_aspect_scope() -> None:
     # The path scope (the default) tells the two containers apart; the element scope does not.
     assert kp.select(elements).block_of == [0, 0, 1, 1]
     assert kp.select(elements, kp.PaperConstants(aspect="element")).block_of == [0, 0, 0, 0]
+
+
+# --- every step at its bounds (where mutants of the module survived) ----------------------------
+
+
+def test_function_blocks_at_their_bounds() -> None:
+    three = [el("posted by anna"), el("posted by ben")]  # 3 words each, 4 of 6 shared
+    elements = [*three, el("Lone short line")]
+    blocks = [[0, 1], [2]]
+    # Exactly function_words words on average is short; one element alone shares nothing.
+    assert kp.function_blocks(elements, blocks, kp.PaperConstants(function_share=0.6)) == {0}
+    assert kp.function_blocks(elements, blocks, kp.PaperConstants(function_words=2.9)) == set()
+    # A shared share of exactly function_share is enough.
+    halves = [el("a b"), el("a c")]  # "a" in both: 2 of 4 words
+    assert kp.shared_word_share([e.text for e in halves]) == 0.5
+    assert kp.function_blocks(halves, [[0, 1]], kp.PaperConstants(function_share=0.5)) == {0}
+    assert kp.function_blocks(halves, [[0, 1]], kp.PaperConstants(function_share=0.51)) == set()
+
+
+def test_quote_classes_at_their_bounds() -> None:
+    post = [f"w{i}" for i in range(20)]
+    copy5 = post[:5]
+    constants = kp.PaperConstants(quote_words=5, quote_lcs=0.8)
+    # A block of exactly quote_words words is compared.
+    assert kp.quote_classes([post, copy5], ["a", "q"], [0, 1], {0}, constants) == {"q"}
+    # 4 of its 5 words in order: exactly quote_lcs.
+    near = [*post[:4], "zz"]
+    assert kp.quote_classes([post, near], ["a", "q"], [0, 1], {0}, constants) == {"q"}
+    # One copy of two blocks of a class is not most.
+    fresh = [f"x{i}" for i in range(5)]
+    tokens = [post, copy5, fresh]
+    assert kp.quote_classes(tokens, ["a", "q", "q"], [0, 1, 2], {0}, constants) == set()
+
+
+def test_rescue_dispersed_at_its_bounds() -> None:
+    blocks = [[0], [3], [9]]
+    classes = ["p", "p", "p"]
+    constants = kp.PaperConstants(rescue_near=3)
+    # Three elements away is within rescue_near; nine is not.
+    assert kp.rescue_dispersed(blocks, classes, [0.8, 0.4, 0.4], {0}, set(), constants) == {1}
+    # Above 0.1 of the reference's ratio, strictly.
+    assert kp.rescue_dispersed(blocks, classes, [0.8, 0.08, 0.4], {0}, set(), constants) == set()
+    assert kp.rescue_dispersed(blocks, classes, [0.8, 0.081, 0.4], {0}, set(), constants) == {1}
+
+
+def test_dispersed_and_near_steps_at_their_bounds() -> None:
+    blocks = [[0], [2], [4], [6], [100]]
+    constants = kp.PaperConstants(dispersed_far=4.0)
+    # Only a ratio above 0.5 saves a dispersed candidate: exactly 0.5 does not.
+    scores = [0.4, 0.4, 0.4, 0.4, 0.5]
+    assert kp.dispersed_candidates(blocks, scores, {0, 1, 2, 3, 4}, constants) == {4}
+    # The last step takes blocks whose ratio is above min_relevance, strictly.
+    near = [[0], [1], [2]]
+    at = kp.PaperConstants(near=1, min_relevance=-1.0)
+    assert kp.near_relevant(near, [-1.0, 0.6, -0.99], {1}, set(), at) == {2}
+
+
+def test_headings_are_counted_through_nested_headings() -> None:
+    page = "<html><body><h2>First</h2><h2><div>Second</div></h2><p>After, plain.</p></body></html>"
+    elements = kp.text_elements(parse(page))
+    assert [(e.text, e.heading) for e in elements] == [
+        ("First", True),
+        ("Second", True),
+        ("After, plain.", False),
+    ]
+    # An inline element between two <br> keeps them apart: one element.
+    page = "<html><body><p>a<br><b>bold</b><br>b</p></body></html>"
+    assert [e.text for e in kp.text_elements(parse(page))] == ["a bold b"]
+
+
+@pytest.mark.parametrize("tag", ["h1", "h6"])
+def test_every_heading_level_is_a_header(tag: str) -> None:
+    assert kp.output_tag(el("A short sentence with a stop.", tag=tag)) == "h"
