@@ -17,6 +17,13 @@ the model a fixed, small size (collisions only merge rare n-grams) and lets a wh
 scored with array operations: all block texts are laid end to end, each preceded by start
 symbols, and every order's hashes come from the previous order's by one multiply-add.
 
+The salts are 64-bit values (`SALTED`, the scheme of every model trained now). The first models
+(`LEGACY`, format ``/1``) XORed the order into the hash as a small number (k, k + 64, k + 128),
+and a one-character n-gram's hash is its code point, so a character's count shared a bucket with
+a context's whose code point differs from it in those few bits, on every page: the unigram "c"
+with the context " ", "A" with the start symbol. Such models still load and score exactly as
+they were trained; retraining writes format ``/2``.
+
 Models are stored as ``.npz`` of plain arrays, loaded with ``allow_pickle=False``.
 
 `WittenBellLm` and `ClassLmModel` are the classifier Pal (2009) used, LingPipe's character n-gram
@@ -38,7 +45,9 @@ from pipeline.cleaners.registry import model_params
 from pipeline.types import Block, LabeledBlock, Verdict
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "ngram-lm.npz"
-FORMAT = "warcclean-ngram-lm/1"
+LEGACY, SALTED = 1, 2  # hashing schemes (module docstring); a model file's format names its own
+FORMAT = "warcclean-ngram-lm/2"
+_FORMATS = {"warcclean-ngram-lm/1": LEGACY, FORMAT: SALTED}
 _START = 2  # code point used as the start-of-block symbol (a control character, absent in text)
 _P = np.uint64(0x100000001B3)  # FNV-64 prime: a good odd multiplier for the rolling hash
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing constant, spreads the bits to the top
@@ -47,6 +56,25 @@ _ALPHABET = 65536.0  # V in the unigram estimate
 
 class NgramModelError(ValueError):
     """An n-gram model file is missing or malformed."""
+
+
+_M64 = (1 << 64) - 1
+
+
+def _spread(x: int) -> int:
+    """SplitMix64's finaliser: a well-spread 64-bit value for each small integer."""
+    x = (x + 0x9E3779B97F4A7C15) & _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+def salt(scheme: int, kind: int, k: int) -> np.uint64:
+    """The salt of order ``k``'s n-grams (``kind`` 0), contexts (1) or a context's distinct
+    extensions (2) under a hashing ``scheme``."""
+    if scheme == LEGACY:
+        return np.uint64(k + 64 * kind)
+    return np.uint64(_spread(kind << 16 | k))
 
 
 def _positions(texts: Sequence[str], order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -68,7 +96,11 @@ def _positions(texts: Sequence[str], order: int) -> tuple[np.ndarray, np.ndarray
 
 
 def _hashes(
-    codes: np.ndarray, order: int, bits: int, extensions: list[np.ndarray] | None = None
+    codes: np.ndarray,
+    order: int,
+    bits: int,
+    extensions: list[np.ndarray] | None = None,
+    scheme: int = SALTED,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Per order k (1..order): the bucket of the k-gram ending at each position and the bucket
     of its (k-1)-character context as a context. Positions without a full k-gram get garbage
@@ -89,10 +121,10 @@ def _hashes(
                 prior[1:] = rolling[:-1]
                 previous = prior
                 rolling = prior * _P + codes
-            grams.append(((rolling ^ np.uint64(k)) * _MIX) >> shift)
-            contexts.append(((previous ^ np.uint64(k + 64)) * _MIX) >> shift)
+            grams.append(((rolling ^ salt(scheme, 0, k)) * _MIX) >> shift)
+            contexts.append(((previous ^ salt(scheme, 1, k)) * _MIX) >> shift)
             if extensions is not None:
-                extensions.append(((previous ^ np.uint64(k + 128)) * _MIX) >> shift)
+                extensions.append(((previous ^ salt(scheme, 2, k)) * _MIX) >> shift)
     return grams, contexts
 
 
@@ -104,6 +136,7 @@ class CharLm:
     total: float
     order: int
     beta: float
+    scheme: int = SALTED  # how its n-grams were hashed
 
     @property
     def bits(self) -> int:
@@ -121,7 +154,9 @@ class CharLm:
         return np.log(p)
 
 
-def train_lm(texts: Iterable[str], order: int, bits: int, beta: float) -> CharLm:
+def train_lm(
+    texts: Iterable[str], order: int, bits: int, beta: float, scheme: int = SALTED
+) -> CharLm:
     """Count the n-grams of ``texts`` (orders 1..order) into a hashed table."""
     counts = np.zeros(1 << bits, dtype=np.uint64)
     total = 0
@@ -132,7 +167,7 @@ def train_lm(texts: Iterable[str], order: int, bits: int, beta: float) -> CharLm
         if not batch:
             return
         codes, real, _ = _positions(batch, order)
-        grams, contexts = _hashes(codes, order, bits)
+        grams, contexts = _hashes(codes, order, bits, scheme=scheme)
         for k in range(order):
             counts[:] += np.bincount(grams[k][real].astype(np.int64), minlength=counts.size).astype(
                 np.uint64
@@ -150,7 +185,11 @@ def train_lm(texts: Iterable[str], order: int, bits: int, beta: float) -> CharLm
             flush()
     flush()
     return CharLm(
-        np.minimum(counts, np.iinfo(np.uint32).max).astype(np.uint32), float(total), order, beta
+        np.minimum(counts, np.iinfo(np.uint32).max).astype(np.uint32),
+        float(total),
+        order,
+        beta,
+        scheme,
     )
 
 
@@ -174,7 +213,7 @@ class NgramModel:
         codes, real, owner = _positions(texts, self.order)
         if not real.any():
             return out
-        grams, contexts = _hashes(codes, self.order, self.content.bits)
+        grams, contexts = _hashes(codes, self.order, self.content.bits, scheme=self.content.scheme)
         idx = np.flatnonzero(real)
         grams = [g[idx] for g in grams]
         contexts = [c[idx] for c in contexts]
@@ -190,7 +229,8 @@ def save_model(model: NgramModel, path: str | Path) -> None:
     """Write the model as an ``.npz`` of plain arrays (no pickled objects)."""
     import json
 
-    meta = json.dumps({"format": FORMAT, **model.metadata}, sort_keys=True)
+    fmt = FORMAT if model.content.scheme == SALTED else "warcclean-ngram-lm/1"
+    meta = json.dumps({**model.metadata, "format": fmt}, sort_keys=True)
     np.savez_compressed(
         path,
         content=model.content.counts,
@@ -203,11 +243,11 @@ def save_model(model: NgramModel, path: str | Path) -> None:
 
 @lru_cache(maxsize=4)
 def _load_counts(
-    path: str | Path, fmt: str, what: str, *extra: str
+    path: str | Path, formats: tuple[str, ...], what: str, *extra: str
 ) -> tuple[list[np.ndarray], dict[str, Any]]:
-    """The content and boilerplate count tables of a ``fmt`` model file (``what`` it is, for the
-    errors), then its ``extra`` arrays, and its metadata; raises `NgramModelError` on anything
-    unexpected."""
+    """The content and boilerplate count tables of a model file in one of ``formats`` (``what``
+    it is, for the errors), then its ``extra`` arrays, and its metadata; raises
+    `NgramModelError` on anything unexpected."""
     import json
 
     try:
@@ -218,8 +258,8 @@ def _load_counts(
         raise NgramModelError(f"model file {path} not found; run jobs/train_cleaner.py") from None
     except (KeyError, ValueError, OSError) as exc:
         raise NgramModelError(f"model file {path} is not {what}: {exc}") from None
-    if meta.get("format") != fmt:
-        raise NgramModelError(f"{path}: not a {fmt} model")
+    if meta.get("format") not in formats:
+        raise NgramModelError(f"{path}: not a {formats[-1]} model")
     content, boilerplate = arrays[0], arrays[1]
     size = content.size
     if size != boilerplate.size or size & (size - 1) or content.dtype != np.uint32:
@@ -229,18 +269,20 @@ def _load_counts(
 
 def load_model(path: str | Path = DEFAULT_MODEL) -> NgramModel:
     """Load a model written by `save_model`; raises `NgramModelError` on anything unexpected."""
-    arrays, meta = _load_counts(path, FORMAT, "an n-gram model", "totals", "params")
+    arrays, meta = _load_counts(path, tuple(_FORMATS), "an n-gram model", "totals", "params")
     content, boilerplate, totals, params = arrays
     order, beta, threshold = int(params[0]), float(params[1]), float(params[2])
+    scheme = _FORMATS[meta["format"]]
     return NgramModel(
-        CharLm(content, float(totals[0]), order, beta),
-        CharLm(boilerplate, float(totals[1]), order, beta),
+        CharLm(content, float(totals[0]), order, beta, scheme),
+        CharLm(boilerplate, float(totals[1]), order, beta, scheme),
         threshold,
         meta,
     )
 
 
-WB_FORMAT = "warcclean-ngram-lm-wb/1"
+WB_FORMAT = "warcclean-ngram-lm-wb/2"
+_WB_FORMATS = {"warcclean-ngram-lm-wb/1": LEGACY, WB_FORMAT: SALTED}
 
 
 def _depths(texts: Sequence[str], owner: np.ndarray, order: int) -> np.ndarray:
@@ -274,6 +316,7 @@ class WittenBellLm:
     order: int
     lambda_factor: float
     alphabet: float = _ALPHABET
+    scheme: int = SALTED  # how its n-grams were hashed
 
     @property
     def bits(self) -> int:
@@ -307,12 +350,12 @@ _Buckets = tuple[
 ]
 
 
-def _wb_buckets(texts: Sequence[str], order: int, bits: int) -> _Buckets:
+def _wb_buckets(texts: Sequence[str], order: int, bits: int, scheme: int = SALTED) -> _Buckets:
     """Buckets of every real position (see `_hashes`), with each position's depth in its text,
     its text index and its code point."""
     codes, real, owner = _positions(texts, order)
     extensions: list[np.ndarray] = []
-    grams, contexts = _hashes(codes, order, bits, extensions)
+    grams, contexts = _hashes(codes, order, bits, extensions, scheme)
     depth = _depths(texts, owner, order)
     idx = np.flatnonzero(real)
     return (
@@ -326,7 +369,11 @@ def _wb_buckets(texts: Sequence[str], order: int, bits: int) -> _Buckets:
 
 
 def train_witten_bell(
-    texts: Iterable[str], order: int, bits: int, lambda_factor: float | None = None
+    texts: Iterable[str],
+    order: int,
+    bits: int,
+    lambda_factor: float | None = None,
+    scheme: int = SALTED,
 ) -> WittenBellLm:
     """Count ``texts`` into a `WittenBellLm` (``lambda_factor`` None: LingPipe's default, the
     order)."""
@@ -343,7 +390,7 @@ def train_witten_bell(
         nonlocal total, chars
         if not batch:
             return
-        grams, contexts, extensions, depth, _, codes = _wb_buckets(batch, order, bits)
+        grams, contexts, extensions, depth, _, codes = _wb_buckets(batch, order, bits, scheme)
         add(grams[0])
         chars = np.union1d(chars, codes)
         total += depth.size
@@ -371,6 +418,7 @@ def train_witten_bell(
         float(chars.size),
         order,
         float(order if lambda_factor is None else lambda_factor),
+        scheme=scheme,
     )
 
 
@@ -398,7 +446,7 @@ class ClassLmModel:
         if not texts or not any(texts):
             return out
         grams, contexts, extensions, depth, owner, _ = _wb_buckets(
-            texts, self.order, self.content.bits
+            texts, self.order, self.content.bits, self.content.scheme
         )
         llr = self.content.log_probs(grams, contexts, extensions, depth)
         llr -= self.boilerplate.log_probs(grams, contexts, extensions, depth)
@@ -423,7 +471,8 @@ def save_class_model(model: ClassLmModel, path: str | Path) -> None:
     """Write a `ClassLmModel` as an ``.npz`` of plain arrays."""
     import json
 
-    meta = json.dumps({"format": WB_FORMAT, **model.metadata}, sort_keys=True)
+    fmt = WB_FORMAT if model.content.scheme == SALTED else "warcclean-ngram-lm-wb/1"
+    meta = json.dumps({**model.metadata, "format": fmt}, sort_keys=True)
     c, b = model.content, model.boilerplate
     np.savez_compressed(
         path,
@@ -439,14 +488,15 @@ def save_class_model(model: ClassLmModel, path: str | Path) -> None:
 def load_class_model(path: str | Path) -> ClassLmModel:
     """Load a model written by `save_class_model`; raises `NgramModelError` on anything
     unexpected."""
-    arrays, meta = _load_counts(path, WB_FORMAT, "a class LM model", "stats", "params")
+    arrays, meta = _load_counts(path, tuple(_WB_FORMATS), "a class LM model", "stats", "params")
     content, boilerplate, stats, params = arrays
     if stats.shape != (2, 2) or params.shape != (6,):
         raise NgramModelError(f"{path}: unexpected statistics or parameters")
     order, factor, alphabet = int(params[0]), float(params[1]), float(params[2])
+    scheme = _WB_FORMATS[meta["format"]]
 
     def lm(counts: np.ndarray, row: np.ndarray) -> WittenBellLm:
-        return WittenBellLm(counts, float(row[0]), float(row[1]), order, factor, alphabet)
+        return WittenBellLm(counts, float(row[0]), float(row[1]), order, factor, alphabet, scheme)
 
     return ClassLmModel(
         lm(content, stats[0]),

@@ -91,3 +91,214 @@ def test_shipped_model_labels_built_page():
     assert verdicts[blocks[-1].text] is Verdict.GOOD
     meta = load_model().metadata
     assert any("CC-BY-4.0" in lic for lic in meta["licences"])
+
+
+# --- the hashed models against plain dictionary models (no hashing, no collisions) -------------
+# With 20 bits for a few hundred n-grams the tables hold no collision, so every probability must
+# equal the one counted the textbook way, character by character.
+
+ALPHABET = 65536
+START = "\x02"
+
+
+def dirichlet_reference(train: list[str], order: int, beta: float):
+    grams: dict[str, int] = {}
+    contexts: dict[str, int] = {}
+    total = 0
+    for text in train:
+        s = START * (order - 1) + text
+        for i in range(order - 1, len(s)):
+            total += 1
+            for k in range(1, order + 1):
+                grams[s[i - k + 1 : i + 1]] = grams.get(s[i - k + 1 : i + 1], 0) + 1
+                if k > 1:
+                    contexts[s[i - k + 1 : i]] = contexts.get(s[i - k + 1 : i], 0) + 1
+
+    def log_probs(text: str) -> list[float]:
+        s = START * (order - 1) + text
+        out = []
+        for i in range(order - 1, len(s)):
+            c = s[i]
+            p = (grams.get(c, 0) + 1) / (total + ALPHABET)
+            for k in range(2, order + 1):
+                h = s[i - k + 1 : i]
+                p = (grams.get(h + c, 0) + beta * p) / (contexts.get(h, 0) + beta)
+            out.append(float(np.log(p)))
+        return out
+
+    return log_probs
+
+
+def witten_bell_reference(train: list[str], order: int, factor: float):
+    grams: dict[str, int] = {}
+    contexts: dict[str, int] = {}
+    follow: dict[str, set[str]] = {}
+    total = 0
+    for text in train:
+        for j, c in enumerate(text):
+            total += 1
+            grams[c] = grams.get(c, 0) + 1
+            for k in range(1, order):
+                if j < k:
+                    break
+                h = text[j - k : j]
+                grams[h + c] = grams.get(h + c, 0) + 1
+                contexts[h] = contexts.get(h, 0) + 1
+                follow.setdefault(h, set()).add(c)
+    types = len({c for text in train for c in text})
+
+    def log_probs(text: str) -> list[float]:
+        out = []
+        for j, c in enumerate(text):
+            weight = factor * types
+            p = (grams.get(c, 0) + weight / ALPHABET) / (total + weight)
+            for k in range(1, order):
+                if j < k:
+                    break
+                h = text[j - k : j]
+                extensions = len(follow.get(h, ()))
+                if not extensions:
+                    continue  # an unseen context passes the shorter one's estimate on
+                weight = factor * extensions
+                p = (grams.get(h + c, 0) + weight * p) / (contexts[h] + weight)
+            out.append(float(np.log(p)))
+        return out
+
+    return log_probs
+
+
+TRAIN = ["abracadabra", "the cat sat on the mat", "abba", "a"]
+PROBES = ["cadabra", "the bat", "zz", "abracadabra", "mat on the cat"]
+
+
+@pytest.mark.parametrize(("order", "beta"), [(1, 1.0), (2, 2.0), (3, 0.5), (4, 2.0)])
+def test_dirichlet_model_is_the_textbook_one(order: int, beta: float) -> None:
+    from pipeline.cleaners.ngram import _hashes, _positions
+
+    lm = train_lm(TRAIN, order, 20, beta)
+    assert lm.total == sum(len(t) for t in TRAIN)
+    reference = dirichlet_reference(TRAIN, order, beta)
+    for text in PROBES:
+        codes, real, _ = _positions([text], order)
+        grams, contexts = _hashes(codes, order, lm.bits)
+        got = lm.log_probs([g[real] for g in grams], [c[real] for c in contexts])
+        assert got.tolist() == pytest.approx(reference(text), rel=1e-9)
+
+
+def test_ngram_model_scores_are_mean_log_likelihood_ratios() -> None:
+    content, boiler = ["the cat sat on the mat"], ["log in", "home"]
+    model = NgramModel(train_lm(content, 3, 20, 2.0), train_lm(boiler, 3, 20, 2.0), 0.0, {})
+    good, bad = dirichlet_reference(content, 3, 2.0), dirichlet_reference(boiler, 3, 2.0)
+    texts = ["the hat", "login", "x"]
+    expected = [float(np.mean(np.subtract(good(t), bad(t)))) for t in texts]
+    assert model.scores(texts).tolist() == pytest.approx(expected, rel=1e-9)
+    assert model.scores([]).tolist() == []
+
+
+@pytest.mark.parametrize(("order", "factor"), [(1, 1.0), (2, 2.0), (3, 3.0), (5, 1.5)])
+def test_witten_bell_model_is_lingpipes(order: int, factor: float) -> None:
+    from pipeline.cleaners.ngram import _wb_buckets, train_witten_bell
+
+    lm = train_witten_bell(TRAIN, order, 20, factor)
+    assert lm.total == sum(len(t) for t in TRAIN)
+    assert lm.types == len(set("".join(TRAIN)))
+    reference = witten_bell_reference(TRAIN, order, factor)
+    for text in PROBES:
+        grams, contexts, extensions, depth, _, _ = _wb_buckets([text], order, lm.bits)
+        got = lm.log_probs(grams, contexts, extensions, depth)
+        assert got.tolist() == pytest.approx(reference(text), rel=1e-9)
+    # LingPipe's default interpolation factor is the order.
+    assert train_witten_bell(TRAIN, order, 20).lambda_factor == order
+
+
+def test_witten_bell_training_in_batches_counts_as_one() -> None:
+    from pipeline.cleaners.ngram import train_witten_bell
+
+    many = [f"text number {i} of the set" for i in range(2500)]  # more than one batch of 2000
+    once = train_witten_bell(many, 3, 20)
+    reference = witten_bell_reference(many, 3, 3.0)
+    from pipeline.cleaners.ngram import _wb_buckets
+
+    grams, contexts, extensions, depth, _, _ = _wb_buckets(["number 7 of"], 3, once.bits)
+    got = once.log_probs(grams, contexts, extensions, depth)
+    assert got.tolist() == pytest.approx(reference("number 7 of"), rel=1e-9)
+    lm = train_lm(many, 3, 20, 2.0)
+    assert lm.total == sum(len(t) for t in many)
+
+
+def test_class_model_scores_and_prior() -> None:
+    from pipeline.cleaners.ngram import ClassLmModel, class_prior, train_witten_bell
+
+    # Add-one smoothed class shares of the training texts.
+    assert class_prior(3, 1) == pytest.approx((np.log(4 / 6), np.log(2 / 6)))
+    assert class_prior(0, 0) == pytest.approx((np.log(0.5), np.log(0.5)))
+    content, boiler = ["the cat sat on the mat", "a cat"], ["log in", "home", "menu"]
+    prior = class_prior(len(content), len(boiler))
+    model = ClassLmModel(
+        train_witten_bell(content, 3, 20), train_witten_bell(boiler, 3, 20), prior, 0.0, {}
+    )
+    good, bad = witten_bell_reference(content, 3, 3.0), witten_bell_reference(boiler, 3, 3.0)
+    texts = ["the hat", "login", ""]
+    scores = model.scores(texts)
+    for text, score in zip(texts[:2], scores[:2].tolist(), strict=True):
+        joint = sum(good(text)) - sum(bad(text)) + prior[0] - prior[1]
+        assert score == pytest.approx(joint, rel=1e-9)
+    assert scores[2] == -np.inf
+    assert model.scores([""]).tolist() == [-np.inf]
+
+
+def test_class_model_round_trip(tmp_path) -> None:
+    from pipeline.cleaners.ngram import (
+        ClassLmModel,
+        class_prior,
+        load_class_model,
+        save_class_model,
+        train_witten_bell,
+    )
+
+    model = ClassLmModel(
+        train_witten_bell(["the cat"], 3, 12, 2.5),
+        train_witten_bell(["home"], 3, 12, 2.5),
+        class_prior(1, 1),
+        0.75,
+        {"note": "x"},
+    )
+    path = tmp_path / "class.npz"
+    save_class_model(model, path)
+    loaded = load_class_model(path)
+    assert loaded.threshold == 0.75 and loaded.metadata["note"] == "x"
+    assert loaded.content.lambda_factor == 2.5 and loaded.content.order == 3
+    assert loaded.log_prior == model.log_prior
+    texts = ["the hat", "home page"]
+    assert loaded.scores(texts).tolist() == pytest.approx(model.scores(texts).tolist())
+
+
+def test_salts_keep_short_ngrams_apart_and_legacy_models_score_as_trained(tmp_path) -> None:
+    from pipeline.cleaners.ngram import LEGACY, SALTED, _hashes, _positions, salt
+
+    # Salted: no two salts differ only in low bits, so no one-character n-gram, context or
+    # extension (a code point below 2**21) can share another's hash.
+    salts = [int(salt(SALTED, kind, k)) for kind in range(3) for k in range(1, 17)]
+    assert min(a ^ b for i, a in enumerate(salts) for b in salts[i + 1 :]) >= 1 << 32
+    # Legacy: the unigram "c" (99 ^ 1) is the one-character context " " (32 ^ 66), on any table.
+    codes, real, _ = _positions(["c c"], 2)
+    for scheme, shared in ((LEGACY, True), (SALTED, False)):
+        grams, contexts = _hashes(codes, 2, 20, scheme=scheme)
+        c_unigram = grams[0][real][0]
+        space_context = contexts[1][real][2]  # the "c" after the space has " " as its context
+        assert bool(c_unigram == space_context) is shared
+    # A legacy model file keeps its hashing through a save and a load.
+    legacy = NgramModel(
+        train_lm(CONTENT, 3, 14, 2.0, LEGACY), train_lm(BOILER, 3, 14, 2.0, LEGACY), 0.0, {}
+    )
+    path = tmp_path / "legacy.npz"
+    save_model(legacy, path)
+    loaded = load_model(path)
+    assert loaded.content.scheme == LEGACY and loaded.metadata["format"] == "warcclean-ngram-lm/1"
+    texts = ["The valley", "Log in"]
+    assert loaded.scores(texts).tolist() == pytest.approx(legacy.scores(texts).tolist())
+    assert loaded.scores(texts).tolist() != pytest.approx(
+        NgramModel(train_lm(CONTENT, 3, 14, 2.0), train_lm(BOILER, 3, 14, 2.0), 0.0, {})
+        .scores(texts)
+        .tolist()
+    )
