@@ -101,3 +101,84 @@ def test_the_shipped_model_keeps_the_article_of_a_built_page() -> None:
     assert not any("Section" in t or "Link" in t for t in good)
     result = clean_html(PAGE.encode(), cleaner="density-lm")
     assert result.cleaner == "density-lm" and "Paragraph 2 of the story" in result.text
+
+
+# --- Pal's system as published (variant="paper") ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def class_model_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from pipeline.cleaners.ngram import ClassLmModel, class_prior, save_class_model
+    from pipeline.cleaners.ngram import train_witten_bell as wb
+
+    model = ClassLmModel(
+        wb(CONTENT, 4, 14), wb(BOILER, 4, 14), class_prior(len(CONTENT), len(BOILER)), 0.0, {}
+    )
+    path = tmp_path_factory.mktemp("m") / "density-lm-paper.npz"
+    save_class_model(model, path)
+    return str(path)
+
+
+def test_the_paper_variant_scores_what_pals_first_stage_kept(class_model_path: str) -> None:
+    from pipeline.cleaners.density import pal_stage_one
+    from pipeline.cleaners.density_lm import block_units
+    from pipeline.cleaners.ngram import load_class_model
+
+    article = "The settlers followed the river into the valley and built their houses there."
+    links = "Home | Contact us | Privacy policy | Log in | Share on Facebook | Next page | Home"
+    blocks = [
+        block(0, "The settlers followed the river.", 2),  # under 60 characters
+        block(1, article, 10),
+        block(2, links, 12),
+        block(3, article + " " + article, 30),
+    ]
+    # A block's chunk: its text, and its text plus markup as its HTML.
+    units = block_units(blocks)
+    assert [(u.n_text, u.n_html) for u in units] == [
+        (b.n_chars, b.n_chars + b.n_markup_chars) for b in blocks
+    ]
+    cleaner = DensityLmCleaner(variant="paper", unit="blocks", model=class_model_path)
+    assert cleaner.needs_tree is False
+    assert cleaner.params() == {"model": class_model_path, "variant": "paper", "unit": "blocks"}
+    keep = pal_stage_one(units)
+    assert keep == [False, True, True, True]
+    scores = load_class_model(class_model_path).scores([b.text for b in blocks]).tolist()
+    assert cleaner.unit_scores(units) == [None, *scores[1:]]
+    labeled = cleaner.label(blocks, None)
+    # The classifier's own rule: content when its joint log-probability is at least the
+    # boilerplate's (threshold 0).
+    assert [lb.verdict for lb in labeled] == [Verdict.BAD, Verdict.GOOD, Verdict.BAD, Verdict.GOOD]
+    assert [lb.score for lb in labeled] == [None, *scores[1:]]
+    strict = DensityLmCleaner(variant="paper", unit="blocks", model=class_model_path, threshold=1e9)
+    assert all(lb.verdict is Verdict.BAD for lb in strict.label(blocks, None))
+
+
+def test_the_paper_variant_reads_source_lines_and_ships_its_model() -> None:
+    from pipeline.cleaners.density_lm import PAPER_MODEL
+    from pipeline.html.segment import parse
+
+    cleaner = DensityLmCleaner(variant="paper")
+    assert cleaner.needs_tree is True and Path(PAPER_MODEL).exists()
+    assert cleaner.params() == {"variant": "paper", "unit": "lines"}
+    # Pal's chunks are the source's lines: the menu's one line is mostly markup, the footer's
+    # too short; each paragraph's line goes to the classifier.
+    menu = "".join(
+        f'<li><a href="/section-{i}" class="nav">Section {i}</a></li>' for i in range(12)
+    )
+    story = "\n".join(
+        f"<p>Paragraph {i} of the story tells, in plain sentences, how the river shaped the "
+        "valley and why the farmers followed it.</p>"
+        for i in range(6)
+    )
+    page = (
+        f"<html><head><title>T</title></head><body>\n<ul>{menu}</ul>\n{story}\n"
+        "<footer>Copyright 2024</footer>\n</body></html>"
+    )
+    tree = parse(page)
+    labeled = cleaner.label(segment(tree), None, tree)
+    assert [lb.block.text.split()[0] for lb in labeled if lb.verdict is Verdict.GOOD] == [
+        "Paragraph"
+    ] * 6
+    assert all(lb.score is None for lb in labeled if lb.block.text.startswith("Section"))
+    # The project's variant loads the other model and never the paper's.
+    assert not hasattr(DensityLmCleaner(), "class_model")
