@@ -179,3 +179,6 @@ def test_a_page_that_would_lose_most_of_its_text_keeps_it() -> None:
     ]  # fmt: skip
     with pytest.raises(ValueError, match="max share must be in"):
         SiteSettings(max_share=0.0)
+    with pytest.raises(ValueError, match="max share must be in"):
+        SiteSettings(max_share=1.01)
+    assert SiteSettings(max_share=1.0).max_share == 1.0
