@@ -473,3 +473,18 @@ def test_recover_nearby_reach_and_passes() -> None:
     blocks = page(("far",), ("gap",), ("gap",), ("gap",), ("s1",), ("s2",), (PROSE,))
     scores = [strong, weak, weak, weak, strong, strong, 0.9]
     assert k.recover_nearby(blocks, scores, {6}, excluded=set()) == {4, 5}
+
+
+def test_recover_nearby_heading_by_tag_or_by_flag_and_adjacency_only() -> None:
+    # A heading is one by its tag or by lying in a heading element; either comes back.
+    by_tag = page(("Title", "h2", "h2", 0, False), ("x",), (PROSE,))
+    by_flag = page(("Title", "span", "span", 0, True), ("x",), (PROSE,))
+    for blocks in (by_tag, by_flag):
+        assert 0 in k.recover_nearby(blocks, [-0.5, -0.9, 0.9], {2}, excluded=set())
+    # Adjacent means next to a kept block: a strong block two positions on stays out.
+    blocks = page((PROSE,), ("weak",), ("strong, short.",))
+    assert k.recover_nearby(blocks, [0.9, -0.9, 0.5], {0}, excluded=set()) == set()
+
+
+def test_any_positive_dispersion_is_accepted() -> None:
+    assert k.KimatuCleaner(dispersion=0.5).dispersion == 0.5
