@@ -572,3 +572,30 @@ def test_headings_are_counted_through_nested_headings() -> None:
 @pytest.mark.parametrize("tag", ["h1", "h6"])
 def test_every_heading_level_is_a_header(tag: str) -> None:
     assert kp.output_tag(el("A short sentence with a stop.", tag=tag)) == "h"
+
+
+def test_blocks_stand_in_for_elements_without_the_page() -> None:
+    from pipeline.types import Block
+
+    def blk(text: str, style: str, link_chars: int) -> Block:
+        n = len(text)
+        return Block(0, text, "p", "body.p", style, False, n, len(text.split()), link_chars, 1, 7)
+
+    text = "Some words, and more of them."
+    elements = kp.elements_from_blocks(
+        [blk(text, "p.lead", 0), blk(text, "", 0), blk(text, "x", len(text) // 2 + 1)]
+    )
+    # The aspect is the block's style, else its tag; a block mostly of link text is one <a>.
+    assert [e.aspect for e in elements] == ["p.lead", "p", "x"]
+    assert [e.path_aspect for e in elements] == ["p.lead", "p", "x"]
+    assert [e.n_links for e in elements] == [0, 0, 1]
+    assert elements[0].n_marks == 2 and elements[0].n_words == 6
+    half = kp.elements_from_blocks([blk("abcdefghij", "p", 5)])
+    assert half[0].n_links == 0  # exactly half is not mostly
+
+
+def test_the_rescue_is_strictly_above_a_tenth_of_the_reference() -> None:
+    blocks, classes = [[0], [1]], ["p", "p"]
+    # 0.1 x 0.5 is exactly 0.05 in binary floating point.
+    assert kp.rescue_dispersed(blocks, classes, [0.5, 0.05], {0}, set()) == set()
+    assert kp.rescue_dispersed(blocks, classes, [0.5, 0.0501], {0}, set()) == {1}
