@@ -151,6 +151,14 @@ def test_the_paper_variant_scores_what_pals_first_stage_kept(class_model_path: s
     assert [lb.score for lb in labeled] == [None, *scores[1:]]
     strict = DensityLmCleaner(variant="paper", unit="blocks", model=class_model_path, threshold=1e9)
     assert all(lb.verdict is Verdict.BAD for lb in strict.label(blocks, None))
+    # unit="blocks" judges the blocks even when the page is given; without the page the lines'
+    # variant judges them too.
+    from pipeline.html.segment import parse
+
+    tree = parse("<html><body>\n<p>Other text on its own line of the source.</p>\n</body></html>")
+    assert cleaner.label(blocks, None, tree) == labeled
+    lines = DensityLmCleaner(variant="paper", model=class_model_path)
+    assert lines.label(blocks, None) == labeled
 
 
 def test_the_paper_variant_reads_source_lines_and_ships_its_model() -> None:
