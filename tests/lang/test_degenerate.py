@@ -63,3 +63,58 @@ def test_a_few_control_characters_in_prose_are_not_degenerate() -> None:
     prose = "The committee met on Tuesday and agreed the budget for next year. " * 20
     # a stray form feed and bell, as real pages have (under 1%)
     assert degenerate_reason(prose[:600] + "\x07\x0b" + prose[600:]) is None
+
+
+# --- the bounds, with the module's constants written out (mutants of them survived) ---------
+
+VARIED = "Thequickbrownfoxjumpsoverthelazydog0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def test_fifty_characters_are_judged_and_forty_nine_are_not() -> None:
+    assert degenerate_reason("a" * 50) is not None
+    assert degenerate_reason("a" * 49) is None
+
+
+def test_two_bits_per_character_is_language_enough() -> None:
+    # Four characters used equally: exactly 2 bits; three: log2(3) = 1.58.
+    assert bits_per_char("abcd" * 20) == (2.0, 80)
+    assert degenerate_reason("abcd" * 20) is None
+    assert degenerate_reason("abc" * 30) is not None
+    assert bits_per_char("   \n ") == (0.0, 0)
+    assert degenerate_reason("  ") is None
+
+
+def test_the_reason_names_the_most_frequent_character() -> None:
+    reason = degenerate_reason("Title\n\n" + "b" * 10_000)
+    assert reason is not None and "most often 'b'" in reason and "10,007 characters" in reason
+
+
+def test_a_long_text_is_sampled_from_its_first_to_its_last_stretch() -> None:
+    import math
+    from collections import Counter
+
+    tail = VARIED[:64]
+    text = "a" * 200_000 + tail
+    # 32 stretches of 64 characters, the first at the start and the last at the very end.
+    sample = "a" * (31 * 64) + tail
+    counts = Counter(sample)
+    expected = -sum(c / len(sample) * math.log2(c / len(sample)) for c in counts.values())
+    bits, counted = bits_per_char(text)
+    assert counted == 2048
+    assert bits == pytest.approx(expected)
+
+
+def test_control_characters_at_five_percent_and_at_the_edges_of_the_ranges() -> None:
+    from pipeline.lang.degenerate import control_share
+
+    base = VARIED[:57]
+    # C0 and C1 (0x7F to 0x9F) are control characters: 3 of 60 is 5%, enough. (0x1C-0x1F are
+    # white space to str.split, so they never reach the count.)
+    reason = degenerate_reason(base + "\x1b\x7f\x9f")
+    assert reason is not None and "control characters" in reason
+    # Their neighbours are not ("~" 0x7E, "¡" 0xA1), nor are 2 of 60.
+    assert degenerate_reason(base + "~¡~") is None
+    assert degenerate_reason(base + "x\x1b\x9f") is None
+    # Text under 50 characters is never judged, controls or not.
+    assert degenerate_reason(VARIED[:40] + "\x01" * 9) is None
+    assert control_share("\x01abc") == 0.25

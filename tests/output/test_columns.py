@@ -30,6 +30,7 @@ from pipeline.output.schema import (
 )
 from pipeline.output.sink import OutputPaths, PartitionedParquetSink
 from pipeline.types import (
+    TRUNCATED_OUTPUT,
     Block,
     CfClass,
     CleanResult,
@@ -109,7 +110,8 @@ def expected_row(
         "n_good": len(good),
         "n_chars": len(result.text),
         "n_words": sum(lb.block.n_words for lb in good),
-        "truncated": page.truncated,
+        # the record was cut short, or the cleaner capped the text (`clean.output_cap`)
+        "truncated": page.truncated or TRUNCATED_OUTPUT in result.notes,
         "notes": list(page.notes) + list(result.notes),
         "blocks": blocks,
         "markdown": None if formats == "text" else result.markdown,
@@ -264,6 +266,37 @@ def test_files_hold_exactly_the_rows_built_one_by_one(
     expected = [expected_row(p, r, "v1", '{"k": 1}', formats) for p, r in docs]
     key = lambda row: row["record_id"]  # noqa: E731
     assert sorted(got, key=key) == sorted(expected, key=key)
+
+
+def test_truncated_says_the_record_or_the_text_was_cut_short(tmp_path: Path) -> None:
+    # Found by README's test command: a drawn note equal to TRUNCATED_OUTPUT marks the row
+    # truncated, which the rows' oracle above did not know.
+    def doc(n: int, cut_record: bool, notes: tuple[str, ...]) -> tuple[RawPage, CleanResult]:
+        page = RawPage(
+            warc_path="a.warc.gz", record_id=f"<urn:uuid:{n}>", record_type="response",
+            warc_offset=0, warc_length=1, url="", warc_date="2024-05-06T07:08:09Z",
+            http_status=None, content_type=None, http_headers=(), body=b"",
+            truncated=cut_record, notes=(),
+        )  # fmt: skip
+        result = CleanResult(
+            text="", blocks=(), language=LangGuess("en", 0.75), encoding="utf-8",
+            encoding_source="meta", cleaner="justext", stoplist=None, notes=notes,
+        )  # fmt: skip
+        return page, result
+
+    docs = [doc(0, False, ()), doc(1, True, ()), doc(2, False, (TRUNCATED_OUTPUT,))]
+    with PartitionedParquetSink(
+        fsspec.filesystem("file"),
+        OutputPaths(str(tmp_path), "a"),
+        batch_rows=2,
+        batch_bytes=1 << 20,
+    ) as sink:
+        for page, result in docs:
+            sink.write_doc(page, result, cleaner_version="v1", cleaner_params="{}")
+        files = sink.commit()
+    rows = [row for f in files if "/docs/" in f for row in pq.read_table(f).to_pylist()]
+    truncated = {row["record_id"]: row["truncated"] for row in rows}
+    assert truncated == {"<urn:uuid:0>": False, "<urn:uuid:1>": True, "<urn:uuid:2>": True}
 
 
 def test_each_schema_appends_its_columns_after_every_old_column() -> None:
