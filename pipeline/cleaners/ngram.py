@@ -47,7 +47,7 @@ from pipeline.types import Block, LabeledBlock, Verdict
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "ngram-lm.npz"
 LEGACY, SALTED = 1, 2  # hashing schemes (module docstring); a model file's format names its own
 FORMAT = "warcclean-ngram-lm/2"
-_FORMATS = {"warcclean-ngram-lm/1": LEGACY, FORMAT: SALTED}
+_FORMATS = {"warcclean-ngram-lm/1": LEGACY, FORMAT: SALTED}  # a file's format -> its scheme
 _START = 2  # code point used as the start-of-block symbol (a control character, absent in text)
 _P = np.uint64(0x100000001B3)  # FNV-64 prime: a good odd multiplier for the rolling hash
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing constant, spreads the bits to the top
@@ -229,8 +229,10 @@ def save_model(model: NgramModel, path: str | Path) -> None:
     """Write the model as an ``.npz`` of plain arrays (no pickled objects)."""
     import json
 
-    fmt = FORMAT if model.content.scheme == SALTED else "warcclean-ngram-lm/1"
-    meta = json.dumps({**model.metadata, "format": fmt}, sort_keys=True)
+    meta = json.dumps(
+        {**model.metadata, "format": _format_of(_FORMATS, model.content, model.boilerplate)},
+        sort_keys=True,
+    )
     np.savez_compressed(
         path,
         content=model.content.counts,
@@ -239,6 +241,19 @@ def save_model(model: NgramModel, path: str | Path) -> None:
         params=np.array([model.content.order, model.content.beta, model.threshold]),
         metadata=np.array(meta),
     )
+
+
+def _format_of(formats: dict[str, int], content: Any, boilerplate: Any) -> str:
+    """The file format of a model whose two class models share one hashing scheme."""
+    if content.scheme != boilerplate.scheme:
+        raise ValueError(
+            f"content and boilerplate models hashed differently ({content.scheme} and "
+            f"{boilerplate.scheme}): a model file has one scheme"
+        )
+    for fmt, scheme in formats.items():
+        if scheme == content.scheme:
+            return fmt
+    raise ValueError(f"unknown hashing scheme {content.scheme!r}: {LEGACY} or {SALTED}")
 
 
 @lru_cache(maxsize=4)
@@ -471,9 +486,8 @@ def save_class_model(model: ClassLmModel, path: str | Path) -> None:
     """Write a `ClassLmModel` as an ``.npz`` of plain arrays."""
     import json
 
-    fmt = WB_FORMAT if model.content.scheme == SALTED else "warcclean-ngram-lm-wb/1"
-    meta = json.dumps({**model.metadata, "format": fmt}, sort_keys=True)
     c, b = model.content, model.boilerplate
+    meta = json.dumps({**model.metadata, "format": _format_of(_WB_FORMATS, c, b)}, sort_keys=True)
     np.savez_compressed(
         path,
         content=c.counts,

@@ -105,6 +105,20 @@ def test_sure_candidates_strictly_above_threshold() -> None:
         ("Start » Politik » Inland » Artikel", {}, True),
         ("© 2024 Example Media Ltd. All rights reserved.", {}, True),
         ("Price: 20 EUR / Delivery in 3 days / free returns included", {}, False),
+        # Link text at exactly max_link (0.5) of the block is furniture.
+        ("abcdefghijklmnopqrst", {"link_chars": 10}, True),
+        ("abcdefghijklmnopqrst", {"link_chars": 9}, False),
+        # min_chars (15): 15 characters are enough, 14 are not, unless it is a heading.
+        ("abcdefghijklmno", {}, False),
+        ("abcdefghijklmn", {}, True),
+        ("abcdefghijklmn", {"tag": "h3"}, False),
+        ("abcdefghijklmn", {"heading": True, "tag": "span"}, False),
+        ("abcdefghijklmn", {"tag": "h1"}, False),
+        ("abcdefghijklmn", {"tag": "h6"}, False),
+        # A menu: three or more parts between separators, none over three words.
+        ("Home and garden | News today | Sport", {}, True),
+        ("Home and garden | News of today now | Sport", {}, False),
+        ("Home and garden | Sport and leisure", {}, False),
     ],
 )
 def test_function_blocks(text: str, kwargs: dict, expected: bool) -> None:
@@ -328,29 +342,6 @@ def test_style_groups_default_gap_is_five_positions() -> None:
     rows[5] = blk("z" * 10, 5, style="q")
     apart = k.relevances(rows)
     assert near[5] - apart[5] == pytest.approx(0.5 * ((1.0 + 0.1) / 2 - 0.1))
-
-
-@pytest.mark.parametrize(
-    ("text", "kwargs", "expected"),
-    [
-        # Link text at exactly max_link (0.5) of the block is furniture.
-        ("abcdefghijklmnopqrst", {"link_chars": 10}, True),
-        ("abcdefghijklmnopqrst", {"link_chars": 9}, False),
-        # min_chars (15): 15 characters are enough, 14 are not, unless it is a heading.
-        ("abcdefghijklmno", {}, False),
-        ("abcdefghijklmn", {}, True),
-        ("abcdefghijklmn", {"tag": "h3"}, False),
-        ("abcdefghijklmn", {"heading": True, "tag": "span"}, False),
-        ("abcdefghijklmn", {"tag": "h1"}, False),
-        ("abcdefghijklmn", {"tag": "h6"}, False),
-        # A menu: three or more parts between separators, none over three words.
-        ("Home and garden | News today | Sport", {}, True),
-        ("Home and garden | News of today now | Sport", {}, False),
-        ("Home and garden | Sport and leisure", {}, False),
-    ],
-)
-def test_function_blocks_at_their_bounds(text: str, kwargs: dict, expected: bool) -> None:
-    assert k.is_function_block(blk(text, **kwargs)) is expected
 
 
 def test_is_function_block_thresholds_are_parameters() -> None:

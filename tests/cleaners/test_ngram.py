@@ -7,12 +7,25 @@ import pytest
 
 from pipeline.cleaners.ngram import (
     DEFAULT_MODEL,
+    LEGACY,
+    SALTED,
+    CharLm,
+    ClassLmModel,
     NgramCleaner,
     NgramModel,
     NgramModelError,
+    WittenBellLm,
+    _hashes,
+    _positions,
+    _wb_buckets,
+    class_prior,
+    load_class_model,
     load_model,
+    salt,
+    save_class_model,
     save_model,
     train_lm,
+    train_witten_bell,
 )
 from pipeline.html.segment import segment
 from pipeline.types import Verdict
@@ -39,8 +52,6 @@ def test_scores_separate_the_two_kinds(model):
 
 
 def test_every_character_gets_a_probability_below_one(model):
-    from pipeline.cleaners.ngram import _hashes, _positions
-
     lm = model.content
 
     codes, real, _ = _positions(["abc"], lm.order)
@@ -171,18 +182,24 @@ TRAIN = ["abracadabra", "the cat sat on the mat", "abba", "a"]
 PROBES = ["cadabra", "the bat", "zz", "abracadabra", "mat on the cat"]
 
 
+def hashed_log_probs(lm: CharLm, text: str) -> list[float]:
+    codes, real, _ = _positions([text], lm.order)
+    grams, contexts = _hashes(codes, lm.order, lm.bits, scheme=lm.scheme)
+    return lm.log_probs([g[real] for g in grams], [c[real] for c in contexts]).tolist()
+
+
+def wb_log_probs(lm: WittenBellLm, text: str) -> list[float]:
+    grams, contexts, extensions, depth, _, _ = _wb_buckets([text], lm.order, lm.bits, lm.scheme)
+    return lm.log_probs(grams, contexts, extensions, depth).tolist()
+
+
 @pytest.mark.parametrize(("order", "beta"), [(1, 1.0), (2, 2.0), (3, 0.5), (4, 2.0)])
 def test_dirichlet_model_is_the_textbook_one(order: int, beta: float) -> None:
-    from pipeline.cleaners.ngram import _hashes, _positions
-
     lm = train_lm(TRAIN, order, 20, beta)
     assert lm.total == sum(len(t) for t in TRAIN)
     reference = dirichlet_reference(TRAIN, order, beta)
     for text in PROBES:
-        codes, real, _ = _positions([text], order)
-        grams, contexts = _hashes(codes, order, lm.bits)
-        got = lm.log_probs([g[real] for g in grams], [c[real] for c in contexts])
-        assert got.tolist() == pytest.approx(reference(text), rel=1e-9)
+        assert hashed_log_probs(lm, text) == pytest.approx(reference(text), rel=1e-9)
 
 
 def test_ngram_model_scores_are_mean_log_likelihood_ratios() -> None:
@@ -197,38 +214,29 @@ def test_ngram_model_scores_are_mean_log_likelihood_ratios() -> None:
 
 @pytest.mark.parametrize(("order", "factor"), [(1, 1.0), (2, 2.0), (3, 3.0), (5, 1.5)])
 def test_witten_bell_model_is_lingpipes(order: int, factor: float) -> None:
-    from pipeline.cleaners.ngram import _wb_buckets, train_witten_bell
-
     lm = train_witten_bell(TRAIN, order, 20, factor)
     assert lm.total == sum(len(t) for t in TRAIN)
     assert lm.types == len(set("".join(TRAIN)))
     reference = witten_bell_reference(TRAIN, order, factor)
     for text in PROBES:
-        grams, contexts, extensions, depth, _, _ = _wb_buckets([text], order, lm.bits)
-        got = lm.log_probs(grams, contexts, extensions, depth)
-        assert got.tolist() == pytest.approx(reference(text), rel=1e-9)
+        assert wb_log_probs(lm, text) == pytest.approx(reference(text), rel=1e-9)
     # LingPipe's default interpolation factor is the order.
     assert train_witten_bell(TRAIN, order, 20).lambda_factor == order
 
 
-def test_witten_bell_training_in_batches_counts_as_one() -> None:
-    from pipeline.cleaners.ngram import train_witten_bell
-
+def test_training_in_batches_counts_as_one() -> None:
     many = [f"text number {i} of the set" for i in range(2500)]  # more than one batch of 2000
-    once = train_witten_bell(many, 3, 20)
-    reference = witten_bell_reference(many, 3, 3.0)
-    from pipeline.cleaners.ngram import _wb_buckets
-
-    grams, contexts, extensions, depth, _, _ = _wb_buckets(["number 7 of"], 3, once.bits)
-    got = once.log_probs(grams, contexts, extensions, depth)
-    assert got.tolist() == pytest.approx(reference("number 7 of"), rel=1e-9)
-    lm = train_lm(many, 3, 20, 2.0)
-    assert lm.total == sum(len(t) for t in many)
+    witten_bell = witten_bell_reference(many, 3, 3.0)
+    assert wb_log_probs(train_witten_bell(many, 3, 20), "number 7 of") == pytest.approx(
+        witten_bell("number 7 of"), rel=1e-9
+    )
+    dirichlet = dirichlet_reference(many, 3, 2.0)
+    assert hashed_log_probs(train_lm(many, 3, 20, 2.0), "number 7 of") == pytest.approx(
+        dirichlet("number 7 of"), rel=1e-9
+    )
 
 
 def test_class_model_scores_and_prior() -> None:
-    from pipeline.cleaners.ngram import ClassLmModel, class_prior, train_witten_bell
-
     # Add-one smoothed class shares of the training texts.
     assert class_prior(3, 1) == pytest.approx((np.log(4 / 6), np.log(2 / 6)))
     assert class_prior(0, 0) == pytest.approx((np.log(0.5), np.log(0.5)))
@@ -248,14 +256,6 @@ def test_class_model_scores_and_prior() -> None:
 
 
 def test_class_model_round_trip(tmp_path) -> None:
-    from pipeline.cleaners.ngram import (
-        ClassLmModel,
-        class_prior,
-        load_class_model,
-        save_class_model,
-        train_witten_bell,
-    )
-
     model = ClassLmModel(
         train_witten_bell(["the cat"], 3, 12, 2.5),
         train_witten_bell(["home"], 3, 12, 2.5),
@@ -274,8 +274,6 @@ def test_class_model_round_trip(tmp_path) -> None:
 
 
 def test_salts_keep_short_ngrams_apart_and_legacy_models_score_as_trained(tmp_path) -> None:
-    from pipeline.cleaners.ngram import LEGACY, SALTED, _hashes, _positions, salt
-
     # Salted: no two salts differ only in low bits, so no one-character n-gram, context or
     # extension (a code point below 2**21) can share another's hash.
     salts = [int(salt(SALTED, kind, k)) for kind in range(3) for k in range(1, 17)]
@@ -287,6 +285,10 @@ def test_salts_keep_short_ngrams_apart_and_legacy_models_score_as_trained(tmp_pa
         c_unigram = grams[0][real][0]
         space_context = contexts[1][real][2]  # the "c" after the space has " " as its context
         assert bool(c_unigram == space_context) is shared
+    # A file has one scheme: two class models hashed differently are refused, not saved.
+    mixed = NgramModel(train_lm(CONTENT, 3, 14, 2.0, LEGACY), train_lm(BOILER, 3, 14, 2.0), 0.0, {})
+    with pytest.raises(ValueError, match="hashed differently"):
+        save_model(mixed, tmp_path / "mixed.npz")
     # A legacy model file keeps its hashing through a save and a load.
     legacy = NgramModel(
         train_lm(CONTENT, 3, 14, 2.0, LEGACY), train_lm(BOILER, 3, 14, 2.0, LEGACY), 0.0, {}

@@ -473,17 +473,7 @@ MATRIX_ROWS = (
             "<mmultiscripts><mi>R</mi><mi>i</mi><none/><none/><mi>j</mi></mmultiscripts>",
             "R_i{}^j",
         ),
-    ],
-)
-def test_presentation_mathml(body: str, expected: str) -> None:
-    assert mml(body) == (expected, False)
-
-
-# Where the table above left a condition or a bound untested (a mutation run over the module):
-# each case pins one rule at its edge.
-@pytest.mark.parametrize(
-    ("body", "expected"),
-    [
+        # Each rule at its edge (where a mutation run over the module found it untested).
         # Named spaces and em widths at the bounds of \, (above 0.1em), \; (from 0.25em), \quad
         # (from 1em) and \qquad (from 2em).
         ('<mi>a</mi><mspace width="verythinmathspace"/><mi>b</mi>', "ab"),
@@ -554,7 +544,7 @@ def test_presentation_mathml(body: str, expected: str) -> None:
         ),
     ],
 )
-def test_presentation_mathml_at_the_edges(body: str, expected: str) -> None:
+def test_presentation_mathml(body: str, expected: str) -> None:
     assert mml(body) == (expected, False)
 
 
