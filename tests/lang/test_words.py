@@ -7,7 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.lang.stoplists import stoplist
-from pipeline.lang.words import CJK_CHARS_PER_WORD, SEA_CHARS_PER_WORD, count_words
+from pipeline.lang.words import (
+    CJK_CHARS_PER_WORD,
+    SEA_CHARS_PER_WORD,
+    count_words,
+    han_kana_chars,
+)
 
 EN = stoplist("en")
 ZH = stoplist("zh")
@@ -137,6 +142,35 @@ def test_mixed_token_and_mixed_text() -> None:
     assert count_words("iPhone的价格", stops) == (3, 1)  # iphone | 的 | 价格
     assert count_words("the 的 - 价格", stops) == (4, 2)  # Latin tokens keep jusText's rule
     assert count_words("2024年", stops) == (2, 0)
+
+
+def test_spaced_stopwords_beside_unspaced_script() -> None:
+    stops = frozenset({"the", "的"})
+    # Whole Latin tokens in a text that has Han: two stopwords, "cat" none.
+    assert count_words("the the cat 价格", stops) == (4, 2)
+    # Latin glued to Han: the piece before the Han run is a word, and a stopword when listed.
+    assert count_words("the猫 the猫", stops) == (4, 2)  # the | 猫 | the | 猫
+    # Latin entries are never matched inside other words, as the Han matcher matches its own.
+    assert count_words("other 猫", stops) == (2, 0)
+
+
+@pytest.mark.parametrize(
+    ("char", "per_word"),
+    [
+        ("\ua9e0", SEA_CHARS_PER_WORD),  # first of Myanmar Extended-B
+        ("\uaa7f", SEA_CHARS_PER_WORD),  # last of Myanmar Extended-A
+        ("\u0e01", SEA_CHARS_PER_WORD),  # Thai
+        ("\u3005", CJK_CHARS_PER_WORD),  # 々, the first character of the CJK ranges
+        ("\u30a2", CJK_CHARS_PER_WORD),  # Katakana
+    ],
+)
+def test_run_length_per_word_follows_the_script(char: str, per_word: int) -> None:
+    assert count_words(char * 4, None) == (4 // per_word, 0)
+
+
+def test_han_kana_chars() -> None:
+    assert han_kana_chars("plain ASCII text") == 0
+    assert han_kana_chars("Tokyo 東京 とうきょう トウキョウ, Seoul 서울") == 2 + 5 + 5
 
 
 def test_stopwords_only_of_the_given_list() -> None:

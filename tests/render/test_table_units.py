@@ -109,3 +109,42 @@ def test_a_dropped_table_beside_dropped_text_or_short_stays_dropped() -> None:
         [kept, *_plans(3), kept],  # three rows: a rating box, not a grid
     ):
         assert _verdicts(keep_whole(labeled)) == _verdicts(labeled)
+
+
+def test_a_column_kept_by_exactly_half_its_characters_keeps_the_table() -> None:
+    # Column 0 kept 5 of its 10 characters: half is a majority. Column 1 was dropped.
+    half = keep_whole(_grid([[G, B], [B, B]], [["abcde", "x"], ["fghij", "y"]]))
+    assert _verdicts(half) == [G] * 4
+    # 4 of 9: not a majority, and no other column has one, so the table goes whole.
+    under = keep_whole(_grid([[G, B], [B, B]], [["abcd", "x"], ["efghi", "y"]]))
+    assert _verdicts(under) == [B] * 4
+
+
+def test_a_dropped_table_is_kept_only_when_kept_text_follows_it_outside_every_table() -> None:
+    kept = _labeled("An article paragraph.", G, None)
+    dropped = _labeled("Related offers", B, None)
+    other_table = _labeled("Sponsored", B, Shape(table=2, row=0, col=0))
+    for labeled in (
+        [kept, *_plans(4)],  # nothing after it: the page ends
+        [kept, *_plans(4), other_table, dropped],  # past another table, boilerplate
+    ):
+        assert _verdicts(keep_whole(labeled)) == _verdicts(labeled)
+    # Past another table, kept text: the grid sits inside the article.
+    out = keep_whole([kept, *_plans(4), other_table, kept])
+    assert _verdicts(out)[1:13] == [G] * 12
+
+
+def test_only_data_table_cells_in_a_column_are_decided_together() -> None:
+    # A page with a kept data table (1) beside a layout table (2) whose article column was kept
+    # and whose navigation column was dropped, and a block of table 1 outside any cell.
+    prose = "word " * 120
+    layout = [
+        _labeled(prose, G, Shape(table=2, row=0, col=0)),
+        _labeled("menu", B, Shape(table=2, row=0, col=1)),
+        _labeled("footer", B, Shape(table=2, row=1, col=0)),
+        _labeled("x", G, Shape(table=2, row=1, col=1)),
+    ]
+    data = _grid([[G, G], [G, G]], [["Weight", "1.2 kg"], ["Height", "30 cm"]])
+    loose = _labeled("Prices as of May", B, Shape(table=1, row=0, col=-1))
+    labeled = [*data, loose, *layout]
+    assert _verdicts(keep_whole(labeled)) == _verdicts(labeled)
