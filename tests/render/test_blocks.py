@@ -284,6 +284,35 @@ def test_a_grid_of_prose_cells_is_a_data_table_a_frame_is_not() -> None:
     assert data_tables(ragged) == frozenset()  # 4 full rows of 7: a page region
 
 
+@pytest.mark.parametrize(
+    ("longest", "rows", "data"),
+    [
+        (400, 2, True),  # a cell of 400 characters is a value or a phrase
+        (401, 2, False),  # past it, only a grid of at least 4 full rows is data
+        (401, 3, False),
+        (401, 4, True),
+        (2000, 4, True),  # a prose cell of up to 2,000 characters
+        (2001, 4, False),  # above: a page region whatever the grid
+    ],
+)
+def test_cell_length_bounds_of_a_data_table(longest: int, rows: int, data: bool) -> None:
+    cells = [c for r in range(rows) for c in (cell(f"Term {r}", r, 0), cell(f"value {r}", r, 1))]
+    cells[1] = cell("x" * longest, 0, 1)
+    assert data_tables(blocks(*cells)) == (frozenset({1}) if data else frozenset())
+    # Two blocks in one cell count as their texts joined by one space.
+    split = [*cells[:1], cell("x" * (longest - 11), 0, 1), cell("y" * 10, 0, 1), *cells[2:]]
+    assert data_tables(blocks(*split)) == (frozenset({1}) if data else frozenset())
+
+
+def test_text_outside_the_cells_of_a_row_is_no_cell() -> None:
+    # Each row has one cell and text loose in its <tr>: a stack of boxes, not a grid; the same
+    # rows with two cells are one.
+    loose = blocks(*[c for r in range(3) for c in (cell(f"box {r}", r, 0), cell("loose", r, -1))])
+    assert data_tables(loose) == frozenset()
+    grid = blocks(*[c for r in range(3) for c in (cell(f"box {r}", r, 0), cell("value", r, 1))])
+    assert data_tables(grid) == frozenset({1})
+
+
 def test_table_with_code_in_cells_or_a_nested_table_is_layout() -> None:
     grid = [cell("a", 0, 0), cell("b", 0, 1), cell("c", 1, 0), cell("d", 1, 1)]
     with_pre = blocks(*grid[:3], cell("d", 1, 1, pre=1, raw="d"))
@@ -384,6 +413,19 @@ def test_text_after_a_blank_span_at_line_start_is_escaped() -> None:
     r = render(blocks((" ``` alpha", Shape(spans=((0, 1, "math"),)))))
     assert r.markdown == "\\`\\`\\` alpha"
     assert token_types(r.markdown) == ["paragraph_open", "inline", "paragraph_close"]
+
+
+@pytest.mark.parametrize("between", ["", " then"])
+def test_a_line_after_a_code_span_is_escaped_at_its_start(between: str) -> None:
+    # The span ends the paragraph's first line; the next line would read as a heading.
+    text = f"x = 1{between}\n# not a heading"
+    r = render(blocks((text, Shape(spans=((0, 5, "code"),)))))
+    assert r.text == text
+    assert token_types(r.markdown) == ["paragraph_open", "inline", "paragraph_close"]
+    inline = _MD.parse(r.markdown)[1]
+    assert [c.content for c in inline.children if c.type == "code_inline"] == ["x = 1"]
+    shown = "".join(c.content if c.type != "softbreak" else "\n" for c in inline.children)
+    assert shown == text
 
 
 # --- quotes ---

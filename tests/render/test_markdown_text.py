@@ -232,6 +232,13 @@ def test_a_ragged_table_is_not_padded_to_its_widest_row() -> None:
 def test_a_short_row_is_still_padded() -> None:
     assert _table_width([3, 2, 3]) == 3 and _table_width([2, 3]) == 3
     assert _table_width([12_000] + [2] * 10) == 2
+    # Padded to 16 wide, these rows get 60 empty cells for their 20: 3 per cell, the bound.
+    assert _table_width([16, 1, 1, 1, 1]) == 16
+    # One more cell in the first row adds 4 empty cells, 64 for 21: the lower median instead.
+    assert _table_width([17, 1, 1, 1, 1]) == 1
+    assert _table_width([40, 1, 2, 3, 1]) == 2  # 153 for 47; sorted 1 1 2 3 40: the median
+    assert _table_width([100, 4, 3, 2, 2, 1]) == 2  # sorted 1 2 2 3 4 100: the lower middle
+    assert _table_width([]) == 0
 
 
 def test_nesting_deeper_than_the_cap_is_written_at_the_cap() -> None:
@@ -240,6 +247,7 @@ def test_nesting_deeper_than_the_cap_is_written_at_the_cap() -> None:
         blk("item", Shape(lists="u" * 1_000, item=1), 1),
     ]
     md = render(deep).markdown
+    assert MAX_NESTING == 8  # the documented cap (pipeline/render/blocks.py)
     assert max(line.count(">") for line in md.split("\n")) == MAX_NESTING
     assert len(md) < 200 * 50
 
