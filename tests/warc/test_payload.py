@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import random
+import tracemalloc
 import zlib
 from collections.abc import Callable
 
@@ -117,6 +118,24 @@ def test_unknown_coding_keeps_a_plain_body() -> None:
     assert decode_payload(HTML, None, "zstd") == Payload(HTML, notes=("ce_unsupported:zstd",))
 
 
+def test_an_undecodable_coding_ends_the_decoding() -> None:
+    # Codings are undone last applied first: once one cannot be, the ones before it are not tried.
+    assert decode_payload(HTML, None, "gzip, zstd") == Payload(HTML, notes=("ce_unsupported:zstd",))
+
+
+@pytest.mark.parametrize(
+    ("controls", "binary"),
+    [(2, False), (3, True)],  # of 40 bytes: 5% of control bytes is text, more is not
+)
+def test_a_body_is_still_compressed_above_one_control_byte_in_20(
+    controls: int, binary: bool
+) -> None:
+    body = b"\x01" * controls + b"a" * (40 - controls)
+    got = decode_payload(body, None, "gzip")
+    assert got.body == body and got.notes == ("ce_gzip_not_encoded",)
+    assert got.undecodable == ("gzip" if binary else None)
+
+
 @pytest.mark.parametrize("coding", ["gzip", "deflate", "br", "zstd"])
 def test_still_compressed_bodies_name_the_coding(coding: str) -> None:
     got = decode_payload(NOISE, None, coding)
@@ -147,10 +166,37 @@ def test_cap_bounds_the_decompressed_size(coding: str, compress: Callable[[bytes
 
 
 @pytest.mark.parametrize(
+    ("coding", "compress"),
+    [
+        ("gzip", lambda b: gzip.compress(b, compresslevel=1, mtime=0)),
+        ("deflate", lambda b: zlib.compress(b, 1)),
+        ("br", lambda b: brotli.compress(b, quality=1)),
+    ],
+    ids=["gzip", "deflate", "br"],
+)
+def test_a_bomb_never_takes_much_more_memory_than_the_cap(
+    coding: str, compress: Callable[[bytes], bytes]
+) -> None:
+    # 50 MB of spaces behind a few kB: decoded whole and then cut, it would hold the 50 MB.
+    bomb = compress(b"<html>" + b" " * 50_000_000)
+    tracemalloc.start()
+    try:
+        got = decode_payload(bomb, None, coding, cap=1_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(got.body) == 1_000_000 and got.complete is False
+    assert peak < 5_000_000, peak
+
+
+@pytest.mark.parametrize(
     ("data", "cap", "kept", "capped"),
     [
         (b"x" * 200_000, None, 200_000, False),
         (b"x" * 200_000, 100, 100, True),
+        (b"x" * 200_000, 100_000, 100_000, True),  # the cap falls in a later read
+        (b"x" * 200_000, 199_999, 199_999, True),  # ... in the last one
+        (b"x" * 200_000, 200_000, 200_000, False),
         (b"x" * 200_000, 0, 0, True),
         (b"abc", 3, 3, False),
         (b"", 10, 0, False),
@@ -180,6 +226,8 @@ def test_read_capped_keeps_the_cap_and_drains_the_rest(
         (b"", "empty"),
         (b" \r\n\t", "empty"),
         (b" " * 2000 + b"<html>", "empty"),  # only the first bytes are sniffed
+        (b" " * 1019 + b"<html>", "html"),  # "<html" ends the first 1,024 bytes
+        (b" " * 1020 + b"<html>", "other"),  # "<htm" does: no signature
     ],
 )
 def test_sniff_kind(body: bytes, kind: str) -> None:
