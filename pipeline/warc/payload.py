@@ -218,7 +218,9 @@ def dechunk(data: bytes) -> tuple[bytes, bool] | None:
             return bytes(out), True
         start = eol + 1
         end = start + size
-        if end > len(data):
+        if end >= len(data):
+            # Cut inside the chunk's data or right after it, before its line end: what is there
+            # is the body's (a record cut at a chunk's end kept nothing of that chunk before).
             out += data[start:]
             return bytes(out), False
         if data[end : end + 2] != b"\r\n" and data[end : end + 1] != b"\n":

@@ -78,6 +78,9 @@ def test_chunk_extensions_and_bare_lf_line_ends_are_accepted() -> None:
         (b"5\r\nHello\r\nzz\r\nmore", (b"Hello", False)),  # bad size line after a good chunk
         (b"5\r\nHello\r\n5\r\nworldXX", (b"Hello", False)),  # data not ended by a line end
         (b"5\r\nHello\r\n", (b"Hello", False)),  # no terminating zero chunk
+        (b"5\r\nHello\r\n5\r\nworld", (b"Helloworld", False)),  # cut before a line end
+        (b"5\r\nHello", (b"Hello", False)),
+        (b"000000000000000a\r\n0123456789\r\n0\r\n\r\n", (b"0123456789", True)),  # 16 digits
         (HTML, None),  # not chunked at all
         (b"", None),
         (b"12345678901234567\r\nx", None),  # size field longer than any real one
@@ -92,11 +95,33 @@ def test_chunking_cut_short_marks_the_payload_incomplete() -> None:
     assert (got.body, got.complete, got.notes) == (HTML[:17], False, ())
 
 
-def test_gzip_stream_cut_short_keeps_what_decoded() -> None:
-    raw = gzip.compress(HTML * 50, mtime=0)
-    got = decode_payload(raw[: len(raw) // 2], None, "gzip")
+@pytest.mark.parametrize(
+    ("coding", "compress"),
+    [("gzip", lambda b: gzip.compress(b, mtime=0)), ("br", brotli.compress)],
+    ids=["gzip", "br"],
+)
+def test_a_stream_cut_short_keeps_what_decoded(
+    coding: str, compress: Callable[[bytes], bytes]
+) -> None:
+    page = HTML + random.Random(2).randbytes(3000).hex().encode() + HTML
+    raw = compress(page)
+    got = decode_payload(raw[: len(raw) // 2], None, coding)
     assert got.complete is False and got.undecodable is None
-    assert got.body and (HTML * 50).startswith(got.body)
+    assert got.body and page.startswith(got.body)
+
+
+def test_a_gzip_member_with_trailing_bytes_is_complete() -> None:
+    # Servers append a line end after the stream; it is no second member.
+    assert decode_payload(gzip.compress(HTML, mtime=0) + b"\r\n", None, "gzip") == Payload(HTML)
+
+
+def test_gzip_back_references_reach_across_the_whole_32k_window() -> None:
+    page = random.Random(3).randbytes(20_000) * 2  # the repeat refers 20,000 bytes back
+    assert decode_payload(gzip.compress(page, mtime=0), None, "gzip") == Payload(page)
+
+
+def test_an_empty_body_under_an_unknown_coding_is_no_binary() -> None:
+    assert decode_payload(b"", None, "zstd") == Payload(b"", notes=("ce_unsupported:zstd",))
 
 
 @pytest.mark.parametrize(
