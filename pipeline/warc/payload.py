@@ -250,7 +250,13 @@ def _inflate(data: bytes, cap: int | None, wbits: int) -> tuple[bytes, bool]:
     while data:
         d = zlib.decompressobj(wbits)
         limit = 0 if cap is None else cap - produced + 1
-        chunk = d.decompress(data, limit)
+        try:
+            chunk = d.decompress(data, limit)
+        except zlib.error:
+            if not out:
+                raise
+            # A later member is corrupt: the members before it are the body, cut short.
+            return b"".join(out), False
         if not chunk and not d.eof and not out:
             # nothing decodable at all: either not compressed or a stream cut in its header
             d.flush()

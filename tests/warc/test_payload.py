@@ -115,6 +115,28 @@ def test_a_gzip_member_with_trailing_bytes_is_complete() -> None:
     assert decode_payload(gzip.compress(HTML, mtime=0) + b"\r\n", None, "gzip") == Payload(HTML)
 
 
+def test_a_corrupt_later_gzip_member_keeps_the_members_before_it() -> None:
+    first = gzip.compress(HTML, mtime=0)
+    got = decode_payload(first + b"\x1f\x8b" + b"X" * 12, None, "gzip")
+    assert got == Payload(HTML, complete=False)
+    got = decode_payload(first + first + b"\x1f\x8bX", None, "gzip")
+    assert got == Payload(HTML + HTML, complete=False)
+
+
+@pytest.mark.parametrize(
+    ("coding", "compress"),
+    [
+        ("gzip", lambda b: gzip.compress(b, mtime=0)),
+        ("deflate", zlib.compress),
+        ("br", brotli.compress),
+    ],
+)
+def test_an_empty_stream_decodes_to_an_empty_body(
+    coding: str, compress: Callable[[bytes], bytes]
+) -> None:
+    assert decode_payload(compress(b""), None, coding) == Payload(b"")
+
+
 def test_gzip_back_references_reach_across_the_whole_32k_window() -> None:
     page = random.Random(3).randbytes(20_000) * 2  # the repeat refers 20,000 bytes back
     assert decode_payload(gzip.compress(page, mtime=0), None, "gzip") == Payload(page)
@@ -149,16 +171,29 @@ def test_an_undecodable_coding_ends_the_decoding() -> None:
 
 
 @pytest.mark.parametrize(
-    ("controls", "binary"),
-    [(2, False), (3, True)],  # of 40 bytes: 5% of control bytes is text, more is not
+    ("size", "controls", "binary"),
+    [(40, 2, False), (40, 3, True), (38, 2, True)],  # 5% of control bytes is text, more is not
 )
 def test_a_body_is_still_compressed_above_one_control_byte_in_20(
-    controls: int, binary: bool
+    size: int, controls: int, binary: bool
 ) -> None:
-    body = b"\x01" * controls + b"a" * (40 - controls)
+    body = b"\x01" * controls + b"a" * (size - controls)
     got = decode_payload(body, None, "gzip")
     assert got.body == body and got.notes == ("ce_gzip_not_encoded",)
     assert got.undecodable == ("gzip" if binary else None)
+
+
+@pytest.mark.parametrize(
+    ("byte", "control"),
+    [
+        *[(b, True) for b in (0, 1, 8, 14, 26, 28, 31)],
+        # tab, line feed, vertical tab, form feed, carriage return, escape: in text
+        *[(b, False) for b in (9, 10, 11, 12, 13, 27, 32, 127)],
+    ],
+)
+def test_which_bytes_count_as_control_bytes(byte: int, control: bool) -> None:
+    body = bytes([byte]) * 3 + b"a" * 37
+    assert decode_payload(body, None, "zstd").undecodable == ("zstd" if control else None)
 
 
 @pytest.mark.parametrize("coding", ["gzip", "deflate", "br", "zstd"])
