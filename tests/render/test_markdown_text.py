@@ -262,3 +262,29 @@ def test_the_cap_cuts_text_and_markdown_and_says_so() -> None:
     quoted = [blk("x\n" * 100_000, Shape(quote=8), 0)]
     capped = render(quoted, max_chars=10_000)
     assert capped.truncated and len(capped.markdown) <= 10_000
+
+
+@pytest.mark.parametrize("cap", [1, 999, 1_000, 1_001, 10_000])
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        [Shape(quote=8)],
+        [Shape(quote=2, lists="u", item=1), Shape(quote=2, lists="uo", item=2)],
+        [None, Shape(lists="o", item=1), None],
+    ],
+    ids=["quote", "nested-list", "paragraphs-and-a-list"],
+)
+def test_the_cap_cuts_exactly_where_the_whole_would_be_cut(
+    cap: int, shapes: list[Shape | None]
+) -> None:
+    # The renderer stops building lines once the cap is reached: what it wrote is still the
+    # whole page's Markdown and text up to the cap, neither less nor more.
+    bs = [
+        blk("".join(f"line {i} of block {j}\n" for i in range(300)), s, j)
+        for j, s in enumerate(shapes)
+    ]
+    whole = render(bs)
+    cut = render(bs, max_chars=cap)
+    assert cut.markdown == whole.markdown[:cap]
+    assert cut.text == whole.text[:cap]
+    assert cut.truncated
