@@ -1,6 +1,7 @@
 """Train the learned block cleaners (`neighbours`, `ngram-lm`; with ``--only density`` the
 second stages of `density-lm` and `density-mlp`; with ``--only fast`` the trees of
-`neighbours-fast` on the cheap feature set) and print their held-out scores.
+`neighbours-fast` on the cheap feature set; with ``--only ngram`` `ngram-lm` alone) and print
+their held-out scores.
 
     python jobs/train_cleaner.py [--data-dir ../shared/data] [--out pipeline/models/neighbours.json]
                                  [--ngram-out pipeline/models/ngram-lm.npz] [--no-ngram] [--seed 13]
@@ -8,6 +9,7 @@ second stages of `density-lm` and `density-mlp`; with ``--only fast`` the trees 
     python jobs/train_cleaner.py --only density [--density-lm-out ...] [--density-mlp-out ...]
                                  [--density-lm-paper-out ...] [--density-mlp-paper-out ...]
     python jobs/train_cleaner.py --only fast [--fast-out pipeline/models/neighbours-fast.json]
+    python jobs/train_cleaner.py --only ngram [--ngram-out pipeline/models/ngram-lm.npz]
 
 Data: WCXB dev (CC-BY-4.0), multilingual-dev (see its LICENSE.md) and magic-html (Apache-2.0,
 issue 35). Pages are split by SITE (WCXB ``domain``, multilingual and magic-html ``site``) into
@@ -65,6 +67,10 @@ from pipeline.learned.stacked import stack_features  # noqa: E402
 from pipeline.types import Block, Verdict  # noqa: E402
 
 SPLIT_FRACTIONS = (0.6, 0.2)  # train, model selection; the rest is the held-out test
+SPLIT_RULE = (
+    "part = f(sha256(f'{seed}:{site}')[:8] / 2**64): < 0.6 train, < 0.8 select, "
+    "else test; site = 'wcxb:'+metadata domain or 'ml:'+manifest site"
+)
 LICENCES = (
     "WCXB dev split: Web Content eXtraction Benchmark v1.0, Murrough Foley (2026), CC-BY-4.0, "
     "github.com/Murrough-Foley/web-content-extraction-benchmark",
@@ -75,9 +81,25 @@ LICENCES = (
     "magic-html/LICENSE.md",
 )
 N_FIXTURE_PAGES = 4
+# The page-key prefix and the folder of each entry of LICENCES.
+LICENCE_SETS = (("wcxb", "wcxb-dev"), ("ml", "multilingual-dev"), ("mh", "magic-html"))
 # The sets with a manifest of sites, and their page-key prefixes. magic-html (Apache-2.0, 225
 # full-text pages on 136 sites; issue 35) is scored like multilingual-dev's full-text pages.
 MANIFEST_SETS = (("ml", "multilingual-dev"), ("mh", "magic-html"))
+
+
+def licences_of(pages: Sequence[PreparedPage]) -> list[str]:
+    """The licences of the sets ``pages`` come from."""
+    prefixes = {p.key.split("/", 1)[0] for p in pages}
+    return [
+        text for (prefix, _), text in zip(LICENCE_SETS, LICENCES, strict=True) if prefix in prefixes
+    ]
+
+
+def sets_of(pages: Sequence[PreparedPage]) -> str:
+    """The names of the sets ``pages`` come from, as "wcxb-dev + multilingual-dev"."""
+    prefixes = {p.key.split("/", 1)[0] for p in pages}
+    return " + ".join(folder for prefix, folder in LICENCE_SETS if prefix in prefixes)
 
 
 def split_of(site: str, seed: int) -> str:
@@ -822,10 +844,9 @@ def train_density(pages: list[PreparedPage], args: argparse.Namespace) -> int:
 
     parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
     meta = {
-        "licences": list(LICENCES),
+        "licences": licences_of(pages),
         "split": {
-            "rule": "part = f(sha256(f'{seed}:{site}')[:8] / 2**64): < 0.6 train, < 0.8 select, "
-            "else test; site = 'wcxb:'+metadata domain or 'ml:'+manifest site",
+            "rule": SPLIT_RULE,
             "seed": args.seed,
         },
     }
@@ -1119,11 +1140,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--only",
-        choices=("density", "fast"),
+        choices=("density", "fast", "ngram"),
         default=None,
         help="density: train only the two-stage density cleaners (density-lm, density-mlp); "
-        "fast: only neighbours-fast's trees on the cheap feature set; either leaves the other "
-        "model files as they are",
+        "fast: only neighbours-fast's trees on the cheap feature set; ngram: only ngram-lm; "
+        "each leaves the other model files as they are",
     )
     ap.add_argument(
         "--fast-out", type=Path, default=REPO / "pipeline" / "models" / "neighbours-fast.json"
@@ -1146,6 +1167,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument(
+        "--no-magic-html",
+        action="store_true",
+        help="leave magic-html out (how the shipped ngram-lm and density second stages are "
+        "trained: with it, their held-out F1 falls; docs/cleaners.md)",
+    )
+    ap.add_argument(
         "--select",
         action="store_true",
         help="compare the candidates (fitted on train, tuned on model selection) and ship the "
@@ -1154,12 +1181,16 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     t0 = time.time()
-    pages = prepare(args.data_dir, args.seed, cheap=args.only == "fast")
+    pages = prepare(
+        args.data_dir, args.seed, magic_html=not args.no_magic_html, cheap=args.only == "fast"
+    )
     print(f"prepared {len(pages)} pages in {time.time() - t0:.0f}s", flush=True)
     if args.only == "density":
         return train_density(pages, args)
     if args.only == "fast":
         return train_fast(pages, args)
+    if args.only == "ngram":
+        return train_and_report_ngram(pages, args)
     return train_and_report(pages, args)
 
 
@@ -1170,10 +1201,9 @@ def train_and_report(pages: list[PreparedPage], args: argparse.Namespace) -> int
     parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
     print("pages: " + ", ".join(f"{k} {len(v)}" for k, v in parts.items()), flush=True)
     metadata = {
-        "licences": list(LICENCES),
+        "licences": licences_of(pages),
         "split": {
-            "rule": "part = f(sha256(f'{seed}:{site}')[:8] / 2**64): < 0.6 train, < 0.8 select, "
-            "else test; site = 'wcxb:'+metadata domain or 'ml:'+manifest site",
+            "rule": SPLIT_RULE,
             "seed": args.seed,
             "test_ids": sorted(p.key for p in parts["test"]),
             "select_ids": sorted(p.key for p in parts["select"]),
@@ -1201,17 +1231,21 @@ def train_and_report(pages: list[PreparedPage], args: argparse.Namespace) -> int
     print(table(test, rows, "held-out test: BTE (reference)"))
     if args.no_ngram:
         return 0
+    return train_and_report_ngram(pages, args)
 
+
+def train_and_report_ngram(pages: list[PreparedPage], args: argparse.Namespace) -> int:
+    """`ngram-lm` on the training sites, its threshold chosen on model selection; the test sites
+    only scored."""
+    parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
     ngram = train_ngram(
         parts["train"],
         parts["select"],
         args.ngram_out,
-        {
-            "licences": list(LICENCES),
-            "split": {"rule": metadata["split"]["rule"], "seed": args.seed},
-        },
+        {"licences": licences_of(pages), "split": {"rule": SPLIT_RULE, "seed": args.seed}},
     )
     print(f"wrote {args.ngram_out} ({args.ngram_out.stat().st_size / 1e6:.2f} MB)", flush=True)
+    test = parts["test"]
     rows = score_pages(
         test, [ngram.scores([b.text for b in p.blocks]) >= ngram.threshold for p in test]
     )
@@ -1239,10 +1273,9 @@ def train_fast(pages: list[PreparedPage], args: argparse.Namespace) -> int:
     x, y = _training_rows(pool)
     spec = fit_spec(first, x, y, args.seed)
     meta = {
-        "licences": list(LICENCES),
+        "licences": licences_of(pages),
         "split": {"seed": args.seed, "test_ids": sorted(p.key for p in parts["test"])},
-        "trained_on": "wcxb-dev + multilingual-dev + magic-html, train and select parts (test "
-        "held out)",
+        "trained_on": f"{sets_of(pages)}, train and select parts (test held out)",
         "training_rows": len(y),
         "model": FINAL[0],
         "first_pass": first[1],
@@ -1274,7 +1307,7 @@ def select_candidate(
     _, y = _training_rows(parts["train"])
     metadata = {
         **metadata,
-        "trained_on": "wcxb-dev + multilingual-dev + magic-html, train part only",
+        "trained_on": f"{sets_of(parts['train'])}, train part only",
         "training_rows": len(y),
     }
     specs = fit_candidates(parts["train"], seed)
@@ -1334,8 +1367,7 @@ def refit_final(
     _, y = _training_rows(pool)
     meta = {
         **metadata,
-        "trained_on": "wcxb-dev + multilingual-dev + magic-html, train and select parts (test held "
-        "out)",
+        "trained_on": f"{sets_of(pool)}, train and select parts (test held out)",
         "training_rows": len(y),
         "model": name,
         "first_pass": first[1],

@@ -485,6 +485,20 @@ def _train_module():
     return load_script(REPO / "jobs" / "train_cleaner.py")
 
 
+def test_a_model_names_the_licences_and_sets_of_its_own_pages() -> None:
+    from types import SimpleNamespace
+
+    train = _train_module()
+    pages = [SimpleNamespace(key=k) for k in ("wcxb/0001", "ml/de-0003", "wcxb/0002")]
+    licences = train.licences_of(pages)
+    assert len(licences) == 2
+    assert licences[0].startswith("WCXB dev split") and licences[1].startswith("multilingual-dev")
+    assert train.sets_of(pages) == "wcxb-dev + multilingual-dev"
+    pages.append(SimpleNamespace(key="mh/0042"))
+    assert train.licences_of(pages)[-1].startswith("magic-html")
+    assert train.sets_of(pages) == "wcxb-dev + multilingual-dev + magic-html"
+
+
 def test_exported_trees_match_sklearn():
     sklearn = pytest.importorskip("sklearn.ensemble")
     rng = np.random.default_rng(0)
