@@ -8,6 +8,7 @@ absent scores and classes, several row groups and partitions.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.output.columns import DocColumns, RejectColumns
+from pipeline.output.columns import BLOCK_OVERHEAD, ROW_OVERHEAD, DocColumns, RejectColumns
 from pipeline.output.schema import (
     BLOCK_TYPE,
     DOCS_SCHEMA,
@@ -372,3 +373,55 @@ def test_rejects_read_back_field_by_field(tmp_path: Path) -> None:
         }
         for r in rejected
     ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    docs=st.lists(st.integers(0, 9).flatmap(documents), min_size=1, max_size=4),
+    formats=st.sampled_from(["text", "markdown", "both"]),
+)
+def test_buffered_bytes_count_every_string_a_document_holds(
+    docs: list[tuple[RawPage, CleanResult]], formats: str
+) -> None:
+    # The sink flushes on these counts (``batch_bytes``): each document's strings, its row and
+    # each block's slots (`ROW_OVERHEAD`, `BLOCK_OVERHEAD`), so a page of many blocks or a long
+    # Markdown cannot grow a buffer past its bound uncounted.
+    text, markdown = formats != "markdown", formats != "text"
+    columns = DocColumns(text=text, markdown=markdown)
+    sizes = []
+    for page, result in docs:
+        expected = ROW_OVERHEAD + (len(result.text) if text else 0)
+        expected += len(result.markdown or "") if markdown else 0
+        expected += sum(len(v) for v in dataclasses.astuple(result.metadata) if v)
+        expected += sum(
+            BLOCK_OVERHEAD + len(lb.block.text) + len(lb.block.dom_path) for lb in result.blocks
+        )
+        sizes.append(columns.add(page, result, cleaner_version="v1", cleaner_params="{}"))
+        assert sizes[-1] == expected
+    assert columns.nbytes == sum(sizes)
+
+
+def test_documents_are_buffered_with_text_and_markdown_by_default() -> None:
+    page = RawPage(
+        warc_path="a.warc.gz", record_id="<urn:uuid:0>", record_type="response", warc_offset=0,
+        warc_length=1, url="", warc_date="2024-05-06T07:08:09Z", http_status=None,
+        content_type=None, http_headers=(), body=b"", truncated=False, notes=(),
+    )  # fmt: skip
+    result = CleanResult(
+        text="Hello.", blocks=(), language=LangGuess("en", 0.75), encoding="utf-8",
+        encoding_source="meta", cleaner="justext", stoplist=None, markdown="**Hello.**",
+    )  # fmt: skip
+    columns = DocColumns()
+    columns.add(page, result, cleaner_version="v1", cleaner_params="{}")
+    row = pa.Table.from_batches([columns.to_batch()]).to_pylist()[0]
+    assert (row["text"], row["markdown"]) == ("Hello.", "**Hello.**")
+
+
+def test_buffered_rejections_count_their_detail() -> None:
+    columns = RejectColumns()
+    sizes = [
+        columns.add(Rejected("a.warc.gz", f"<urn:uuid:{i}>", "response", 0, "", "r", detail))
+        for i, detail in enumerate(["", "x" * 100])
+    ]
+    assert sizes == [ROW_OVERHEAD, ROW_OVERHEAD + 100]
+    assert columns.nbytes == sum(sizes)
