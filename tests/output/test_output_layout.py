@@ -219,3 +219,46 @@ def test_a_directory_named_like_a_parquet_file_is_not_read_for_the_version(tmp_p
     _written_with_schema(out, b"1")  # a file beside it tells
     with pytest.raises(OutputError, match="schema version 1"):
         check_output(str(out))
+
+
+def _versioned_parquet(path: Path, version: bytes) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.table({"x": [1]}).replace_schema_metadata({b"warcclean.schema_version": version})
+    pq.write_table(table, path)
+
+
+def test_the_version_is_read_from_the_first_language_directory_holding_a_file(
+    tmp_path: Path,
+) -> None:
+    from pipeline.output.layout import written_schema_version
+
+    out = tmp_path / "out"
+    (out / "docs" / "language=aa").mkdir(parents=True)  # empty: looked past
+    _versioned_parquet(out / "docs" / "language=de" / "a.parquet", b"7")
+    (out / "docs" / "language=en").mkdir()  # empty, after the one that tells
+    # Not a language directory: never read for the version.
+    _versioned_parquet(out / "docs" / "_stray" / "a.parquet", b"9")
+    assert written_schema_version(*_local(out)) == "7"
+
+
+@pytest.mark.parametrize(("n", "said"), [(0, ""), (5, "n0, n1, n2, n3, n4"), (6, "and 1 more")])
+def test_a_list_of_names_is_cut_after_five(n: int, said: str) -> None:
+    from pipeline.output.layout import describe
+
+    text = describe([f"n{i}" for i in range(n)])
+    assert text.endswith(said) and ("more" in text) == (n > 5)
+
+
+def test_a_report_path_is_checked_before_the_run(tmp_path: Path) -> None:
+    from pipeline.output.layout import check_report_path
+
+    check_report_path(str(tmp_path / "new" / "dirs" / "run.json"))  # created by the job
+    assert not (tmp_path / "new").exists()
+    with pytest.raises(OutputError, match="is a directory"):
+        check_report_path(str(tmp_path))
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(OutputError, match="is a file"):
+        check_report_path(str(tmp_path / "f" / "run.json"))
