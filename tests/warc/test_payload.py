@@ -33,6 +33,11 @@ def chunked(body: bytes, size: int = 7) -> bytes:
     return encode_body(body, chunked=True, chunk=size)
 
 
+def _raw_deflate(data: bytes) -> bytes:
+    comp = zlib.compressobj(wbits=-15)
+    return comp.compress(data) + comp.flush()
+
+
 @pytest.mark.parametrize(
     ("encoding", "is_chunked"),
     [
@@ -137,9 +142,27 @@ def test_an_empty_stream_decodes_to_an_empty_body(
     assert decode_payload(compress(b""), None, coding) == Payload(b"")
 
 
-def test_gzip_back_references_reach_across_the_whole_32k_window() -> None:
+@pytest.mark.parametrize(
+    ("coding", "compress"),
+    [
+        ("gzip", lambda b: gzip.compress(b, mtime=0)),
+        ("deflate", zlib.compress),
+        ("deflate", _raw_deflate),
+    ],
+    ids=["gzip", "deflate-zlib", "deflate-raw"],
+)
+def test_back_references_reach_across_the_whole_32k_window(
+    coding: str, compress: Callable[[bytes], bytes]
+) -> None:
     page = random.Random(3).randbytes(20_000) * 2  # the repeat refers 20,000 bytes back
-    assert decode_payload(gzip.compress(page, mtime=0), None, "gzip") == Payload(page)
+    assert decode_payload(compress(page), None, coding) == Payload(page)
+
+
+def test_a_coding_name_is_cut_to_20_characters_in_notes() -> None:
+    name = "x-" + "a" * 30
+    got = decode_payload(HTML, None, name)
+    assert got.notes == (f"ce_unsupported:{name[:20]}",)
+    assert decode_payload(NOISE, None, name).undecodable == name[:20]
 
 
 def test_an_empty_body_under_an_unknown_coding_is_no_binary() -> None:
@@ -200,11 +223,6 @@ def test_which_bytes_count_as_control_bytes(byte: int, control: bool) -> None:
 def test_still_compressed_bodies_name_the_coding(coding: str) -> None:
     got = decode_payload(NOISE, None, coding)
     assert got.undecodable == coding and got.body == NOISE
-
-
-def _raw_deflate(data: bytes) -> bytes:
-    comp = zlib.compressobj(wbits=-15)
-    return comp.compress(data) + comp.flush()
 
 
 @pytest.mark.parametrize(
