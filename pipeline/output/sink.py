@@ -141,14 +141,16 @@ class _Partition:
         self.final = final
         self.schema = schema
         self.spool = spool
-        # Row groups written from the spool: as the direct path's flushes would make them.
+        # Row groups written from the spool: spooled batches (each a flush, or what a checkpoint
+        # cut) gathered until they hold ``group_rows`` rows or ``group_bytes`` Arrow bytes. Under
+        # the row bound that is the direct path's groups; under the byte bound they differ, as the
+        # direct path flushes on its buffers' estimate, summed over every partition.
         self.group_rows = group_rows
         self.group_bytes = group_bytes
         self.file: AtomicFile | None = None
         self.writer: Any = None
         if spool is None:
             self._open()
-        self.written = 0
 
     def _open(self) -> None:
         self.file = AtomicFile(self.fs, self.final)
@@ -171,7 +173,6 @@ class _Partition:
                 self.spool.write(batch)
             else:
                 self.writer.write_batch(batch)
-            self.written += len(self.rows)
             self.rows = self.new_buffer()
 
     def commit(self) -> None:

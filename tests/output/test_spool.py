@@ -4,6 +4,7 @@ writes."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -46,6 +47,25 @@ def test_a_spooled_sink_writes_what_the_direct_one_does(tmp_path: Path) -> None:
     )
     # row groups as the direct path's flushes make them (3 rows), not one per spool batch
     assert pq.ParquetFile(tmp_path / "spooled" / "rejects" / "in.parquet").num_row_groups == 4
+
+
+def test_spooled_row_groups_are_cut_at_the_byte_bound(tmp_path: Path) -> None:
+    # Each rejection's buffer estimate (1,500 + its 2,500-character detail) reaches the sink's
+    # byte bound alone, so every flush spools one row of about 2,600 Arrow bytes; the spooled
+    # batches are then gathered two to a row group, the first pair to reach 4,000 bytes.
+    directory = tmp_path / "spool"
+    directory.mkdir()
+    paths = OutputPaths(str(tmp_path / "out"), "in")
+    with PartitionedParquetSink(
+        LocalFileSystem(), paths, batch_rows=1_000, batch_bytes=4_000, spool=Spool(str(directory))
+    ) as sink:
+        for i in range(9):
+            sink.write_reject(dataclasses.replace(_reject(i), detail="x" * 2_500))
+        sink.commit()
+    path = tmp_path / "out" / "rejects" / "in.parquet"
+    assert pq.read_table(path).column("record_id").to_pylist() == [f"<urn:r{i}>" for i in range(9)]
+    meta = pq.ParquetFile(path).metadata
+    assert [meta.row_group(k).num_rows for k in range(meta.num_row_groups)] == [2, 2, 2, 2, 1]
 
 
 def test_a_new_attempt_goes_on_from_the_last_checkpoint(tmp_path: Path) -> None:
