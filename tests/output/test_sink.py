@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.output.columns import DocColumns, RejectColumns
 from pipeline.output.schema import (
     DOCS_SCHEMA,
     FREE_TEXT_COLUMNS,
@@ -177,6 +178,39 @@ def test_byte_budget_flushes_all_partitions(tmp_path: Path) -> None:
     assert pq.ParquetFile(tmp_path / "docs/language=fr/a.parquet").num_row_groups == 6
 
 
+def _row_groups(path: Path) -> list[int]:
+    meta = pq.ParquetFile(path).metadata
+    return [meta.row_group(k).num_rows for k in range(meta.num_row_groups)]
+
+
+def test_the_byte_budget_flushes_when_reached(tmp_path: Path) -> None:
+    size = RejectColumns().add(make_reject(0))  # each rejection buffers as much
+    write(
+        tmp_path, "a", [], [make_reject(i) for i in range(6)], batch_rows=100, batch_bytes=3 * size
+    )
+    assert _row_groups(tmp_path / "rejects/a.parquet") == [3, 3]
+
+
+def test_a_partition_flushed_for_its_rows_leaves_the_others_bytes_counted(tmp_path: Path) -> None:
+    # A document, then three rejections that fill their partition's rows and are flushed: only
+    # their bytes leave the budget, so the document waits for its own partition's rows.
+    doc = make_doc(0, "en")
+    doc_size = DocColumns().add(*doc, cleaner_version="t", cleaner_params="{}")
+    reject_size = RejectColumns().add(make_reject(0))
+    fs = fsspec.filesystem("file")
+    budget = doc_size + 3 * reject_size + 1
+    with PartitionedParquetSink(
+        fs, OutputPaths(str(tmp_path), "a"), batch_rows=3, batch_bytes=budget
+    ) as sink:
+        write_docs(sink, [doc])
+        for i in range(3):
+            sink.write_reject(make_reject(i))
+        write_docs(sink, [make_doc(1, "en"), make_doc(2, "en")])
+        sink.commit()
+    assert _row_groups(tmp_path / "docs/language=en/a.parquet") == [3]
+    assert _row_groups(tmp_path / "rejects/a.parquet") == [3]
+
+
 def test_nothing_visible_after_an_error(tmp_path: Path) -> None:
     fs = fsspec.filesystem("file")
     with (
@@ -263,6 +297,7 @@ def test_object_store_writes_final_keys_and_drops_failed_ones() -> None:
         write_docs(sink, [make_doc(1, "en")])
         files = sink.commit()
     assert files == ("/bucket/out/docs/language=en/a.parquet", "/bucket/out/rejects/a.parquet")
+    assert all(fs.exists(f) for f in files)  # leaving the block after a commit keeps them
     with (
         pytest.raises(RuntimeError),
         PartitionedParquetSink(
