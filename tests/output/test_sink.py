@@ -310,6 +310,21 @@ def test_object_store_writes_final_keys_and_drops_failed_ones() -> None:
     fs.rm("/bucket", recursive=True)
 
 
+def test_a_small_file_is_written_whole_locally_and_on_an_object_store(tmp_path: Path) -> None:
+    from pipeline.output.sink import write_atomic
+
+    local = fsspec.filesystem("file")
+    write_atomic(local, str(tmp_path / "new" / "m.json"), b"{}")
+    write_atomic(local, str(tmp_path / "new" / "m.json"), b'{"a": 1}')  # replaced
+    assert [p.name for p in (tmp_path / "new").iterdir()] == ["m.json"]  # no temporary left
+    assert (tmp_path / "new" / "m.json").read_bytes() == b'{"a": 1}'
+    memory = fsspec.filesystem("memory")
+    write_atomic(memory, "/bucket/w/m.json", b"{}")  # one PUT under the final key
+    assert memory.cat_file("/bucket/w/m.json") == b"{}"
+    assert memory.ls("/bucket/w", detail=False) == ["/bucket/w/m.json"]
+    memory.rm("/bucket", recursive=True)
+
+
 @pytest.fixture
 def dataset(tmp_path: Path) -> Path:
     write(tmp_path, "a", [make_doc(1, "en"), make_doc(2, "de")], [])
