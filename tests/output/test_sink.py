@@ -240,9 +240,11 @@ def test_leftover_temp_files_are_ignored_then_removed(tmp_path: Path) -> None:
     leftover.write_bytes(b"half a parquet file")
     other = tmp_path / "docs/language=en/.b.parquet.deadbeef0000.tmp"
     other.write_bytes(b"another input's attempt in flight")
+    rejects_leftover = tmp_path / "rejects/.a.parquet.deadbeef0001.tmp"
+    rejects_leftover.write_bytes(b"half a rejects file")
     assert record_ids(tmp_path) == ["<urn:uuid:0001>"]  # readers skip hidden .tmp names
     write(tmp_path, "a", [make_doc(1, "en")], [])
-    assert not leftover.exists()
+    assert not leftover.exists() and not rejects_leftover.exists()
     assert other.exists()  # only this stem's leftovers are touched
 
 
