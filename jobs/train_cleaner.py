@@ -81,25 +81,28 @@ LICENCES = (
     "magic-html/LICENSE.md",
 )
 N_FIXTURE_PAGES = 4
-# The page-key prefix and the folder of each entry of LICENCES.
-LICENCE_SETS = (("wcxb", "wcxb-dev"), ("ml", "multilingual-dev"), ("mh", "magic-html"))
-# The sets with a manifest of sites, and their page-key prefixes. magic-html (Apache-2.0, 225
-# full-text pages on 136 sites; issue 35) is scored like multilingual-dev's full-text pages.
-MANIFEST_SETS = (("ml", "multilingual-dev"), ("mh", "magic-html"))
+# The training sets as (page-key prefix, folder), in the order of LICENCES. The last two have a
+# manifest of sites: magic-html (Apache-2.0, 225 full-text pages on 136 sites; issue 35) is
+# scored like multilingual-dev's full-text pages.
+SETS = (("wcxb", "wcxb-dev"), ("ml", "multilingual-dev"), ("mh", "magic-html"))
+MANIFEST_SETS = SETS[1:]
 
 
 def licences_of(pages: Sequence[PreparedPage]) -> list[str]:
     """The licences of the sets ``pages`` come from."""
     prefixes = {p.key.split("/", 1)[0] for p in pages}
-    return [
-        text for (prefix, _), text in zip(LICENCE_SETS, LICENCES, strict=True) if prefix in prefixes
-    ]
+    return [text for (prefix, _), text in zip(SETS, LICENCES, strict=True) if prefix in prefixes]
+
+
+def split_parts(pages: Sequence[PreparedPage]) -> dict[str, list[PreparedPage]]:
+    """``pages`` by their part of the split: train, select, test."""
+    return {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
 
 
 def sets_of(pages: Sequence[PreparedPage]) -> str:
     """The names of the sets ``pages`` come from, as "wcxb-dev + multilingual-dev"."""
     prefixes = {p.key.split("/", 1)[0] for p in pages}
-    return " + ".join(folder for prefix, folder in LICENCE_SETS if prefix in prefixes)
+    return " + ".join(folder for prefix, folder in SETS if prefix in prefixes)
 
 
 def split_of(site: str, seed: int) -> str:
@@ -159,8 +162,7 @@ def prepare(
     cheap feature set, segmented without token runs, as `neighbours-fast` does."""
     sites = _sites(data_dir)
     out: list[PreparedPage] = []
-    sets = [("wcxb", "wcxb-dev"), *MANIFEST_SETS]
-    for prefix, folder in sets:
+    for prefix, folder in SETS:
         if not (data_dir / folder).is_dir() or (prefix == "mh" and not magic_html):
             continue
         for page in load_dataset(data_dir / folder):
@@ -842,7 +844,7 @@ def train_density(pages: list[PreparedPage], args: argparse.Namespace) -> int:
     from pipeline.learned.density_mlp import FORMAT as MLP_FORMAT
     from pipeline.learned.density_mlp import line_features
 
-    parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
+    parts = split_parts(pages)
     meta = {
         "licences": licences_of(pages),
         "split": {
@@ -1198,7 +1200,7 @@ def train_and_report(pages: list[PreparedPage], args: argparse.Namespace) -> int
     """Fit, export and score; ``pages`` come from `prepare`."""
     from pipeline.learned.model import model_from_json
 
-    parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
+    parts = split_parts(pages)
     print("pages: " + ", ".join(f"{k} {len(v)}" for k, v in parts.items()), flush=True)
     metadata = {
         "licences": licences_of(pages),
@@ -1237,7 +1239,7 @@ def train_and_report(pages: list[PreparedPage], args: argparse.Namespace) -> int
 def train_and_report_ngram(pages: list[PreparedPage], args: argparse.Namespace) -> int:
     """`ngram-lm` on the training sites, its threshold chosen on model selection; the test sites
     only scored."""
-    parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
+    parts = split_parts(pages)
     ngram = train_ngram(
         parts["train"],
         parts["select"],
@@ -1260,7 +1262,7 @@ def train_fast(pages: list[PreparedPage], args: argparse.Namespace) -> int:
     only scored."""
     from pipeline.learned.model import model_from_json
 
-    parts = {name: [p for p in pages if p.part == name] for name in ("train", "select", "test")}
+    parts = split_parts(pages)
     pool = only_columns(parts["train"] + parts["select"], CHEAP_COLUMNS)
     _, first, _ = FINAL
     t = time.time()

@@ -38,6 +38,22 @@ def _raw_deflate(data: bytes) -> bytes:
     return comp.compress(data) + comp.flush()
 
 
+# Each way a server encodes a body: its Content-Encoding and a compressor.
+_CODERS = {
+    "gzip": ("gzip", lambda b: gzip.compress(b, mtime=0)),
+    "deflate-zlib": ("deflate", zlib.compress),
+    "deflate-raw": ("deflate", _raw_deflate),
+    "br": ("br", brotli.compress),
+}
+
+
+def coders(*names: str) -> pytest.MarkDecorator:
+    """Parametrize ``coding, compress`` over the named `_CODERS`."""
+    return pytest.mark.parametrize(
+        ("coding", "compress"), [_CODERS[n] for n in names], ids=list(names)
+    )
+
+
 @pytest.mark.parametrize(
     ("encoding", "is_chunked"),
     [
@@ -100,11 +116,7 @@ def test_chunking_cut_short_marks_the_payload_incomplete() -> None:
     assert (got.body, got.complete, got.notes) == (HTML[:17], False, ())
 
 
-@pytest.mark.parametrize(
-    ("coding", "compress"),
-    [("gzip", lambda b: gzip.compress(b, mtime=0)), ("br", brotli.compress)],
-    ids=["gzip", "br"],
-)
+@coders("gzip", "br")
 def test_a_stream_cut_short_keeps_what_decoded(
     coding: str, compress: Callable[[bytes], bytes]
 ) -> None:
@@ -128,29 +140,14 @@ def test_a_corrupt_later_gzip_member_keeps_the_members_before_it() -> None:
     assert got == Payload(HTML + HTML, complete=False)
 
 
-@pytest.mark.parametrize(
-    ("coding", "compress"),
-    [
-        ("gzip", lambda b: gzip.compress(b, mtime=0)),
-        ("deflate", zlib.compress),
-        ("br", brotli.compress),
-    ],
-)
+@coders("gzip", "deflate-zlib", "br")
 def test_an_empty_stream_decodes_to_an_empty_body(
     coding: str, compress: Callable[[bytes], bytes]
 ) -> None:
     assert decode_payload(compress(b""), None, coding) == Payload(b"")
 
 
-@pytest.mark.parametrize(
-    ("coding", "compress"),
-    [
-        ("gzip", lambda b: gzip.compress(b, mtime=0)),
-        ("deflate", zlib.compress),
-        ("deflate", _raw_deflate),
-    ],
-    ids=["gzip", "deflate-zlib", "deflate-raw"],
-)
+@coders("gzip", "deflate-zlib", "deflate-raw")
 def test_back_references_reach_across_the_whole_32k_window(
     coding: str, compress: Callable[[bytes], bytes]
 ) -> None:
@@ -225,16 +222,7 @@ def test_still_compressed_bodies_name_the_coding(coding: str) -> None:
     assert got.undecodable == coding and got.body == NOISE
 
 
-@pytest.mark.parametrize(
-    ("coding", "compress"),
-    [
-        ("gzip", lambda b: gzip.compress(b, mtime=0)),
-        ("deflate", zlib.compress),
-        ("deflate", _raw_deflate),
-        ("br", brotli.compress),
-    ],
-    ids=["gzip", "deflate-zlib", "deflate-raw", "br"],
-)
+@coders("gzip", "deflate-zlib", "deflate-raw", "br")
 def test_cap_bounds_the_decompressed_size(coding: str, compress: Callable[[bytes], bytes]) -> None:
     bomb = b"<html>" + b" " * 1_000_000
     got = decode_payload(compress(bomb), None, coding, cap=1000)
