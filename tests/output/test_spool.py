@@ -8,11 +8,14 @@ import dataclasses
 import os
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from fsspec.implementations.local import LocalFileSystem
 
+from pipeline.output import spool as spool_module
 from pipeline.output.sink import OutputPaths, PartitionedParquetSink
-from pipeline.output.spool import Spool, read_state
+from pipeline.output.spool import Spool, SpoolStream, read_state
 from pipeline.types import Rejected
 
 
@@ -88,3 +91,59 @@ def test_a_new_attempt_goes_on_from_the_last_checkpoint(tmp_path: Path) -> None:
             again.write_reject(_reject(i))
         again.commit()
     assert _rows(tmp_path / "out") == [f"<urn:r{i}>" for i in range(7)]
+
+
+def test_a_checkpoint_is_due_half_a_second_after_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = [100.0]
+    monkeypatch.setattr(spool_module.time, "monotonic", lambda: clock[0])
+    spool = Spool(str(tmp_path))
+    for elapsed, due in [(0.0, False), (0.49, False), (0.5, True), (0.7, True)]:
+        clock[0] = 100.0 + elapsed
+        assert spool.due() is due, elapsed
+    spool.save({}, {"resume": [0, None]})  # a checkpoint at 100.7 starts the next half second
+    clock[0] = 101.1
+    assert not spool.due()
+    clock[0] = 101.2
+    assert spool.due()
+
+
+def test_a_third_attempt_reads_both_earlier_ones_and_drops_a_stream_begun_after_a_checkpoint(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "spool"
+    directory.mkdir()
+    schema = pa.schema([pa.field("n", pa.int64())])
+
+    def batch(*values: int) -> pa.RecordBatch:
+        return pa.record_batch([pa.array(values, pa.int64())], schema=schema)
+
+    first = Spool(str(directory))
+    rows = SpoolStream(first, "docs-en", schema)
+    rows.write(batch(1, 2))
+    first.save({"docs-en": rows.segments()}, {})
+    rows.write(batch(3))  # after the checkpoint: lost with the kill
+    late = SpoolStream(first, "docs-fr", schema)
+    late.write(batch(9))  # a stream begun after the checkpoint
+    second = Spool(str(directory))
+    assert second.attempt == 1
+    assert not (directory / late.name).exists()
+    rows = SpoolStream(second, "docs-en", schema)
+    rows.write(batch(4))
+    second.save({"docs-en": rows.segments()}, {})
+    third = Spool(str(directory))
+    assert third.attempt == 2
+    rows = SpoolStream(third, "docs-en", schema)
+    assert [name for name, _ in rows.segments()] == ["docs-en.0.arrows", "docs-en.1.arrows"]
+    rows.write(batch(5, 6))
+    got = [v for b in rows.batches() for v in b.column(0).to_pylist()]
+    assert got == [1, 2, 4, 5, 6]
+    assert rows.file.closed  # batches() closed this attempt's stream before reading it
+
+
+def test_a_stream_that_never_wrote_has_no_file_and_no_batches(tmp_path: Path) -> None:
+    stream = SpoolStream(Spool(str(tmp_path)), "rejects", pa.schema([pa.field("n", pa.int64())]))
+    stream.close()  # nothing opened: nothing to close, no error
+    assert list(stream.batches()) == [] and stream.segments() == []
+    assert not any(name.endswith(".arrows") for name in os.listdir(tmp_path))
