@@ -1,7 +1,7 @@
-"""docs/output.md's schema tables are the output's schema: every column and block field, in
-order, with its type and whether it can be null, as `pipeline.output.schema` declares them.
+"""The output's schema (`pipeline.output.schema`): docs/output.md's tables are the schema, and a
+documents file's footer says how its text was rendered.
 
-A reader plans on these tables (which columns to filter for nulls, which types to cast), so a
+A reader plans on those tables (which columns to filter for nulls, which types to cast), so a
 column added, moved, retyped or made nullable in the code without the docs fails here.
 """
 
@@ -13,7 +13,16 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from pipeline.output.schema import BLOCK_TYPE, DOCS_SCHEMA, REJECTS_SCHEMA, SHAPE_TYPE
+from pipeline.output.schema import (
+    BLOCK_TYPE,
+    COMMENTS_KEY,
+    DOCS_SCHEMA,
+    FORMATS_KEY,
+    REJECTS_SCHEMA,
+    SHAPE_TYPE,
+    docs_file_schema,
+    file_rendering,
+)
 from pipeline.types import Shape
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "output.md"
@@ -80,3 +89,30 @@ def test_a_type_the_docs_do_not_write_is_caught() -> None:
     assert _table("| field | type | meaning |") != _declared(pa.struct(fields))
     retyped = [f.with_type(pa.int64()) if f.name == "n_words" else f for f in BLOCK_TYPE]
     assert _table("| field | type | meaning |") != _declared(pa.struct(retyped))
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        None,
+        {},
+        {FORMATS_KEY: b"both"},
+        {COMMENTS_KEY: b"false"},
+        {FORMATS_KEY: b"html", COMMENTS_KEY: b"false"},
+        {FORMATS_KEY: b"text", COMMENTS_KEY: b"yes"},
+    ],
+)
+def test_a_file_that_does_not_say_how_it_was_rendered_is_refused(
+    metadata: dict[bytes, bytes] | None,
+) -> None:
+    # The site stage would otherwise rebuild a document's text unlike the rest of its file.
+    with pytest.raises(ValueError, match="does not say how its text was rendered"):
+        file_rendering(metadata)
+
+
+def test_the_footer_keys_read_back_as_written() -> None:
+    for formats in ("text", "markdown", "both"):
+        for comments in (True, False):
+            metadata = docs_file_schema(formats, comments).metadata
+            assert file_rendering(metadata) == (formats, comments)
+            assert metadata[b"warcclean.schema_version"] == b"3"
