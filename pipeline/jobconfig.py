@@ -112,16 +112,26 @@ def parse_pairs(pairs: Iterable[str], option: str = "--param") -> dict[str, Any]
     return out
 
 
+def _size(value: str) -> int | None:
+    """Bytes of a size such as ``4GB``, or None when it is not one. `dask.utils.parse_bytes`
+    reads an empty string as 1 byte: here it is no size."""
+    from dask.utils import parse_bytes
+
+    if not value.strip():
+        return None
+    try:
+        return int(parse_bytes(value))
+    except ValueError:
+        return None
+
+
 def parse_memory(value: str, option: str = "--isolate-memory", *, minimum: int = 1) -> int | None:
     """``"4GB"``, ``"512MiB"`` or plain bytes -> bytes; ``"none"`` -> None (no cap)."""
-    from dask.utils import format_bytes, parse_bytes
+    from dask.utils import format_bytes
 
     if value.strip().lower() == "none":
         return None
-    try:
-        size = parse_bytes(value)
-    except ValueError:
-        size = None
+    size = _size(value)
     if size is None or size <= 0:
         raise ValueError(f"{option} expects a size such as 4GB or 'none', got {value!r}")
     if size < minimum:
@@ -141,14 +151,11 @@ def parse_memory_limit(value: str, option: str = "--memory-limit") -> str | int 
         return "auto"
     if text == "none":
         return None
-    from dask.utils import format_bytes, parse_bytes
+    from dask.utils import format_bytes
 
     # Dask reads a bare number below 1 as a fraction of the machine's memory, `parse_bytes` as 0
     # bytes: only explicit sizes are taken, so the two can never disagree.
-    try:
-        size = parse_bytes(value)
-    except ValueError:
-        size = None
+    size = _size(value)
     if size is None or size < MIN_WORKER_MEMORY:
         raise ValueError(
             f"{option} expects 'auto', 'none' or a size of at least "

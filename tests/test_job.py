@@ -322,16 +322,6 @@ def test_real_warcs_every_record_accounted_for(
         assert stats.balanced, path
 
 
-def test_isolate_memory_takes_sizes_or_none() -> None:
-    from pipeline.jobconfig import parse_memory
-
-    assert parse_memory("4GB") == 4_000_000_000
-    assert parse_memory("512MiB") == 512 * 2**20
-    assert parse_memory("None") is None
-    with pytest.raises(ValueError, match="expects a size"):
-        parse_memory("0")
-
-
 # --- inputs and output checked before the cluster starts (issue 33) ----------------------------
 
 
