@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from distributed import Client
@@ -512,3 +513,34 @@ def test_the_stage_s_line_counts_in_words(counts: tuple[int, ...], line: str) ->
     printed: list[str] = []
     print_site_result(result, printed.append)
     assert printed == [line]
+
+
+def test_files_of_many_row_groups_give_the_dataset_of_one_group(tmp_path: Path, client) -> None:
+    # A documents file holds a row group per flushed batch: the rows a stage counts, marks and
+    # names copies by must run on across its row groups, gathered or shuffled.
+    from pipeline.job import schedule
+    from pipeline.jobconfig import JobConfig
+
+    pages = site_pages()
+    mirrored = [(url.replace("://", "://mirror."), html) for url, html in pages[:5]]
+    inputs = write_warcs(tmp_path / "in", pages + mirrored, 2)
+    for name, batch_rows in (("one", 500), ("many", 2)):
+        config = JobConfig(output=str(tmp_path / name), cleaner="justext", batch_rows=batch_rows)
+        assert not schedule.run_job(client, inputs, config).failed
+    groups = [
+        pq.ParquetFile(p).num_row_groups for p in (tmp_path / "many" / "docs").rglob("*.parquet")
+    ]
+    assert min(groups) >= 2
+    for way, gather_bytes in (("gathered", GATHER_BYTES), ("shuffled", 0)):
+        staged = {}
+        for name in ("one", "many"):
+            out = _copy(tmp_path / name, tmp_path / f"{name}-{way}")
+            run_site_stage(client, str(out), K3, gather_bytes=gather_bytes)
+            staged[name] = documents(out)
+        assert staged["many"] == staged["one"], way
+        ids = {url: row["record_id"] for url, row in staged["many"].items()}
+        dups = {u: r["duplicate_of"] for u, r in staged["many"].items() if r["duplicate_of"]}
+        # One WARC date for all: of each page and its mirror, the first URL is the original.
+        pairs = [sorted((u, m)) for (u, _), (m, _) in zip(pages, mirrored, strict=False)]
+        assert dups == {later: ids[first] for first, later in pairs}
+        assert any(b["label"] == "repeat" for r in staged["many"].values() for b in r["blocks"])
