@@ -19,6 +19,7 @@ from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
 from pipeline.render.blocks import render
 from pipeline.render.table_units import keep_whole
+from pipeline.rules import fragments
 from pipeline.rules.comments import label_comments
 from pipeline.types import (
     TRUNCATED_OUTPUT,
@@ -268,6 +269,10 @@ def clean_decoded(
     deadline.check("labelling")
     labeled, comment_notes = label_comments(keep_whole(labeled), tree, url, head.schema_types)
     notes += comment_notes
+    if getattr(impl, "drops_fragments", False):
+        # On what the page finally keeps, its tables decided whole (`pipeline.rules.fragments`).
+        labeled, emptied = fragments.drop(labeled)
+        notes += emptied
     kept = (Verdict.GOOD, Verdict.COMMENT) if include_comments else (Verdict.GOOD,)
     rendered = render(
         [lb.block for lb in labeled if lb.verdict in kept],

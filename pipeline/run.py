@@ -78,9 +78,11 @@ def clean_page(page: RawPage, cfg: JobConfig) -> Any:
     if not result.blocks:
         return reject_page(page, "no_text", "the page has no text blocks")
     if not result.text:
-        return reject_page(
-            page, "no_good_blocks", f"all {len(result.blocks)} blocks are boilerplate"
-        )
+        detail = f"all {len(result.blocks)} blocks are boilerplate"
+        if result.notes:
+            # Why, where a rule emptied the page (`fragments_dropped`: only a frame was left).
+            detail += f" (cleaner notes: {', '.join(result.notes)})"
+        return reject_page(page, "no_good_blocks", detail)
     degenerate = degenerate_reason(result.text)
     if degenerate is not None:
         # A decompression bomb of one letter is not language, whatever the detector answers.

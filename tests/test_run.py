@@ -446,3 +446,31 @@ def test_a_record_cut_by_the_end_of_the_file_says_so_in_its_row(tmp_path: Path) 
     (row,) = pq.read_table(tmp_path / "out" / "rejects" / f"{report.stem}.parquet").to_pylist()
     assert row["url"] == "https://e.example/b"
     assert "cut short by the end of the file" in row["detail"], row
+
+
+def test_a_page_of_a_few_fragments_is_rejected_saying_why(tmp_path: Path) -> None:
+    # A page drawn by script: its HTML shows a frame only. The default cleaner drops the
+    # fragments it kept, and the rejection's detail names the rule that did.
+    shell = (
+        "<html><head><title>Shop</title></head><body>"
+        "<nav><a href='/'>Home</a> <a href='/help'>Help</a></nav>"
+        "<div class='drawer'><h2>Cart (0)</h2><p>Loading...</p><p>Subtotal</p></div>"
+        "<div id='root'></div></body></html>"
+    )
+    warc = tmp_path / "shell.warc.gz"
+    warc.write_bytes(
+        build_warc(
+            [
+                html_response("https://shop.example/p/1", shell),
+                html_response("https://a.example/1", ARTICLE_EN),
+            ]
+        )
+    )
+    out = tmp_path / "out"
+    report = process_warc(str(warc), JobConfig(output=str(out)))
+    assert report.stats.docs == 1 and report.stats.rejects == {"no_good_blocks": 1}
+    (row,) = pq.read_table(out / "rejects" / f"{report.stem}.parquet").to_pylist()
+    assert row["url"] == "https://shop.example/p/1"
+    assert re.fullmatch(
+        r"all \d+ blocks are boilerplate \(cleaner notes: .*fragments_dropped.*\)", row["detail"]
+    )

@@ -58,8 +58,10 @@ class NeighboursCleaner:
     model says), ``list_rescue=False`` `pipeline.rules.list_rescue` (a list's items and label
     line left as the model says), ``title_heading=False`` `pipeline.rules.title_heading` (for a
     corpus whose texts leave the page's title out, as WCXB's references mostly do),
-    ``strictness`` sets the power the probabilities of a page outside English are raised to
-    before the model's rule decides (`page_rule`; 1: as the model says them; higher: stricter).
+    ``fragments=False`` `pipeline.rules.fragments` (a page whose kept text is a few short
+    fragments keeps them), ``strictness`` sets the power the probabilities of a page outside
+    English are raised to before the model's rule decides (`page_rule`; 1: as the model says
+    them; higher: stricter).
     Under that rule, blocks of markup written out as text are never kept
     (`pipeline.rules.markup_guard`)."""
 
@@ -86,11 +88,13 @@ class NeighboursCleaner:
         code_rescue: bool = True,
         title_heading: bool = True,
         list_rescue: bool = True,
+        fragments: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
         options += (("consent_guard", consent_guard), ("code_rescue", code_rescue))
         options += (("title_heading", title_heading), ("list_rescue", list_rescue))
+        options += (("fragments", fragments),)
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -106,6 +110,8 @@ class NeighboursCleaner:
         self.code_rescue = code_rescue
         self.title_heading = title_heading
         self.list_rescue = list_rescue
+        # Applied by `pipeline.clean` once tables are decided whole (`pipeline.rules.fragments`).
+        self.drops_fragments = fragments
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or self.default_model)
@@ -133,6 +139,8 @@ class NeighboursCleaner:
             out["title_heading"] = False
         if not self.list_rescue:
             out["list_rescue"] = False
+        if not self.drops_fragments:
+            out["fragments"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
             out["strictness"] = self.strictness
         return out
