@@ -211,3 +211,73 @@ def test_a_path_list_past_its_caps_names_them(
     (tmp_path / "latin.paths").write_bytes(b"caf\xe9.warc.gz\n")
     with pytest.raises(InputError, match=r"latin\.paths:1: a line that is not UTF-8"):
         list_inputs([str(tmp_path / "latin.paths")])
+
+
+def test_dot_segments_of_a_url_are_resolved_as_a_browser_does() -> None:
+    assert input_key("https://h.example/../a.warc") == "https://h.example/a.warc"
+    assert input_key("https://h.example/a/b/../../c.warc") == "https://h.example/c.warc"
+    assert input_key("https://h.example/a/.") == "https://h.example/a/"
+    assert input_key("https://h.example/a/b/..") == "https://h.example/a/"
+    assert input_key("https://h.example/a/") == "https://h.example/a/"
+    assert input_key("https://H.example") == "https://h.example"
+    # An empty segment is a name on a web server: kept, as are the query and fragment.
+    assert input_key("https://h.example/a//b.warc?x=1#f") == "https://h.example/a//b.warc?x=1#f"
+
+
+def test_the_stem_is_the_base_name_and_a_hash_of_the_whole_path() -> None:
+    import hashlib
+
+    path = "/data/x/My Crawl..part 1.WARC.GZ"
+    digest = hashlib.sha1(path.encode()).hexdigest()[:12]
+    assert input_stem(path) == f"My_Crawl.part_1-{digest}"
+    assert (
+        input_stem("/d/" + "a" * 200 + ".arc")
+        == "a" * 80 + "-" + hashlib.sha1(("/d/" + "a" * 200 + ".arc").encode()).hexdigest()[:12]
+    )
+    assert input_stem("/d/..warc.gz").startswith("input-")
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_and_found_again() -> None:
+    import os
+
+    from pipeline.warc.inputs import display_path, stored_paths
+
+    real = os.fsdecode(b"/d/bad\xff\xfe.warc.gz")
+    shown = display_path(real)
+    assert shown == "/d/bad\\xff\\xfe.warc.gz"
+    assert stored_paths(shown) == [shown, real]
+    assert display_path("/d/plain.warc") == "/d/plain.warc"
+    assert stored_paths("/d/plain.warc") == ["/d/plain.warc"]
+    # A URL's escapes are its own: never turned into bytes.
+    assert stored_paths("s3://b/a\\xff.warc.gz") == ["s3://b/a\\xff.warc.gz"]
+
+
+def test_the_line_cap_of_a_path_list_is_exact(tmp_path: Path) -> None:
+    from pipeline.warc.inputs import MAX_PATH_LINE
+
+    name = "x" * (MAX_PATH_LINE - len(".warc\n")) + ".warc"
+    (tmp_path / "ok.paths").write_text(f"# a comment\n\n{name}\n")
+    assert [p.rsplit("/", 1)[1] for p in list_inputs([str(tmp_path / "ok.paths")])] == [name]
+    (tmp_path / "long.paths").write_text(f"# a comment\n\nx{name}\n")
+    with pytest.raises(InputError, match=r"long\.paths:3: a line longer than 65,536 bytes"):
+        list_inputs([str(tmp_path / "long.paths")])
+
+
+def test_the_entry_and_byte_caps_of_a_path_list_are_exact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.warc import inputs
+
+    listing = tmp_path / "many.paths"
+    listing.write_text("".join(f"x/{i}.warc.gz\n" for i in range(10)))
+    size = listing.stat().st_size
+    monkeypatch.setattr(inputs, "MAX_PATH_LIST_ENTRIES", 10)
+    monkeypatch.setattr(inputs, "MAX_PATH_LIST_BYTES", size)
+    assert len(list_inputs([str(listing)])) == 10
+    monkeypatch.setattr(inputs, "MAX_PATH_LIST_BYTES", size - 1)
+    with pytest.raises(InputError, match=f"more than {size - 1} bytes of paths"):
+        list_inputs([str(listing)])
+    monkeypatch.setattr(inputs, "MAX_PATH_LIST_BYTES", size)
+    monkeypatch.setattr(inputs, "MAX_PATH_LIST_ENTRIES", 9)
+    with pytest.raises(InputError, match="more than 9 paths"):
+        list_inputs([str(listing)])
