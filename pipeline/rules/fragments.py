@@ -31,8 +31,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-import numpy as np
-
 from pipeline.lang.words import count_words
 from pipeline.types import Block, LabeledBlock, Verdict
 
@@ -65,17 +63,9 @@ def only_fragments(kept: Sequence[Block]) -> bool:
     return True
 
 
-def guard(keep: np.ndarray, blocks: Sequence[Block]) -> tuple[np.ndarray, tuple[str, ...]]:
-    """``keep`` with every block dropped when the kept ones are only fragments, and the page
-    note saying so."""
-    if not only_fragments([blocks[i] for i in np.flatnonzero(keep).tolist()]):
-        return keep, ()
-    return np.zeros_like(keep), (NOTE,)
-
-
 def drop(labeled: list[LabeledBlock]) -> tuple[list[LabeledBlock], tuple[str, ...]]:
-    """`guard` on a page's labelled blocks: its kept (``good``) blocks relabelled ``bad`` when
-    they are only fragments, and the page note; blocks of other labels are left alone."""
+    """A page's labelled blocks with its kept (``good``) ones relabelled ``bad`` when they are
+    only fragments, and the page note saying so; blocks of other labels are left alone."""
     good = Verdict.GOOD
     if not only_fragments([lb.block for lb in labeled if lb.verdict is good]):
         return labeled, ()

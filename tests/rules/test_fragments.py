@@ -3,7 +3,6 @@ kept in all and the longest kept block decide, counted as the stoplists count wo
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +11,7 @@ from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
 from pipeline.rules import fragments
 from pipeline.rules.fragments import MAX_WORDS, SENTENCE_WORDS, SHORT_SENTENCE_WORDS
-from pipeline.types import Block
+from pipeline.types import Block, LabeledBlock, Verdict
 
 # What the HTML of a shop's page drawn by script shows: its frame and an empty mount point.
 SHELL = (
@@ -31,14 +30,20 @@ def words(n: int, start: int = 0) -> str:
     return " ".join(f"w{i}" for i in range(start, start + n))
 
 
+def labelled(blocks: list[Block], kept: list[bool]) -> list[LabeledBlock]:
+    verdicts = [Verdict.GOOD if k else Verdict.BAD for k in kept]
+    return [LabeledBlock(b, v) for b, v in zip(blocks, verdicts, strict=True)]
+
+
 def decided(texts: list[str]) -> tuple[bool, tuple[str, ...]]:
-    """Whether the guard empties a page whose blocks ``texts`` are all kept."""
+    """Whether the rule empties a page whose blocks ``texts`` are all kept."""
     blocks = blocks_of("".join(f"<p>{t}</p>" for t in texts))
     assert [b.text for b in blocks] == texts
-    keep = np.ones(len(blocks), dtype=bool)
-    out, notes = fragments.guard(keep, blocks)
-    assert out.all() or not out.any(), "all or nothing"
-    return not out.any(), notes
+    out, notes = fragments.drop(labelled(blocks, [True] * len(blocks)))
+    kept = [lb.verdict is Verdict.GOOD for lb in out]
+    assert all(kept) or not any(kept), "all or nothing"
+    assert [lb.block for lb in out] == blocks
+    return not any(kept), notes
 
 
 def test_an_app_shells_frame_is_no_content() -> None:
@@ -90,11 +95,10 @@ def test_a_frame_with_a_notice_sentence_keeps_it() -> None:
 
 def test_blocks_the_model_left_out_do_not_count() -> None:
     blocks = blocks_of(f"<p>Home</p><p>{words(40)}</p><p>Help</p>")
-    keep = np.array([True, False, True])
-    out, notes = fragments.guard(keep, blocks)
-    assert not out.any() and notes == ("fragments_dropped",)
-    nothing = np.zeros(3, dtype=bool)
-    assert fragments.guard(nothing, blocks) == (nothing, ())
+    out, notes = fragments.drop(labelled(blocks, [True, False, True]))
+    assert [lb.verdict for lb in out] == [Verdict.BAD] * 3 and notes == ("fragments_dropped",)
+    nothing = labelled(blocks, [False] * 3)
+    assert fragments.drop(nothing) == (nothing, ())
 
 
 def test_long_words_over_the_character_bound_are_left_alone() -> None:
@@ -129,8 +133,6 @@ def test_the_option_is_recorded_only_when_off_and_must_be_a_boolean() -> None:
 
 
 def test_comments_and_other_labels_are_left_alone() -> None:
-    from pipeline.types import LabeledBlock, Verdict
-
     blocks = blocks_of("<p>Home</p><p>Help</p><p>Nice post, thanks</p>")
     labeled = [
         LabeledBlock(blocks[0], Verdict.GOOD),
