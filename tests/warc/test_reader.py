@@ -442,3 +442,28 @@ def test_understated_content_length_is_noted_on_the_page_and_not_printed(
         ("<urn:uuid:r2>", ()),
     ]
     assert "not followed by newline" not in capfd.readouterr().err
+
+
+def test_a_file_gzipped_whole_past_its_window_is_read_completely() -> None:
+    # The gunzipped stream keeps a window of bytes behind the reading position and drops older
+    # ones in large steps (`_GUNZIP_WINDOW`): every record past several such steps must still
+    # be read whole, at its own offset in the gunzipped stream.
+    from pipeline.warc import reader
+
+    per_record = reader._GUNZIP_WINDOW // 6
+    filler = b"<p>" + b"river bank flood " * (per_record // 17) + b"</p>"
+    specs = [
+        html_response(
+            f"http://e.com/{i}", HTML[:-14] + filler + HTML[-14:], record_id=f"<urn:r{i}>"
+        )
+        for i in range(20)
+    ]
+    plain = build_warc(specs, gzip=False)
+    assert len(plain) > 3 * reader._GUNZIP_WINDOW
+    items = read(gzip_whole(plain))
+    got = pages(items)
+    assert [p.record_id for p in got] == [f"<urn:r{i}>" for i in range(20)]
+    assert all(p.body.endswith(b"</p></body></html>") and not p.truncated for p in got)
+    for page in got:
+        rid, _, _ = first_record_at(plain, page.warc_offset, page.warc_length)
+        assert rid == page.record_id
