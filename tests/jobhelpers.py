@@ -22,6 +22,18 @@ REPO = Path(__file__).resolve().parents[1]
 JOB_SCRIPT = REPO / "jobs" / "clean_warcs.py"
 
 
+def ended_pid() -> int:
+    """The id of a process that has ended (no other process takes it this soon): the holder of
+    a lock left by a killed job."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    return int(done.stdout)
+
+
 def make_inputs(directory: Path, n: int = 4) -> list[str]:
     """``n`` small WARCs with different mixes of pages, requests and rejects."""
     directory.mkdir(parents=True, exist_ok=True)

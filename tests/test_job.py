@@ -17,7 +17,7 @@ from distributed import Client, LocalCluster
 from pipeline.job import command, reports, schedule
 from pipeline.jobconfig import JobConfig
 from pipeline.warc.inputs import input_stem
-from tests.jobhelpers import JOB_SCRIPT, REPO, make_inputs, rows
+from tests.jobhelpers import JOB_SCRIPT, REPO, ended_pid, make_inputs, rows
 
 DASK = str(Path(sys.executable).with_name("dask"))
 
@@ -661,15 +661,9 @@ def _stale_lock(out: Path, **fields: object) -> None:
     import socket
 
     out.mkdir(parents=True, exist_ok=True)
-    gone = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        text=True,
-        capture_output=True,
-        check=True,
-    )
     holder = {
         "host": socket.gethostname(),
-        "pid": int(gone.stdout),  # a process that has ended
+        "pid": ended_pid(),
         "process_started": 1.0,
         "started_at": "2026-01-01T00:00:00Z",
         "cleaner": "justext",

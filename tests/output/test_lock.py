@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -20,17 +19,7 @@ from fsspec.implementations.memory import MemoryFileSystem
 
 from pipeline.output import lock
 from pipeline.output.lock import LOCK_NAME, OutputLocked
-
-
-def _ended_pid() -> int:
-    """The id of a process that has ended (no other process takes it this soon)."""
-    done = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        text=True,
-        capture_output=True,
-        check=True,
-    )
-    return int(done.stdout)
+from tests.jobhelpers import ended_pid
 
 
 def _holder(**fields: Any) -> dict[str, Any]:
@@ -84,7 +73,7 @@ def test_release_leaves_a_lock_another_job_has_taken_since(tmp_path: Path) -> No
 
 def test_a_lock_whose_process_ended_here_is_taken_over(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    _write(out, _holder(pid=_ended_pid()))
+    _write(out, _holder(pid=ended_pid()))
     held = lock.acquire(str(out), cleaner="bte")
     assert json.loads((out / LOCK_NAME).read_text())["token"] == held.token
 
@@ -208,7 +197,7 @@ def test_a_lock_taken_by_a_third_job_meanwhile_is_not_removed(
     # The stale lock is read, then replaced by a live job before it is removed: the take-over
     # must leave the live job's lock and refuse, naming that job.
     out = tmp_path / "out"
-    path = _write(out, _holder(pid=_ended_pid()))
+    path = _write(out, _holder(pid=ended_pid()))
     reads = 0
     real_read = lock._read
 
