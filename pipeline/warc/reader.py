@@ -82,6 +82,8 @@ _UNPARSED_HTTP = frozenset({"request", "revisit"})
 CUT_BY_FILE = "the record is cut short by the end of the file"
 
 _SCAN_CHUNK = 1 << 16
+# The longest run of blank bytes after the last record that ends a file cleanly.
+_BLANK_TAIL_MAX = 1 << 16
 # How far back a gunzipped stream (a file gzipped whole) can still seek: past the body cap, so
 # that a damaged record in it can be searched whole.
 _GUNZIP_WINDOW = 1 << 24
@@ -210,6 +212,10 @@ def iter_records(
         pos = taken
     reported = -1  # where the last "unreadable" issue was
     while True:
+        if gunzip_from is None and seekable and pos > 0 and _blank_from(stream, pos):
+            # Blank lines (or empty gzip members) after the last member: the file ends cleanly,
+            # as a plain file with the same tail does (warcio reads them only after a record).
+            return
         source: Any = stream
         if seekable:
             stream.seek(pos)
@@ -233,7 +239,7 @@ def iter_records(
                 # That member is read: what follows it is read member by member again, at
                 # stored offsets (a damaged member can hold two records in a per-record file).
                 pos, gunzip_from, reader.offset_note = source.member_end, None, None
-                if _peek(stream, pos, 1):
+                if not _blank_from(stream, pos):
                     yield ReaderIssue(
                         warc_path,
                         "resync",
@@ -312,7 +318,7 @@ def iter_records(
                     # its last ("skip": nothing is lost), or bytes that are no record end it.
                     # What follows the member (if anything) is read member by member again.
                     pos, gunzip_from, reader.offset_note = source.member_end or 0, None, None
-                    more = source.member_end is not None and _peek(stream, pos, 1)
+                    more = source.member_end is not None and not _blank_from(stream, pos)
                     if outcome.kind == "error" and not more:
                         yield ReaderIssue(
                             warc_path,
@@ -461,6 +467,8 @@ class _SegmentReader:
             except StopIteration:
                 if inflating.open_member:
                     if held is None and pos > self.floor and _peek_keep(source, pos, 1):
+                        if _blank_from(source, pos):  # empty members and blank lines
+                            return _Outcome("eof", pos)
                         # A member after the last record's, cut by the file's end before it
                         # inflated to a record: no row, so an issue says so.
                         return _Outcome("error", pos, "the file ends inside this gzip member")
@@ -476,6 +484,15 @@ class _SegmentReader:
                     yield held[0]
                 return _Outcome("error", pos, tail) if tail else _Outcome("eof", pos)
             except Exception as exc:
+                if (
+                    held is None
+                    and pos > self.floor
+                    and not isinstance(source, _Gunzipped)
+                    and _blank_from(source, pos)
+                ):
+                    # warcio tries blank bytes after a file's last gzip member as one more
+                    # member: the file ends cleanly there, as a plain file with that tail does.
+                    return _Outcome("eof", pos)
                 if held is not None:
                     yield from self._release(source, held, pos)
                     if self.resume is not None:
@@ -1207,6 +1224,22 @@ def _unread_tail(source: Any, pos: int) -> str:
     elif not head.strip():
         return ""
     return f"{size - pos} bytes after the last record are not a readable record (file cut short?)"
+
+
+def _blank_from(stream: Any, pos: int) -> bool:
+    """Whether nothing but blank bytes or empty gzip members lies from ``pos`` to the end.
+
+    Only a short tail is read: a longer one is left to the reader, which reports it.
+    """
+    if not _is_seekable(stream):
+        return False
+    data = _peek(stream, pos, _BLANK_TAIL_MAX + 1)
+    if len(data) > _BLANK_TAIL_MAX:
+        return False
+    if data[:2] == b"\x1f\x8b":
+        text = _gunzip_prefix(data)
+        return text is not None and not text.strip()
+    return not data.strip()
 
 
 def _gunzip_prefix(data: bytes) -> bytes | None:

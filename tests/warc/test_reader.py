@@ -278,11 +278,47 @@ def test_gzip_member_split_mid_record_resyncs_at_next_record() -> None:
     assert [i.kind for i in issues(items)] == ["unreadable", "resync"]
 
 
+_BLANK_TAILS = [b"\n\n", b"\r\n\r\n" * 50, b" \t\n"]
+
+
 def test_trailing_garbage_after_last_record_reports_truncated_file() -> None:
     data = build_warc([html_response("http://e.com/a", HTML)], gzip=False) + b"NOT A RECORD\r\n" * 3
     items = read(data)
     assert reasons(items) == ["page"]
     assert [i.kind for i in issues(items)] == ["unreadable", "truncated_file"]
+
+
+@pytest.mark.parametrize(
+    ("layout", "tail"),
+    [
+        *((layout, tail) for layout in ("plain", "members", "whole") for tail in _BLANK_TAILS),
+        ("members", gzip.compress(b"") + b"\n"),
+        ("whole", gzip.compress(b"") + b"\n"),
+    ],
+)
+def test_blank_bytes_after_the_last_record_end_the_file_cleanly(layout: str, tail: bytes) -> None:
+    # A tool that appends a newline to a file gzipped record by record (or whole) left warcio
+    # trying the newline as one more gzip member: two false issues, where a plain file has none.
+    recs = [html_response(f"http://e.com/{i}", HTML, record_id=f"<urn:uuid:{i}>") for i in range(3)]
+    archive = gzip_whole(build_warc(recs, gzip=False)) if layout == "whole" else b""
+    archive = archive or build_warc(recs, gzip=layout == "members")
+    items = read(archive + tail)
+    assert [p.record_id for p in pages(items)] == [f"<urn:uuid:{i}>" for i in range(3)]
+    assert [i.kind for i in issues(items)] == (["single_gzip_member"] if layout == "whole" else [])
+
+
+@pytest.mark.parametrize("layout", ["members", "whole"])
+@pytest.mark.parametrize("tail", [b"\n\nX", b"\n" * 70_000])
+def test_a_tail_not_blank_or_too_long_to_look_at_is_still_reported(
+    layout: str, tail: bytes
+) -> None:
+    recs = [html_response(f"http://e.com/{i}", HTML) for i in range(2)]
+    archive = gzip_whole(build_warc(recs, gzip=False)) if layout == "whole" else build_warc(recs)
+    items = read(archive + tail)
+    assert len(pages(items)) == 2
+    kinds = [i.kind for i in issues(items)]
+    assert kinds[-2:] == ["unreadable", "truncated_file"]
+    assert issues(items)[-1].offset == len(archive)
 
 
 def test_empty_gzip_members_between_records_are_ignored() -> None:
