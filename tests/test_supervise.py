@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 import weakref
 from pathlib import Path
@@ -22,6 +23,7 @@ import pytest
 
 from pipeline import compiled, supervise
 from pipeline.config import Limits
+from pipeline.errors import UnreadableInput
 from pipeline.jobconfig import JobConfig
 from pipeline.run import WarcTaskError, process_warc
 from pipeline.supervise import process_warc_supervised
@@ -254,6 +256,33 @@ def test_a_hang_in_any_stage_is_a_timeout(tmp_path: Path, faults) -> None:
     assert 0.5 <= killed_after(row["detail"]) < 0.5 + KILL_BOUND
 
 
+@pytest.mark.timeout(120)
+def test_the_status_file_of_every_child_goes_with_it(
+    tmp_path: Path, faults, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each child maps a small status file; a worker kills children for days, so the file of
+    # each, killed at a cap or stopped at the worker's end, must not stay behind.
+    status_dir = tmp_path / "tmp"
+    status_dir.mkdir()
+    supervise.shutdown()  # the idle children of earlier tests have their files elsewhere
+    monkeypatch.setattr(tempfile, "tempdir", str(status_dir))
+    faults(hang=["https://bad.example/"])
+    warc = write_warc(tmp_path, bad=article("Bad").encode())
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=0.5))
+    report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
+    assert report.stats.rejects == {"timeout": 1}
+
+    def status_files() -> list[str]:
+        return sorted(
+            p.name for p in status_dir.iterdir() if p.name.startswith("warcclean-status-")
+        )
+
+    idle = [Path(c.status.path).name for c in supervise._IDLE]
+    assert status_files() == sorted(idle) and idle  # the killed child's file is gone
+    supervise.shutdown()
+    assert status_files() == []
+
+
 def test_only_the_walk_gets_a_grace_past_the_cap() -> None:
     # The walk checks the page's own deadline every few thousand nodes and rejects the page
     # without a kill; every other step is killed at the cap itself.
@@ -451,9 +480,32 @@ def test_a_child_idle_past_the_stall_bound_is_not_taken_for_stalled(tmp_path: Pa
     assert report.stats.docs == len(TOWNS)
 
 
+def test_a_warm_up_that_fails_is_logged_and_the_run_reports_the_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    warc = str(write_warc(tmp_path))
+    supervise.shutdown()  # a fresh child warms up (an idle one may be warm already)
+    with caplog.at_level("WARNING", logger="pipeline.supervise"):
+        process_warc_supervised(warc, JobConfig(output=str(tmp_path / "ok")))
+        assert not caplog.records  # a warm-up that works says nothing
+        with pytest.raises(WarcTaskError, match="unknown cleaner 'no-such-cleaner'"):
+            process_warc_supervised(
+                warc, JobConfig(output=str(tmp_path / "bad"), cleaner="no-such-cleaner")
+            )
+    (record,) = caplog.records
+    assert "warm-up failed: unknown cleaner 'no-such-cleaner'" in record.getMessage()
+
+
 def test_a_failing_input_reports_its_cause(tmp_path: Path) -> None:
-    with pytest.raises(WarcTaskError, match=r"nope\.warc\.gz"):
-        process_warc_supervised(str(tmp_path / "nope.warc.gz"), JobConfig(output=str(tmp_path)))
+    missing = str(tmp_path / "nope.warc.gz")
+    with pytest.raises(WarcTaskError, match=r"nope\.warc\.gz") as info:
+        process_warc_supervised(missing, JobConfig(output=str(tmp_path)))
+    # Its type crosses the process boundary, so the job does not retry what every attempt
+    # repeats, and its reason is the in-process one: the cause alone, not wrapped again.
+    with pytest.raises(UnreadableInput) as in_process:
+        process_warc(missing, JobConfig(output=str(tmp_path)))
+    assert type(info.value) is UnreadableInput
+    assert (str(info.value), info.value.reason) == (str(in_process.value), in_process.value.reason)
     # The child survives an input that fails in an ordinary way, and serves the next one.
     assert any(c.alive() for c in supervise._IDLE)
 
