@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
 import re
 import sys
@@ -22,6 +23,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline import compiled, supervise
+from pipeline.cleaners.registry import available
 from pipeline.config import Limits
 from pipeline.errors import UnreadableInput
 from pipeline.jobconfig import JobConfig
@@ -488,12 +490,19 @@ def test_a_warm_up_that_fails_is_logged_and_the_run_reports_the_error(
     with caplog.at_level("WARNING", logger="pipeline.supervise"):
         process_warc_supervised(warc, JobConfig(output=str(tmp_path / "ok")))
         assert not caplog.records  # a warm-up that works says nothing
-        with pytest.raises(WarcTaskError, match="unknown cleaner 'no-such-cleaner'"):
+        with pytest.raises(WarcTaskError, match="unknown cleaner 'no-such-cleaner'") as info:
             process_warc_supervised(
                 warc, JobConfig(output=str(tmp_path / "bad"), cleaner="no-such-cleaner")
             )
     (record,) = caplog.records
     assert "warm-up failed: unknown cleaner 'no-such-cleaner'" in record.getMessage()
+    # The child's own traceback is the cause (the job shows it with --verbose).
+    cause = str(info.value.__cause__)
+    assert cause.startswith("in the cleaning process:\nTraceback (most recent call last):")
+    assert cause.endswith(
+        "ValueError: unknown cleaner 'no-such-cleaner'; available: "
+        + ", ".join(sorted(available()))
+    )
 
 
 def test_a_failing_input_reports_its_cause(tmp_path: Path) -> None:
@@ -592,7 +601,12 @@ def test_a_spare_child_starts_while_a_page_runs_long_and_takes_over(
     class Counted(real):  # type: ignore[misc,valid-type]
         def __init__(self, argv: tuple[str, ...]) -> None:
             super().__init__(argv)
+            self.started_at, self.killed_at = time.monotonic(), math.inf
             started.append(self)
+
+        def kill(self, *, wait: bool = True) -> None:
+            self.killed_at = min(self.killed_at, time.monotonic())
+            super().kill(wait=wait)
 
     supervise.shutdown()
     monkeypatch.setattr(supervise, "_Child", Counted)
@@ -602,5 +616,6 @@ def test_a_spare_child_starts_while_a_page_runs_long_and_takes_over(
     report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
     assert report.stats.docs == 5 and report.stats.rejects == {"timeout": 1}
     assert len(started) == 2  # the first child, and the spare that took over
+    assert started[1].started_at < started[0].killed_at < math.inf  # started before the kill
     assert started[1].alive() and started[1].warmed
     assert list(supervise._IDLE) == [started[1]]
