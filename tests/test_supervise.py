@@ -27,6 +27,7 @@ from pipeline.cleaners.registry import available
 from pipeline.config import Limits
 from pipeline.errors import UnreadableInput
 from pipeline.jobconfig import JobConfig
+from pipeline.output.sink import OutputPaths, _temp_name
 from pipeline.run import WarcTaskError, process_warc
 from pipeline.supervise import process_warc_supervised
 from pipeline.warc.inputs import input_stem
@@ -283,6 +284,29 @@ def test_the_status_file_of_every_child_goes_with_it(
     assert status_files() == sorted(idle) and idle  # the killed child's file is gone
     supervise.shutdown()
     assert status_files() == []
+
+
+def test_the_temporary_files_a_killed_child_left_for_its_input_are_removed(
+    tmp_path: Path,
+) -> None:
+    # A child killed while it writes leaves hidden files that readers skip but that would pile
+    # up with every kill: the input's own go, another input's (in flight elsewhere) stay.
+    out = tmp_path / "out"
+    mine, other = OutputPaths(str(out), input_stem("a.warc.gz")), OutputPaths(str(out), "b")
+    left = [_temp_name(p) for p in (mine.docs("en"), mine.docs("und"), mine.rejects)]
+    left += [_temp_name(mine.marker), _temp_name(mine.limited_marker)]
+    kept = [
+        _temp_name(other.docs("en")),
+        _temp_name(other.marker),
+        other.docs("en"),
+        mine.docs("en"),
+    ]
+    kept += [mine.marker]
+    for path in left + kept:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_bytes(b"x")
+    supervise._remove_temps(JobConfig(output=str(out)), "a.warc.gz")
+    assert sorted(str(p) for p in out.rglob("*") if p.is_file()) == sorted(kept)
 
 
 def test_only_the_walk_gets_a_grace_past_the_cap() -> None:

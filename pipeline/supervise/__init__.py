@@ -688,10 +688,13 @@ def _remove_temps(cfg: JobConfig, warc_path: str) -> None:
         remove_leftover_temps(fs, paths)
         done_dir = paths.marker.rpartition("/")[0]
         if is_local(fs) and fs.isdir(done_dir):
-            prefix = f".{paths.stem}.json."
+            # the marker's, or the marker of a run with --limit
+            prefixes = tuple(
+                f".{p.rpartition('/')[2]}." for p in (paths.marker, paths.limited_marker)
+            )
             for name in fs.ls(done_dir, detail=False):
                 base = name.rpartition("/")[2]
-                if base.startswith(prefix) and base.endswith(".tmp"):
+                if base.startswith(prefixes) and base.endswith(".tmp"):
                     fs.rm(name)
     except Exception:  # the next attempt's sink removes them too; the kill is what matters
         log.warning("warcclean: could not remove temporary files of %s", warc_path, exc_info=True)
