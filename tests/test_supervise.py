@@ -114,7 +114,11 @@ def faults(monkeypatch: pytest.MonkeyPatch):
 
 def test_same_rows_and_report_as_in_process(tmp_path: Path) -> None:
     warc = write_warc(tmp_path)
+    started = time.perf_counter()
     mine = process_warc_supervised(str(warc), JobConfig(output=str(tmp_path / "sup")))
+    assert (
+        0 < mine.seconds <= time.perf_counter() - started
+    )  # the input's time, as the parent saw it
     ref = process_warc(str(warc), JobConfig(output=str(tmp_path / "ref")))
     assert mine.stats == ref.stats
     assert outcomes(tmp_path / "sup") == outcomes(tmp_path / "ref")
@@ -244,6 +248,26 @@ def test_a_page_whose_parse_hangs_is_a_timeout_and_its_neighbours_are_written_on
     assert report.stats.rejects == {"timeout": 1} and report.stats.docs == 5
     assert report.stats.balanced
     assert hidden_files(tmp_path / "out") == []
+
+
+@pytest.mark.timeout(120)
+def test_a_hang_on_the_files_first_record_is_a_timeout_not_a_failed_input(
+    tmp_path: Path, faults
+) -> None:
+    # The first record starts at offset 0: the status map must not read that as "no offset",
+    # which fails the whole input as a death outside any page.
+    faults(hang=["https://bad.example/"])
+    records = [html_response("https://bad.example/", article("Bad"))]
+    records += [html_response(url(t), article(t)) for t in TOWNS]
+    warc = tmp_path / "in.warc.gz"
+    warc.write_bytes(build_warc(records))
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=0.5))
+    report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
+    assert outcomes(tmp_path / "out") == {
+        **{url(t): ["doc"] for t in TOWNS},
+        "https://bad.example/": ["reject:timeout"],
+    }
+    assert report.stats.balanced and rejects(tmp_path / "out")[0]["warc_offset"] == 0
 
 
 @pytest.mark.timeout(120)
@@ -648,10 +672,14 @@ def test_a_spare_child_starts_while_a_page_runs_long_and_takes_over(
     monkeypatch.setattr(supervise, "_Child", Counted)
     faults(hang=["https://bad.example/"])
     warc = write_warc(tmp_path, bad=article("Bad").encode())
-    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=2.0))
+    cap = 4.0
+    cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=cap))
     report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
     assert report.stats.docs == 5 and report.stats.rejects == {"timeout": 1}
     assert len(started) == 2  # the first child, and the spare that took over
     assert started[1].started_at < started[0].killed_at < math.inf  # started before the kill
+    # ... and not before half the cap: most slow pages end by themselves, with no spare.
+    page_began = started[0].killed_at - killed_after(rejects(tmp_path / "out")[0]["detail"])
+    assert started[1].started_at - page_began >= supervise.SPARE_AFTER * cap - 0.05
     assert started[1].alive() and started[1].warmed
     assert list(supervise._IDLE) == [started[1]]
