@@ -408,6 +408,8 @@ def test_a_page_over_the_memory_budget_is_rejected_and_the_input_goes_on(
     }
     detail = rejects(tmp_path / "out")[0]["detail"]
     assert "memory budget" in detail and "MiB resident, over its budget of 600 MiB" in detail
+    resident = re.search(r"killed at ([\d,]+) MiB resident", detail)
+    assert resident and 600 < int(resident.group(1).replace(",", "")) < 16384, detail
     assert report.stats.balanced
     assert supervise.set_memory_budget(2**30, 8) == supervise.MIN_MEMORY_BUDGET
     supervise.set_memory_budget(None, 1)
