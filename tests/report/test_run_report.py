@@ -324,6 +324,33 @@ def test_a_new_page_level_column_is_counted_without_a_change(tmp_path: Path) -> 
     assert _table(page, "col-fallback")["bte"] == counts["bte"]
 
 
+def test_truncated_pages_and_notes_are_counted_as_the_rows_say(tmp_path: Path) -> None:
+    from pipeline.config import Limits
+
+    out = tmp_path / "out"
+    long = "<p>" + "The river runs by the old mill and the market square. " * 60 + "</p>"
+    short = "<p>" + "A short page about the bridge over the river, kept whole. " * 3 + "</p>"
+    pages = [long, short, long, short, short]
+    warc = tmp_path / "in.warc.gz"
+    warc.write_bytes(
+        build_warc(
+            [
+                html_response(f"https://t.example/{i}", f"<html><body>{p}</body></html>")
+                for i, p in enumerate(pages)
+            ]
+        )
+    )
+    process_warc(str(warc), JobConfig(output=str(out), limits=Limits(max_body_bytes=1500)))
+    docs = ds.dataset(out / "docs", format="parquet", partitioning="hive").to_table(
+        columns=["truncated", "notes"]
+    )
+    truncated = sum(docs.column("truncated").to_pylist())
+    notes = Counter(n for row in docs.column("notes").to_pylist() for n in row)
+    assert truncated == 2 and notes == {"truncated_by_cap": 2}  # the two long pages, cut by the cap
+    summary = collect(str(out))
+    assert summary.truncated == truncated and summary.notes == notes
+
+
 @pytest.mark.parametrize("formats", ["both", "text"])
 def test_documents_with_code_tables_and_math_are_counted(tmp_path: Path, formats: str) -> None:
     from tests.test_run import structured_warc
