@@ -101,3 +101,17 @@ def test_parse_time() -> None:
     assert parse_time("2024-01-02T03:04:05Z") == T0
     assert parse_time("2024-01-02T03:04:05.000Z") == T0
     assert parse_time("yesterday") is None and parse_time(None) is None
+
+
+def test_an_instant_input_lands_in_the_bin_of_its_time() -> None:
+    # 20 bins of 2 s over 40 s: an input that took no time at 20.5 s adds its records to the
+    # bin from 20 to 22 s.
+    session = [_input(0, 40, 400), _input(20.5, 0, 30)]
+    edges, rates = rate_over_time(session, bins=20)
+    assert edges[10] == 20.0 and edges[-1] == 40.0
+    assert rates[10] == 10 + 30 / 2 and set(rates[:10] + rates[11:]) == {10}
+
+
+def test_records_per_second_of_an_input() -> None:
+    assert _input(0, 0.5, 10).records_per_second == 20
+    assert _input(0, 0, 10).records_per_second is None
