@@ -212,10 +212,6 @@ def iter_records(
         pos = taken
     reported = -1  # where the last "unreadable" issue was
     while True:
-        if gunzip_from is None and seekable and pos > 0 and _blank_from(stream, pos):
-            # Blank lines (or empty gzip members) after the last member: the file ends cleanly,
-            # as a plain file with the same tail does (warcio reads them only after a record).
-            return
         source: Any = stream
         if seekable:
             stream.seek(pos)
