@@ -377,19 +377,22 @@ def _existing_docs_files(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> l
 
 
 def remove_leftover_temps(fs: fsspec.AbstractFileSystem, paths: OutputPaths) -> None:
-    """Delete this stem's temporary files left by a killed attempt (local file systems only)."""
+    """Delete this stem's temporary files left by a killed attempt (local file systems only):
+    its Parquet files' and its marker's (that of a run with ``--limit`` too)."""
     if not is_local(fs):
         return
-    prefix = f".{paths.stem}.parquet."
-    dirs = [paths.rejects.rpartition("/")[0]]
+    parquet = (f".{paths.stem}.parquet.",)
+    dirs = [(paths.rejects.rpartition("/")[0], parquet)]
     if fs.exists(paths.docs_dir):
-        dirs += fs.ls(paths.docs_dir, detail=False)
-    for directory in dirs:
+        dirs += [(d, parquet) for d in fs.ls(paths.docs_dir, detail=False)]
+    markers = tuple(f".{p.rpartition('/')[2]}." for p in (paths.marker, paths.limited_marker))
+    dirs.append((paths.marker.rpartition("/")[0], markers))
+    for directory, prefixes in dirs:
         if not fs.isdir(directory):
             continue
         for name in fs.ls(directory, detail=False):
             base = name.rpartition("/")[2]
-            if base.startswith(prefix) and base.endswith(".tmp"):
+            if base.startswith(prefixes) and base.endswith(".tmp"):
                 fs.rm(name)
 
 

@@ -678,23 +678,12 @@ def _remove_temps(cfg: JobConfig, warc_path: str) -> None:
     """Delete the hidden temporary files a killed child left for this input."""
     from fsspec.core import url_to_fs
 
-    from pipeline.output.sink import OutputPaths, is_local, remove_leftover_temps
+    from pipeline.output.sink import OutputPaths, remove_leftover_temps
     from pipeline.run import _storage_options
     from pipeline.warc.inputs import input_stem
 
     try:
         fs, root = url_to_fs(cfg.output, **_storage_options(cfg.output, cfg))
-        paths = OutputPaths(root, input_stem(warc_path))
-        remove_leftover_temps(fs, paths)
-        done_dir = paths.marker.rpartition("/")[0]
-        if is_local(fs) and fs.isdir(done_dir):
-            # the marker's, or the marker of a run with --limit
-            prefixes = tuple(
-                f".{p.rpartition('/')[2]}." for p in (paths.marker, paths.limited_marker)
-            )
-            for name in fs.ls(done_dir, detail=False):
-                base = name.rpartition("/")[2]
-                if base.startswith(prefixes) and base.endswith(".tmp"):
-                    fs.rm(name)
+        remove_leftover_temps(fs, OutputPaths(root, input_stem(warc_path)))
     except Exception:  # the next attempt's sink removes them too; the kill is what matters
         log.warning("warcclean: could not remove temporary files of %s", warc_path, exc_info=True)

@@ -1213,11 +1213,7 @@ def _unread_tail(source: Any, pos: int) -> str:
         source.seek(here)
     except Exception:
         return ""
-    if head[:2] == b"\x1f\x8b":
-        text = _gunzip_prefix(head)
-        if text is not None and not text.strip():
-            return ""  # only empty gzip members are left
-    elif not head.strip():
+    if _blank(head):
         return ""
     return f"{size - pos} bytes after the last record are not a readable record (file cut short?)"
 
@@ -1230,8 +1226,11 @@ def _blank_from(stream: Any, pos: int) -> bool:
     if not _is_seekable(stream):
         return False
     data = _peek(stream, pos, _BLANK_TAIL_MAX + 1)
-    if len(data) > _BLANK_TAIL_MAX:
-        return False
+    return len(data) <= _BLANK_TAIL_MAX and _blank(data)
+
+
+def _blank(data: bytes) -> bool:
+    """Whether ``data`` holds only blank bytes, or only gzip members of blank bytes."""
     if data[:2] == b"\x1f\x8b":
         text = _gunzip_prefix(data)
         return text is not None and not text.strip()
