@@ -62,8 +62,8 @@ class NeighboursCleaner:
     fragments keeps them), ``strictness`` sets the power the probabilities of a page outside
     English are raised to before the model's rule decides (`page_rule`; 1: as the model says
     them; higher: stricter).
-    Under that rule, blocks of markup written out as text are never kept
-    (`pipeline.rules.markup_guard`)."""
+    Under that rule, blocks of markup written out as text (`pipeline.rules.markup_guard`) and
+    notices asking for JavaScript (`pipeline.rules.script_notice`) are never kept."""
 
     name: ClassVar[str] = "neighbours"
     needs_runs: ClassVar[bool] = True
@@ -176,10 +176,11 @@ class NeighboursCleaner:
         head: HeadFacts | None = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
         """The labelled blocks and the page notes (`pipeline.rules.markup_guard`'s,
-        `pipeline.rules.consent_guard`'s, `pipeline.rules.link_guard`'s,
-        `pipeline.rules.link_lists`'s, `pipeline.rules.teaser_lists`'s,
-        `pipeline.rules.lead_rescue`'s, `pipeline.rules.code_rescue`'s,
-        `pipeline.rules.list_rescue`'s, then `pipeline.rules.title_heading`'s).
+        `pipeline.rules.script_notice`'s, `pipeline.rules.consent_guard`'s,
+        `pipeline.rules.link_guard`'s, `pipeline.rules.link_lists`'s,
+        `pipeline.rules.teaser_lists`'s, `pipeline.rules.lead_rescue`'s,
+        `pipeline.rules.code_rescue`'s, `pipeline.rules.list_rescue`'s, then
+        `pipeline.rules.title_heading`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares

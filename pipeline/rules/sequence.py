@@ -20,6 +20,7 @@ from pipeline.rules import (
     link_lists,
     list_rescue,
     markup_guard,
+    script_notice,
     teaser_lists,
     title_heading,
 )
@@ -45,7 +46,8 @@ def guarded(
     list_items: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
-    (`pipeline.rules.markup_guard`), the consent-dialog guard on the parsed page ``tree``
+    (`pipeline.rules.markup_guard`), the JavaScript notices (`pipeline.rules.script_notice`),
+    the consent-dialog guard on the parsed page ``tree``
     (`pipeline.rules.consent_guard`; none without a tree), the link guard
     (`pipeline.rules.link_guard`), the link-list items dropped (`pipeline.rules.link_lists`),
     the teaser-list items dropped (`pipeline.rules.teaser_lists`), the standfirst above the
@@ -58,6 +60,9 @@ def guarded(
     cleaner's options; a benchmark's comparison)."""
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
+    # A notice asking for JavaScript is never content either, in any language.
+    keep, noticed = script_notice.guard(keep, blocks)
+    notes += noticed
     if consent:
         # So is a consent dialog's prose, which is never content in any language.
         keep, dropped = consent_guard.guard(keep, blocks, tree)
