@@ -84,18 +84,35 @@ def test_text_that_only_mentions_javascript_is_not_a_notice(text: str) -> None:
     assert not script_notice.is_script_notice(text)
 
 
+def at_bound(notice: str = "Please enable JavaScript.") -> str:
+    """``notice`` after filler, exactly `script_notice.MAX_CHARS` characters in all."""
+    return "x" * (script_notice.MAX_CHARS - len(notice) - 1) + " " + notice
+
+
 def test_a_block_longer_than_the_bound_is_about_javascript_not_a_notice() -> None:
-    notice = "Please enable JavaScript."
-    filler = "x" * (script_notice.MAX_CHARS - len(notice) - 1)
-    at_bound = f"{filler} {notice}"
-    assert len(at_bound) == script_notice.MAX_CHARS
-    assert script_notice.is_script_notice(at_bound)
-    assert not script_notice.is_script_notice("x" + at_bound)
+    # The bound the docs give: a notice is a sentence or two.
+    assert script_notice.MAX_CHARS == 300
+    assert len(at_bound()) == script_notice.MAX_CHARS
+    assert script_notice.is_script_notice(at_bound())
+    assert not script_notice.is_script_notice("x" + at_bound())
+    # The guard reads the same bound.
+    blocks = [
+        Block(i, text, "p", "html.body.p", "p", False, len(text), 1, 0, 1, 0)
+        for i, text in enumerate([at_bound(), "x" + at_bound()])
+    ]
+    out, _ = script_notice.guard(np.array([True, True]), blocks)
+    assert out.tolist() == [False, True]
 
 
 def test_a_notice_is_recognised_however_it_writes_the_name() -> None:
     assert script_notice.is_script_notice("Please enable JAVASCRIPT to continue.")
     assert script_notice.is_script_notice("Please enable Java Script to continue.")
+    assert script_notice.is_script_notice("PLEASE ENABLE JAVA SCRIPT TO CONTINUE.")
+    # ... and where it stands in the page's kept text, which the guard tests joined first.
+    for name in ("JavaScript", "Javascript", "JAVASCRIPT", "Java Script", "JAVA SCRIPT"):
+        blocks = blocks_of(page(f"<p>Learn more.</p><p>Please enable {name} to continue.</p>"))
+        out, notes = script_notice.guard(np.array([True, True]), blocks)
+        assert out.tolist() == [True, False] and notes == (script_notice.NOTICE_DROPPED,), name
     # Java alone is another thing.
     assert not script_notice.is_script_notice("Please enable Java to continue.")
 
