@@ -355,7 +355,9 @@ def _assert_usage_error(result: Result, *needles: str) -> None:
         (["--threads-per-worker", "0"], "--threads-per-worker"),
         (["--retries", "-1"], "--retries"),
         (["--retries", "1000"], "--retries"),
+        (["--retries", "11"], "--retries"),  # more only repeats a failure that is not passing
         (["--max-seconds", "0"], "--max-seconds"),
+        (["--max-seconds", "3600.5"], "--max-seconds"),  # an hour a page at most
         (["--max-seconds", "nan"], "--max-seconds"),
         (["--max-seconds", "inf"], "--max-seconds"),
         (["--max-body-bytes", "0"], "--max-body-bytes"),

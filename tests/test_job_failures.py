@@ -37,15 +37,21 @@ def unreadable_inputs(directory: Path) -> list[str]:
 
 class Calls:
     """`pipeline.run.process_warc`, counting its calls per input; ``fail_first`` inputs raise
-    an error another attempt mends (a read cut by the network) on their first call."""
+    an error another attempt mends (a read cut by the network) on their first call,
+    ``fail_always`` inputs on every call."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, fail_first: set[str] = frozenset()):
+    def __init__(
+        self,
+        monkeypatch: pytest.MonkeyPatch,
+        fail_first: set[str] = frozenset(),
+        fail_always: set[str] = frozenset(),
+    ):
         self.calls: dict[str, int] = {}
         real = run.process_warc
 
         def counted(path: str, cfg: JobConfig, **kwargs: object):
             self.calls[path] = self.calls.get(path, 0) + 1
-            if path in fail_first and self.calls[path] == 1:
+            if path in fail_always or (path in fail_first and self.calls[path] == 1):
                 raise ConnectionResetError("reset by peer")
             return real(path, cfg, **kwargs)
 
@@ -89,6 +95,17 @@ def test_a_failure_another_attempt_mends_is_retried(
     again = schedule.run_job(client, inputs, JobConfig(output=str(tmp_path / "o2")), retries=0)
     assert calls.calls == {inputs[0]: 1, inputs[1]: 1}
     assert again.failed == {inputs[0]: "ConnectionResetError: reset by peer"}
+
+
+def test_by_default_a_mendable_failure_is_tried_three_times(
+    tmp_path: Path, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs = make_inputs(tmp_path / "in", n=2)
+    calls = Calls(monkeypatch, fail_always={inputs[0]})
+    result = schedule.run_job(client, inputs, JobConfig(output=str(tmp_path / "out")))
+    assert calls.calls == {inputs[0]: 3, inputs[1]: 1}
+    assert result.failed == {inputs[0]: "ConnectionResetError: reset by peer"}
+    assert [r.warc_path for r in result.reports] == [inputs[1]]
 
 
 def _job(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:

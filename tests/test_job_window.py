@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from distributed import Client
+from distributed import Client, LocalCluster
 
 from pipeline.job import schedule
 from pipeline.jobconfig import JobConfig
@@ -105,6 +105,22 @@ def test_default_window_is_twice_the_threads_but_at_least_four(
     assert len(result.reports) == 9
     assert flight.most == 4
     assert sorted(flight.submitted) == sorted(inputs)
+
+
+def test_default_window_of_three_threads_is_six(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs = make_inputs(tmp_path / "in", 9)
+    with (
+        LocalCluster(
+            processes=False, n_workers=1, threads_per_worker=3, dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        flight = Flight(client, monkeypatch)
+        result = run(client, inputs, tmp_path / "out", flight)
+    assert len(result.reports) == 9
+    assert flight.most == 6
 
 
 def test_a_failed_input_frees_its_place_for_the_next(
