@@ -332,6 +332,70 @@ def test_the_site_command_takes_the_outputs_lock(tmp_path: Path, cleaned) -> Non
     assert (out / "_site" / "state.json").exists() and not (out / lock.LOCK_NAME).exists()
 
 
+def test_the_site_command_s_options_show_their_defaults() -> None:
+    import re
+
+    from pipeline.job.site_command import main
+
+    # One entry per option: the lines from one that starts with a dash to the next such line.
+    entries = re.split(r"\n\s+(?=-)", CliRunner().invoke(main, ["--help"]).output)
+    helps = {e.split()[0]: " ".join(e.split()) for e in entries if e.lstrip().startswith("--")}
+    for option, default in (
+        ("--site-repeats", "2"),
+        ("--site-key", "host"),
+        ("--site-max-share", "1.0"),
+        ("--site-long-repeats", "3"),
+        ("--site-max-chars", "200"),
+    ):
+        assert re.search(rf"\[default: {re.escape(default)}[;\]]", helps[option]), helps[option]
+
+
+def test_the_site_command_takes_zero_where_it_turns_a_rule_off(tmp_path: Path, cleaned) -> None:
+    from pipeline.job.site_command import main
+
+    out = _copy(cleaned[1], tmp_path / "out")
+    for args in (
+        ["--site-max-chars", "0"],
+        ["--site-long-repeats", "0"],
+        ["--site-max-share", "1"],
+    ):
+        ok = CliRunner().invoke(main, [str(out), "--scheduler", "inproc", *args])
+        assert ok.exit_code == 0, ok.output
+    off = CliRunner().invoke(main, [str(out), "--scheduler", "inproc", "--site-repeats", "0"])
+    assert off.exit_code == 0 and "site stage: off" in off.output
+    for option, value in (
+        ("--site-max-chars", "-1"),
+        ("--site-long-repeats", "-1"),
+        ("--site-repeats", "-1"),
+        ("--site-max-share", "0"),  # a share above nothing: 1 is the guard turned off
+        ("--site-max-share", "1.5"),
+    ):
+        bad = CliRunner().invoke(main, [str(out), "--scheduler", "inproc", option, value])
+        assert bad.exit_code == 2 and option in bad.output
+
+
+def test_the_site_command_forces_a_lock_held_on_another_host(tmp_path: Path, cleaned) -> None:
+    from pipeline.job.site_command import main
+    from pipeline.output import lock
+
+    out = _copy(cleaned[1], tmp_path / "out")
+    holder = {
+        "host": "elsewhere.example",
+        "pid": 1,
+        "process_started": 1.0,
+        "started_at": "2026-01-01T00:00:00Z",
+        "cleaner": "justext",
+        "command": "warcclean run old",
+        "token": "0123",
+    }
+    (out / lock.LOCK_NAME).write_text(json.dumps(holder))
+    refused = CliRunner().invoke(main, [str(out), "--scheduler", "inproc"])
+    assert refused.exit_code == 2 and "--force" in refused.output
+    taken = CliRunner().invoke(main, [str(out), "--scheduler", "inproc", "--force"])
+    assert taken.exit_code == 0, taken.output
+    assert (out / "_site" / "state.json").exists() and not (out / lock.LOCK_NAME).exists()
+
+
 @pytest.mark.parametrize(
     ("gather_bytes", "batch_bytes"),
     [(0, BATCH_BYTES), (0, 1), (GATHER_BYTES, BATCH_BYTES)],
@@ -513,6 +577,18 @@ def test_the_stage_s_line_counts_in_words(counts: tuple[int, ...], line: str) ->
     printed: list[str] = []
     print_site_result(result, printed.append)
     assert printed == [line]
+
+
+def test_the_stage_s_line_without_counts_says_zero() -> None:
+    from pipeline.job.site_command import print_site_result
+    from pipeline.job.site_stage import SiteResult
+
+    printed: list[str] = []
+    print_site_result(SiteResult(settings={}, files=0, seconds=0.0), printed.append)
+    assert printed == [
+        "site stage: 0 files, 0 blocks (0 characters) marked repeat in 0 of 0 documents, "
+        "0 duplicates, 0.0 s"
+    ]
 
 
 def test_files_of_many_row_groups_give_the_dataset_of_one_group(tmp_path: Path, client) -> None:
