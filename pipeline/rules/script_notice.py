@@ -47,10 +47,11 @@ _ENGLISH = (
     rf"\b(?:please|you\s+(?:must|need\s+to|have\s+to|should|will\s+need\s+to|may\s+need\s+to))"
     rf"\s+(?:\w+\s+){{0,2}}?(?:enable|turn\s+on|activate|allow|switch\s+on|re-?enable)\b"
     rf"[^.!?]{{0,30}}{_JS}",
-    # "JavaScript is disabled", "JavaScript must be enabled"
-    rf"{_JS}\s+(?:is|are|seems\s+to\s+be|appears\s+to\s+be|has\s+been|must\s+be|needs\s+to\s+be|"
-    rf"should\s+be)\s+(?:currently\s+)?(?:disabled|turned\s+off|not\s+enabled|switched\s+off|"
-    rf"blocked|unavailable|not\s+available|enabled|turned\s+on|activated)",
+    # "JavaScript is disabled" (but "JavaScript is enabled by default" is a statement)
+    rf"{_JS}\s+(?:is|are|seems\s+to\s+be|appears\s+to\s+be|has\s+been)\s+(?:currently\s+)?"
+    rf"(?:disabled|turned\s+off|not\s+enabled|switched\s+off|blocked|unavailable|not\s+available)",
+    # "JavaScript must be enabled"
+    rf"{_JS}\s+(?:must|needs\s+to|should)\s+be\s+(?:enabled|turned\s+on|activated|allowed)",
     # "This slideshow requires JavaScript.", "Media requires JavaScript to play."
     rf"\b(?:requires?|needs?)\s+{_JS}(?:\s+to\s+[^.!?]{{0,40}})?\s*[.!]?\s*$",
     # "This forum requires JavaScript to be enabled ..."

@@ -38,6 +38,7 @@ NOTICES = [
     "現在JavaScriptが無効になっています。",  # Yahoo! JAPAN (ja-read-021)
     "JavaScript is disabled in your browser.",
     "JavaScript required",
+    "JavaScript must be enabled to use this site.",
     "Bitte aktivieren Sie JavaScript, um diese Seite zu nutzen.",
     "Pour utiliser ce site, activez JavaScript dans votre navigateur.",
     "Para ver este contenido, habilita JavaScript.",
@@ -60,6 +61,7 @@ CONTENT = [
     "It contains CSS and JavaScript files that need to be fetched.",  # magic-html art-031
     "JavaScript remains the most widely used programming language in the world.",  # WCXB 4138
     "Learn JavaScript",
+    "JavaScript is enabled by default in every modern browser.",
     "Copy this into your browser's JavaScript console:",  # MDN (WCXB 2856)
     "Die Bibliothek ist in JavaScript geschrieben und läuft im Browser.",
     "Please enable notifications to hear about new releases.",  # a notice, not about JavaScript
