@@ -34,6 +34,27 @@ def ended_pid() -> int:
     return int(done.stdout)
 
 
+def stale_lock(out: Path, **fields: object) -> None:
+    """The output lock of a job that is gone: a process of this host that has ended, unless
+    ``fields`` say otherwise (``host="elsewhere.example"``: a job this host cannot tell about)."""
+    import json
+
+    from pipeline.output.lock import LOCK_NAME
+
+    out.mkdir(parents=True, exist_ok=True)
+    holder = {
+        "host": socket.gethostname(),
+        "pid": ended_pid(),
+        "process_started": 1.0,
+        "started_at": "2026-01-01T00:00:00Z",
+        "cleaner": "justext",
+        "command": "warcclean run old",
+        "token": "0123",
+        **fields,
+    }
+    (out / LOCK_NAME).write_text(json.dumps(holder))
+
+
 def make_inputs(directory: Path, n: int = 4) -> list[str]:
     """``n`` small WARCs with different mixes of pages, requests and rejects."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ from distributed import Client, LocalCluster
 from pipeline.job import command, reports, schedule
 from pipeline.jobconfig import JobConfig
 from pipeline.warc.inputs import input_stem
-from tests.jobhelpers import JOB_SCRIPT, REPO, ended_pid, make_inputs, rows
+from tests.jobhelpers import JOB_SCRIPT, REPO, make_inputs, rows, stale_lock
 
 DASK = str(Path(sys.executable).with_name("dask"))
 
@@ -659,28 +659,11 @@ def test_a_second_job_on_a_locked_output_exits_2_naming_the_first(
     assert not _lock_file(out).exists()
 
 
-def _stale_lock(out: Path, **fields: object) -> None:
-    import socket
-
-    out.mkdir(parents=True, exist_ok=True)
-    holder = {
-        "host": socket.gethostname(),
-        "pid": ended_pid(),
-        "process_started": 1.0,
-        "started_at": "2026-01-01T00:00:00Z",
-        "cleaner": "justext",
-        "command": "warcclean run old",
-        "token": "0123",
-        **fields,
-    }
-    _lock_file(out).write_text(json.dumps(holder))
-
-
 def test_a_lock_whose_job_is_gone_here_is_taken_over(tmp_path: Path) -> None:
     # A job killed on this host (its process no longer runs): the same command resumes.
     inputs = make_inputs(tmp_path / "in", n=1)
     out = tmp_path / "out"
-    _stale_lock(out)
+    stale_lock(out)
     common = ["-o", str(out), "--scheduler", "inproc", "--no-progress", "--no-html-report"]
     taken = _invoke([*inputs, *common])
     assert taken.exit_code == 0, taken.output
@@ -690,7 +673,7 @@ def test_a_lock_whose_job_is_gone_here_is_taken_over(tmp_path: Path) -> None:
 def test_force_takes_over_a_lock_held_on_another_host(tmp_path: Path) -> None:
     inputs = make_inputs(tmp_path / "in", n=1)
     out = tmp_path / "out"
-    _stale_lock(out, host="elsewhere.example")
+    stale_lock(out, host="elsewhere.example")
     common = ["-o", str(out), "--scheduler", "inproc", "--no-progress", "--no-html-report"]
     refused = _invoke([*inputs, *common])
     _assert_usage_error(refused, "warcclean run old", "cannot be told from here", "--force")

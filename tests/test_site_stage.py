@@ -18,7 +18,7 @@ from distributed import Client
 
 from pipeline.job.site_stage import BATCH_BYTES, GATHER_BYTES, run_site_stage
 from pipeline.site.rule import SiteSettings
-from tests.jobhelpers import REPO, dask_cluster, rows
+from tests.jobhelpers import REPO, dask_cluster, rows, stale_lock
 from tests.sitehelpers import (
     NEWSLETTER,
     SITES,
@@ -379,16 +379,7 @@ def test_the_site_command_forces_a_lock_held_on_another_host(tmp_path: Path, cle
     from pipeline.output import lock
 
     out = _copy(cleaned[1], tmp_path / "out")
-    holder = {
-        "host": "elsewhere.example",
-        "pid": 1,
-        "process_started": 1.0,
-        "started_at": "2026-01-01T00:00:00Z",
-        "cleaner": "justext",
-        "command": "warcclean run old",
-        "token": "0123",
-    }
-    (out / lock.LOCK_NAME).write_text(json.dumps(holder))
+    stale_lock(out, host="elsewhere.example")
     refused = CliRunner().invoke(main, [str(out), "--scheduler", "inproc"])
     assert refused.exit_code == 2 and "--force" in refused.output
     taken = CliRunner().invoke(main, [str(out), "--scheduler", "inproc", "--force"])
