@@ -167,6 +167,11 @@ def test_python_script_runs_and_writes_a_run_report(tmp_path: Path) -> None:
     assert report["cleaner_params"] == {"length_low": 70}
     assert report["totals"]["docs"] == len(rows(out))
     assert "documents" in proc.stdout
+    assert f"HTML report: {report_file.with_suffix('.html')}" in " ".join(proc.stdout.split())
+    # The hint to install the charts only where they are missing.
+    from pipeline.report.charts import available
+
+    assert ("(tables only:" in proc.stdout) is not available()
     # Rates: every record, and the records that could hold a page (documents and rejects).
     totals = report["totals"]
     pages = totals["docs"] + sum(totals["rejects"].values())
@@ -379,6 +384,67 @@ def test_bad_option_values_are_usage_errors(
     out = tmp_path / "out"
     _assert_usage_error(_invoke([*inputs, "--output", str(out), *args]), message)
     assert not out.exists()
+
+
+def test_the_limits_given_reach_the_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = {}
+
+    def capture(cfg: JobConfig) -> bool:
+        seen["cfg"] = cfg
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(command, "_finish_site_stage", capture)
+    inputs = make_inputs(tmp_path / "in", n=1)
+    limits = ["--max-seconds", "7.5", "--max-nodes", "1234", "--max-blocks", "99"]
+    more = ["--max-body-bytes", "4096", "--isolate-depth", "12", "--isolate-memory", "3GiB"]
+    result = _invoke([*inputs, "-o", str(tmp_path / "out"), *limits, *more, "--limit", "5"])
+    assert isinstance(result.exception, RuntimeError), result.output
+    cfg = seen["cfg"]
+    assert (cfg.limits.max_seconds, cfg.limits.max_nodes, cfg.limits.max_blocks) == (7.5, 1234, 99)
+    assert (cfg.limits.max_body_bytes, cfg.limits.isolate_depth) == (4096, 12)
+    assert cfg.limits.isolate_memory_bytes == 3 * 2**30 and cfg.record_limit == 5
+
+
+def test_the_run_options_show_their_defaults_and_ranges() -> None:
+    from pipeline.cleaners.registry import DEFAULT_CLEANER
+    from pipeline.config import Limits
+    from pipeline.jobconfig import DEFAULT_BATCH_ROWS
+
+    limits = Limits()
+    # One entry per option: from a line that starts with a dash to the next such line.
+    entries = re.split(r"\n\s+(?=-)", CliRunner().invoke(command.main, ["--help"]).output)
+    helps = {}
+    for entry in entries:
+        words = entry.split()
+        long_name = next((w.rstrip(",") for w in words if w.startswith("--")), None)
+        if long_name:
+            helps[long_name] = " ".join(words)
+    expected = {
+        "--cleaner": DEFAULT_CLEANER,
+        "--workers": "CPUs",
+        "--memory-limit": "auto",
+        "--threads-per-worker": "1; x>=1",
+        "--max-body-bytes": f"{limits.max_body_bytes}; x>=1",
+        "--max-nodes": f"{limits.max_nodes}; x>=1",
+        "--max-blocks": f"{limits.max_blocks}; x>=1",
+        "--max-seconds": f"{limits.max_seconds}; 0<x<=3600.0",
+        "--isolate-depth": f"{limits.isolate_depth}; x>=0",
+        "--isolate-memory": str(limits.isolate_memory_bytes),
+        "--batch-rows": f"{DEFAULT_BATCH_ROWS}; x>=1",
+        "--retries": "2; 0<=x<=10",
+        "--formats": "both",
+        "--log-level": "warning",
+        "--site-repeats": "2; x>=0",
+        "--site-key": "host",
+        "--site-max-share": "1.0; 0<x<=1",
+        "--site-long-repeats": "3; x>=0",
+        "--site-max-chars": "200; x>=0",
+    }
+    for option, default in expected.items():
+        assert f"[default: {default}]" in helps[option], helps[option]
+    # Flags and options without a default say none.
+    for option in ("--output", "--report", "--force", "--limit", "--no-progress"):
+        assert "[default:" not in helps[option], helps[option]
 
 
 def test_good_option_values_reach_the_cluster(
@@ -705,6 +771,9 @@ def test_workers_far_past_the_cpus_get_a_warning(
     assert "--workers 1000 on 2 CPUs" in " ".join(many.output.split())
     few = _invoke([*inputs, "-o", str(tmp_path / "b"), "--workers", "8"])
     assert "warning" not in few.output
+    # More than four a CPU.
+    past = _invoke([*inputs, "-o", str(tmp_path / "c"), "--workers", "9"])
+    assert "--workers 9 on 2 CPUs" in " ".join(past.output.split())
 
 
 def test_an_input_whose_name_is_not_utf8_is_read_and_shown_escaped(tmp_path: Path) -> None:
