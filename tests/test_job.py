@@ -167,7 +167,9 @@ def test_python_script_runs_and_writes_a_run_report(tmp_path: Path) -> None:
     assert report["cleaner_params"] == {"length_low": 70}
     assert report["totals"]["docs"] == len(rows(out))
     assert "documents" in proc.stdout
-    assert f"HTML report: {report_file.with_suffix('.html')}" in " ".join(proc.stdout.split())
+    # Each path on one line however long, so that it can be copied.
+    assert f"HTML report: {report_file.with_suffix('.html')}\n" in proc.stdout
+    assert f"run report: {report_file}\n" in proc.stdout
     # The hint to install the charts only where they are missing.
     from pipeline.report.charts import available
 
@@ -397,7 +399,10 @@ def test_the_limits_given_reach_the_job(tmp_path: Path, monkeypatch: pytest.Monk
     inputs = make_inputs(tmp_path / "in", n=1)
     limits = ["--max-seconds", "7.5", "--max-nodes", "1234", "--max-blocks", "99"]
     more = ["--max-body-bytes", "4096", "--isolate-depth", "12", "--isolate-memory", "3GiB"]
-    result = _invoke([*inputs, "-o", str(tmp_path / "out"), *limits, *more, "--limit", "5"])
+    levels = ["--log-level", "INFO"]  # in any case
+    result = _invoke(
+        [*inputs, "-o", str(tmp_path / "out"), *limits, *more, "--limit", "5", *levels]
+    )
     assert isinstance(result.exception, RuntimeError), result.output
     cfg = seen["cfg"]
     assert (cfg.limits.max_seconds, cfg.limits.max_nodes, cfg.limits.max_blocks) == (7.5, 1234, 99)
