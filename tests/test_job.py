@@ -399,15 +399,29 @@ def test_the_limits_given_reach_the_job(tmp_path: Path, monkeypatch: pytest.Monk
     inputs = make_inputs(tmp_path / "in", n=1)
     limits = ["--max-seconds", "7.5", "--max-nodes", "1234", "--max-blocks", "99"]
     more = ["--max-body-bytes", "4096", "--isolate-depth", "12", "--isolate-memory", "3GiB"]
-    levels = ["--log-level", "INFO"]  # in any case
-    result = _invoke(
-        [*inputs, "-o", str(tmp_path / "out"), *limits, *more, "--limit", "5", *levels]
-    )
+    more += ["--limit", "1", "--log-level", "INFO"]  # a level in any case
+    flags = ["--include-comments", "--page-type"]
+    result = _invoke([*inputs, "-o", str(tmp_path / "out"), *limits, *more, *flags])
     assert isinstance(result.exception, RuntimeError), result.output
     cfg = seen["cfg"]
     assert (cfg.limits.max_seconds, cfg.limits.max_nodes, cfg.limits.max_blocks) == (7.5, 1234, 99)
     assert (cfg.limits.max_body_bytes, cfg.limits.isolate_depth) == (4096, 12)
-    assert cfg.limits.isolate_memory_bytes == 3 * 2**30 and cfg.record_limit == 5
+    assert cfg.limits.isolate_memory_bytes == 3 * 2**30 and cfg.record_limit == 1
+    assert cfg.include_comments is True and cfg.classify_page is True
+    # Without the flags, neither; without --output, no run at all.
+    _invoke([*inputs, "-o", str(tmp_path / "out")])
+    assert seen["cfg"].include_comments is False and seen["cfg"].classify_page is False
+    _assert_usage_error(_invoke(inputs), "Missing option '--output'")
+
+
+def test_no_html_report_writes_the_json_report_alone(tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    args = [*inputs, "-o", str(out), "--scheduler", "inproc", "--no-progress", "--no-html-report"]
+    result = _invoke([*args, "--cleaner", "justext"])
+    assert result.exit_code == 0, result.output
+    assert [p.suffix for p in (out / "_runs").iterdir()] == [".json"]
+    assert "HTML report" not in result.output
 
 
 def test_the_run_options_show_their_defaults_and_ranges() -> None:
