@@ -54,6 +54,7 @@ import atexit
 import contextlib
 import json
 import logging
+import math
 import mmap
 import os
 import select
@@ -364,9 +365,10 @@ class _Child:
                     wait = min(TICK, max(limit - elapsed, 0.001))
                 if memory is not None and self.rss is not None and self.rss > memory:
                     self.kill(wait=False)
+                    # Rounded up: a child just over its budget must not read as at it.
                     how = (
-                        f"killed at {self.rss / 2**20:,.0f} MiB resident, over its budget of "
-                        f"{memory / 2**20:,.0f} MiB"
+                        f"killed at {math.ceil(self.rss / 2**20):,} MiB resident, over its budget "
+                        f"of {memory / 2**20:,.0f} MiB"
                     )
                     raise ChildDied(how, stage, offset, step, cause="memory", rss=self.rss)
             elif stall is not None and elapsed > stall:
