@@ -51,6 +51,9 @@ def test_a_block_of_inline_code_alone_is_code_too() -> None:
     for sentence in (f"Run <code>{CODE}</code> first.", f"<code>{CODE}</code> installs it."):
         blocks = blocks_of(f"<p>{sentence}</p>")
         assert not code_rescue.is_code(blocks[0]), sentence
+    # Nor is a block whose markup recorded nothing.
+    (plain,) = blocks_of(f"<div>{CODE}</div>")
+    assert plain.shape is None and code_rescue.is_code(plain) is False
 
 
 def test_the_last_snippet_is_kept_when_the_text_above_announces_it() -> None:
@@ -71,8 +74,12 @@ def test_a_label_between_the_text_and_the_code_is_within_reach() -> None:
 
 
 def test_code_too_far_from_kept_text_is_not_kept() -> None:
-    far = "".join(f"<div>label {i}</div>" for i in range(3))
-    assert rescued(f"<p>{INTRO}</p>{far}<pre>{CODE}</pre><p>{AFTER}</p>") == []
+    # One block between the text and the code (a label) is within reach; two or three are not.
+    for n in (2, 3):
+        far = "".join(f"<div>label {i}</div>" for i in range(n))
+        assert rescued(f"<p>{INTRO}</p>{far}<pre>{CODE}</pre><p>{AFTER}</p>") == []
+    near = "<div>label 0</div>"
+    assert rescued(f"<p>{INTRO}</p>{near}<pre>{CODE}</pre><p>{AFTER}</p>") == [CODE]
     assert rescued(f"<pre>{CODE}</pre><p>{AFTER}</p>") == []
 
 

@@ -139,7 +139,9 @@ def test_a_dialog_is_named_by_its_labelling_heading():
         '<div role="dialog" aria-labelledby="t2"><h2 id="t2">Main menu</h2>'
         "<p>News, sport, weather and the rest of the site's sections.</p></div>"
     )
-    for markup, expected in ((dialog, 1), (menu, 0)):
+    # The label's text is all of its text, in whatever elements it sits.
+    nested = dialog.replace("Paramètres des cookies", "<span>Paramètres</span> <b>des cookies</b>")
+    for markup, expected in ((dialog, 1), (nested, 1), (menu, 0)):
         tree = parse(page(article() + markup))
         assert len(consent_guard.consent_containers(tree)) == expected
 
@@ -252,6 +254,10 @@ def test_a_short_heading_far_below_the_article_is_placed_when_unique():
     blocks = blocks_of(html)
     inside = {blocks[i].text for i in consent_guard.consent_blocks(blocks, parse(html))}
     assert inside == {"Your privacy", *DIALOG[1:]}
+    # The guard places it the same way.
+    out, notes = consent_guard.guard(np.ones(len(blocks), dtype=bool), blocks, parse(html))
+    assert notes == (consent_guard.CONSENT_DROPPED,)
+    assert {b.text for b, k in zip(blocks, out.tolist(), strict=True) if not k} == inside
 
 
 def test_a_page_that_is_only_a_consent_wall_keeps_it():

@@ -163,6 +163,17 @@ def test_doubtful_needs_every_condition():
     assert not link_guard.doubtful(np.ones(len(few), dtype=bool), unsure[: len(few)], few)
 
 
+def test_a_mean_probability_of_exactly_the_bound_is_sure_enough(monkeypatch) -> None:
+    # The bound is exclusive. 0.75 times a count of characters is exact in binary, so the
+    # weighted mean is the bound to the bit.
+    blocks = blocks_of(news_page())
+    n = len(blocks)
+    everything = np.ones(n, dtype=bool)
+    monkeypatch.setattr(link_guard, "MAX_MEAN_PROB", 0.75)
+    assert not link_guard.doubtful(everything, np.full(n, 0.75), blocks)
+    assert link_guard.doubtful(everything, np.full(n, 0.74), blocks)
+
+
 def test_a_link_share_of_exactly_min_link_share_is_a_link_list():
     # Kept: 7 characters of text and 3 of a link, 10 in all: a share of exactly 0.3.
     html = "<p>abcdefg</p><p><a href='/x'>abc</a></p>" + "".join(

@@ -141,6 +141,15 @@ def test_the_guard_only_drops_kept_items(keep: list[bool], language: str | None)
         assert after.tolist() == keep
 
 
+def test_a_pager_of_one_character_links_is_a_link_list() -> None:
+    # Page numbers: each block one linked character, a link density of 1.
+    blocks = [
+        Block(i, str(i), "a", "html.body.div.a", "a", False, 1, 1, 1, 1, 7) for i in range(1, 4)
+    ]
+    assert link_lists.link_densities(blocks).tolist() == [1.0, 1.0, 1.0]
+    assert link_lists.link_list_items(blocks).all()
+
+
 @settings(max_examples=100, deadline=None)
 @given(counts=st.lists(st.tuples(st.integers(0, 10**7), st.integers(0, 10**7)), max_size=40))
 def test_link_densities_are_the_blocks_own(counts: list[tuple[int, int]]) -> None:

@@ -75,6 +75,9 @@ def test_a_list_with_one_kept_item_or_few_kept_items_is_left_alone() -> None:
     # Two kept at the ends of a list of ten are under the kept share: the list is not "kept".
     ten = [f"Menu entry {i}" for i in range(10)]
     assert added(blocks_of(recipe(label="Browse", items=ten)), {ten[0], ten[9]}) == ([], ())
+    # Two of seven (0.29) are under it too: the share counts every item from the first to the last.
+    seven = ten[:7]
+    assert added(blocks_of(recipe(label="Browse", items=seven)), {seven[0], seven[6]}) == ([], ())
 
 
 def test_linked_items_and_labels_are_not_kept() -> None:
@@ -120,6 +123,23 @@ def test_items_of_two_lists_are_two_runs() -> None:
         [ITEMS[1], ITEMS[2]],
         (list_rescue.LIST_ITEMS_KEPT,),
     )
+
+
+def test_a_list_right_after_another_is_its_own_run() -> None:
+    # No block between the two lists: the second's first item starts its run, and the first
+    # list's kept items do not make the second a kept list.
+    a = "".join(f"<li>{t}</li>" for t in ITEMS[:2])
+    b = "".join(f"<li>Other {i}</li>" for i in range(3))
+    blocks = blocks_of(f"<ul>{a}</ul><ol>{b}</ol>")
+    assert [b.text for b in blocks] == [*ITEMS[:2], "Other 0", "Other 1", "Other 2"]
+    assert added(blocks, {*ITEMS[:2], "Other 2"}) == ([], ())
+    assert added(blocks, {"Other 0", "Other 2"}) == (["Other 1"], (list_rescue.LIST_ITEMS_KEPT,))
+
+
+def test_a_label_on_the_page_s_first_block_is_kept() -> None:
+    blocks = blocks_of(f"<p>{LABEL}</p><ul>" + "".join(f"<li>{t}</li>" for t in ITEMS) + "</ul>")
+    assert blocks[0].text == LABEL
+    assert added(blocks, set(ITEMS)) == ([LABEL], (list_rescue.LIST_LABEL_KEPT,))
 
 
 def test_guarded_runs_it_and_the_cleaner_can_leave_it_out() -> None:

@@ -248,13 +248,16 @@ def test_parts_match_the_definition(rows: list[tuple[str, str, int, float]]):
     assert teaser_lists.teaser_parts(blocks).tolist() == reference_parts(blocks)
 
 
-def item_blocks(summary_chars: int, summary_links: int) -> list[Block]:
-    """Two list items of a linked headline above a summary of the given counts, by hand."""
+def item_blocks(summary_chars: int, summary_links: int, headline_links: int = 40) -> list[Block]:
+    """Two list items of a linked headline (40 characters) above a summary of the given counts,
+    by hand."""
     path = "html.body.ul.li.div."
     blocks = []
     for item in range(2):
         i = 2 * item
-        blocks.append(Block(i, "x" * 40, "h3", path + "h3", "h3", True, 40, 5, 40, 2, 7))
+        blocks.append(
+            Block(i, "x" * 40, "h3", path + "h3", "h3", True, 40, 5, headline_links, 2, 7)
+        )
         text = "y" * summary_chars
         blocks.append(
             Block(i + 1, text, "p", path + "p", "p", False, summary_chars, 9, summary_links, 1, 7)
@@ -266,6 +269,12 @@ def test_a_summary_must_be_under_half_link_text():
     assert teaser_lists.teaser_parts(item_blocks(100, 49)).all()
     # Half link text is not link-free: the bound is exclusive.
     assert not teaser_lists.teaser_parts(item_blocks(100, 50)).any()
+
+
+def test_a_headline_of_exactly_the_link_lists_density_is_linked():
+    assert MIN_LINK_DENSITY * 40 == 36
+    assert teaser_lists.teaser_parts(item_blocks(100, 0, headline_links=36)).all()
+    assert not teaser_lists.teaser_parts(item_blocks(100, 0, headline_links=35)).any()
 
 
 def test_a_block_without_text_is_no_summary():

@@ -198,6 +198,9 @@ def test_a_title_of_eight_parts_is_not_a_keyword_list() -> None:
     # More than eight parts are cut to the first and last; eight keep their runs from either end.
     forms = title_forms([" | ".join(f"p{i}" for i in range(8))])
     assert ("p0", "p1") in forms and ("p6", "p7") in forms
+    nine = title_forms([" | ".join(f"p{i}" for i in range(9))])
+    assert ("p0",) in nine and ("p8",) in nine
+    assert ("p0", "p1") not in nine and ("p7", "p8") not in nine
 
 
 def test_the_host_labels_joined_are_the_site() -> None:
