@@ -16,6 +16,7 @@ from pipeline.html.decode import (
     MIN_LEGACY_CJK,
     MIN_UTF8_SEQUENCES_VS_CJK,
     PRESCAN_BYTES,
+    _python_codec_name,
     charset_from_content_type,
     decode_html,
     normalize_label,
@@ -100,6 +101,8 @@ def test_normalize_label(label: str, codec: str | None) -> None:
         ("text/html; charset=utf-8, text/plain", None),  # a later type resets it
         ("text/html; charset=utf-8, text/html; charset=koi8-r", "koi8-r"),
         ("text/html; charset=", None),
+        ('text/html; charset=""', None),  # an empty quoted value is none
+        ('text/html; charset="koi8-r', "koi8-r"),  # an unclosed quote is dropped
         ("text/html", None),
         ("", None),
         (None, None),
@@ -200,6 +203,11 @@ def test_shift_jis_label_decodes_windows_extensions() -> None:
         (b'<?xml version="1.0" encoding="gbk"?><meta charset="koi8-r">', "koi8-r"),
         (b"<meta name=charset content=gbk><p>nothing</p>", None),
         (b"<meta charset=", None),
+        # a quoted value cut by the end of the head is read to its end
+        (b'<meta charset="koi8-r', "koi8-r"),
+        # a ">" inside another tag's quoted value does not end that tag
+        (b'<div title="a>b <meta charset=gbk>"><meta charset=koi8-r>', "koi8-r"),
+        (b'<div title="a>b <meta charset=gbk>"><p>nothing</p>', None),
         (b"<!-- unterminated <meta charset=gbk>", None),
         (b"", None),
     ],
@@ -301,6 +309,24 @@ def test_as_many_corrupt_bytes_as_utf8_characters_stays_utf8() -> None:
     assert (result.encoding, result.source) == ("utf-8", "http")
 
 
+def test_replacement_characters_the_page_holds_are_not_corrupt_bytes() -> None:
+    # Three U+FFFD written in the page (valid UTF-8) and one stray byte: one invalid sequence
+    # against four valid ones.
+    body = "<p>café \ufffd\ufffd\ufffd</p>".encode() + b"<p>\xff</p>"
+    result = decoded(body, "text/html; charset=utf-8")
+    assert (result.encoding, result.source) == ("utf-8", "http")
+    assert result.html.count("\ufffd") == 4
+
+
+def test_a_page_ending_in_a_lead_byte_decodes() -> None:
+    # The double-encoding check looks at the byte after each lead byte \xc3 ("Ã", "é"): this
+    # page's only one is its last byte.
+    body = "<p>Съешь</p>".encode() + b"\xc3"
+    result = decoded(body, "text/html; charset=utf-8")
+    assert (result.encoding, result.source) == ("utf-8", "http")
+    assert result.html == "<p>Съешь</p>\ufffd"
+
+
 def test_the_source_names_the_first_declaration_the_bytes_contradicted() -> None:
     body = b'<meta charset="utf-8"><p>Pr\xe9sident de la r\xe9publique, \xe9t\xe9 2024</p>'
     result = decoded(body, "text/html; charset=utf-8")
@@ -377,6 +403,34 @@ def test_no_declaration_cyrillic_is_detected(codec: str) -> None:
     text = "<p>" + "Съешь же ещё этих мягких французских булок, да выпей чаю. " * 6 + "</p>"
     result = decoded(text.encode(codec))
     assert (result.html, result.encoding, result.source) == (text, codec, "detected")
+
+
+CYRILLIC = "Съешь же ещё этих мягких французских булок, да выпей чаю."
+
+
+@pytest.mark.parametrize("size", [4_000, 200_000])
+def test_detection_reads_the_text_lines_not_the_markup(size: int) -> None:
+    # Lines of ASCII markup (scripts, styles, attributes) outnumber the text's lines, as on a
+    # real page; the detector sees the lines with non-ASCII bytes, on a page under and over
+    # the sample's size.
+    markup = '<div class="row"><span data-x="1">x</span></div>\n' * (size // 50)
+    text = "".join(f"<p>{CYRILLIC} {i}</p>\n" for i in range(8))
+    page = f"<html><head><title>t</title></head><body>\n{markup}{text}</body></html>"
+    result = decoded(page.encode("windows-1251"))
+    assert (result.encoding, result.source) == ("windows-1251", "detected")
+    assert CYRILLIC in result.html
+
+
+@pytest.mark.parametrize(
+    ("reported", "ours"),
+    [("cp1252", "windows-1252"), ("utf_8", "utf-8"), ("koi8_r", "koi8-r"), ("mac_cyrillic", None)],
+)
+def test_a_detected_codec_gets_our_name(reported: str, ours: str | None) -> None:
+    # charset-normalizer reports Python's names; ours are the WHATWG labels' codecs, or
+    # Python's canonical name for a codec no label names.
+    name = _python_codec_name(reported)
+    assert name == (ours or codecs.lookup(reported).name)
+    assert codecs.lookup(name).name == codecs.lookup(reported).name
 
 
 def test_no_declaration_western_page_prefers_windows_1252() -> None:
