@@ -158,6 +158,7 @@ def test_published_prefers_article_published_time_then_json_ld_then_date_tags() 
         ("20250904", "2025-09-04"),
         ("Thu, 04 Sep 2025 10:00:00 GMT", "2025-09-04T10:00:00+00:00"),
         ("Thu, 04 Sep 2025 10:00:00 -0700", "2025-09-04T10:00:00-07:00"),
+        ("Thu, 04 Sep 2025 10:00:00 +0530", "2025-09-04T10:00:00+05:30"),
         ("March 4, 2025", "2025-03-04"),
         ("Dec 4th 2025", "2025-12-04"),
         ("4 September 2025", "2025-09-04"),
@@ -195,6 +196,39 @@ def test_the_web_pages_date_serves_when_the_entity_has_none() -> None:
     assert meta_of(ld(graph)).published == "2024-05-17"
 
 
+def test_the_json_ld_is_read_for_what_only_it_gives() -> None:
+    # The meta tags give the title, the description and the site's name: the JSON-LD is still
+    # read for its author, and for its date where no article:published_time says one.
+    metas = og("og:title", "T") + og("og:description", "D") + og("og:site_name", "S")
+    authored = meta_of(metas + ld({"@type": "NewsArticle", "author": {"name": "Ana Ruiz"}}))
+    assert authored.author == "Ana Ruiz"
+    dated = meta_of(metas + ld({"@type": "NewsArticle", "datePublished": "2024-05-17"}))
+    assert dated.published == "2024-05-17"
+    stated = og("article:published_time", "2024-05-16")
+    assert meta_of(metas + stated + ld({"datePublished": "2024-05-17"})).published == "2024-05-16"
+    # And for the title or the description when the meta tags lack it.
+    untitled = og("og:description", "D") + og("og:site_name", "S")
+    assert meta_of(untitled + ld({"@type": "NewsArticle", "headline": "H"})).title == "H"
+    undescribed = og("og:title", "T") + og("og:site_name", "S")
+    described = ld({"@type": "NewsArticle", "description": "From JSON-LD"})
+    assert meta_of(undescribed + described).description == "From JSON-LD"
+
+
+def test_the_first_of_each_meta_tag_and_json_ld_site_wins() -> None:
+    assert meta_of(og("og:title", "First") + og("og:title", "Second")).title == "First"
+    spilled = og("og:title", "First") + og("og:title", "Second")
+    assert meta_of("", body=spilled).title == "First"
+    sites = {"@graph": [{"@type": "WebSite", "name": "Ours"}, {"@type": "WebSite", "name": "Else"}]}
+    assert meta_of(ld(sites)).site_name == "Ours"
+
+
+def test_json_ld_strings_may_hold_raw_line_breaks_and_tabs() -> None:
+    # Not valid JSON, but what templates write, and what browsers' JSON-LD readers accept.
+    script = '{"@type": "NewsArticle", "headline": "Two\nlines\tand a tab"}'
+    head = f'<script type="application/ld+json">{script}</script>'
+    assert meta_of(head).title == "Two lines and a tab"
+
+
 def test_site_name_order() -> None:
     site = ld({"@type": "WebSite", "name": "From WebSite"})
     assert meta_of(og("og:site_name", "OG") + site).site_name == "OG"
@@ -225,6 +259,10 @@ def test_the_canonical_address_is_absolute_http() -> None:
     assert meta_of(f'<link rel="canonical" href="{at_cap}">').canonical_url == at_cap
     spaced = '<link rel="canonical" href=" https://x.example/a b\n">'
     assert meta_of(spaced).canonical_url == "https://x.example/a%20b"
+    # Only a link whose rel names it canonical is the canonical one, however many come first.
+    styles = '<link rel="stylesheet" href="https://cdn.example/s.css">'
+    assert meta_of(styles + canonical, url=url).canonical_url == "https://news.example/a/b"
+    assert meta_of(styles).canonical_url is None
 
 
 def test_the_end_of_a_head_the_parser_put_in_the_body_is_read() -> None:
@@ -258,6 +296,9 @@ def test_the_spill_is_read_to_the_bodys_max_spill_th_child() -> None:
 
     assert title_after(MAX_SPILL - 1) == "Late"
     assert title_after(MAX_SPILL) is None
+    # Child elements are counted, not the text between them.
+    spaced = "<div></div>\n" * (MAX_SPILL - 1) + "<title>Late</title>"
+    assert meta_of("", body=spaced).title == "Late"
 
 
 def test_a_meta_key_is_read_with_white_space_around_it() -> None:
@@ -370,6 +411,7 @@ def test_any_head_gives_clean_bounded_values(values, keys, blob) -> None:
         ("\u0000\u0001", None),
         ("caf\u00e9 \u00a0 ok", "café ok"),
         ("x" * 50, "x" * 10),
+        ("a  b", "a b"),  # printable, but two spaces
     ],
 )
 def test_clean_value(value: str, expected: str | None) -> None:
