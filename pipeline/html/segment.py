@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable
 from types import ModuleType
 
 import selectolax.lexbor
@@ -194,12 +193,3 @@ def with_tex(tree: LexborHTMLParser, blocks: list[Block]) -> list[Block]:
 
 
 _PLAIN = Shape()
-
-
-def path_tag(dom_path: str) -> str:
-    """The innermost tag of a dotted DOM path."""
-    return dom_path.rpartition(".")[2]
-
-
-def block_texts(blocks: Iterable[Block]) -> list[str]:
-    return [b.text for b in blocks]

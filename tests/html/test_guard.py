@@ -131,6 +131,8 @@ def test_nesting_depth_at_the_ends_of_the_markup() -> None:
 def test_estimate_skips_the_depth_scan_for_small_pages() -> None:
     small = estimate(deep(100))
     assert small.max_depth == 0 and small.tags == 2 * 100 + 6
+    # Nor does it scan the attributes: both say 0, not a count.
+    assert (small.attributes, small.attribute_load) == (0, 0)
     big = estimate(deep(DEPTH_SCAN_MIN_TAGS // 2 + 10))
     assert big.max_depth >= DEPTH_SCAN_MIN_TAGS // 2 + 10
 
@@ -285,6 +287,13 @@ def test_deadline_without_budget_never_expires() -> None:
     d = Deadline(None)
     assert d.remaining() is None and not d.expired()
     d.check("anything")
+
+
+def test_deadline_is_spent_at_the_instant_it_expires(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The clock stands still: a budget of 0 s is spent at once, a longer one not before its end.
+    monkeypatch.setattr(guard.time, "monotonic", lambda: 1000.0)
+    assert Deadline(0).expired() and Deadline(0).remaining() == 0.0
+    assert not Deadline(0.5).expired() and Deadline(0.5).remaining() == 0.5
 
 
 def test_deadline_raises_once_spent() -> None:

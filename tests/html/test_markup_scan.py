@@ -76,6 +76,29 @@ def test_attribute_counts_are_the_same_at_every_tag(text: str, limit: int) -> No
         assert compiled == python, (data, start)
 
 
+FIVE = " a b c d e>"  # five attributes: over a sixteenth of 64, so counted
+
+
+@pytest.mark.parametrize(
+    ("text", "counted"),
+    [
+        (f"<!-- a > b <div{FIVE} --><p{FIVE}", 1),  # a ">" inside a comment does not end it
+        (f"<!---><div{FIVE}", 1),  # "<!--->" is a whole comment
+        (f"<!--><div{FIVE}", 1),  # and so is "<!-->"
+        (f"<!-- x --!><div{FIVE}", 1),  # "--!>" ends a comment too
+        (f"<!-- x --!> --><div{FIVE}", 1),
+        (f"<!x <div{FIVE} ><p{FIVE}", 1),  # a bogus comment runs to the first ">"
+        (f"<!-- unclosed <div{FIVE}", 0),
+        (f"<script>if (a </scriptx> b) {{}}</SCRIPT\t><div{FIVE}", 1),  # its own end tag only
+        (f"<style>p {{ }} </style<div{FIVE}", 0),
+    ],
+)
+def test_comments_and_raw_text_end_where_the_tokenizer_ends_them(text: str, counted: int) -> None:
+    # Each element of five attributes that the tokenizer reads as one adds 25 to the load.
+    compiled, python = both(guard.attribute_scan, text.encode(), 64)
+    assert compiled == python == ((5, 25 * counted) if counted else (0, 0))
+
+
 @settings(max_examples=400, deadline=None)
 @given(markup)
 def test_tag_counts_are_the_same(text: str) -> None:
