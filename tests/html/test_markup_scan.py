@@ -90,6 +90,7 @@ FIVE = " a b c d e>"  # five attributes: over a sixteenth of 64, so counted
         (f"<!x <div{FIVE} ><p{FIVE}", 1),  # a bogus comment runs to the first ">"
         (f"<!-- unclosed <div{FIVE}", 0),
         (f"<script>if (a </scriptx> b) {{}}</SCRIPT\t><div{FIVE}", 1),  # its own end tag only
+        (f"<script>x </b> yyy <div{FIVE} </script>", 0),  # other end tags are its text
         (f"<style>p {{ }} </style<div{FIVE}", 0),
     ],
 )

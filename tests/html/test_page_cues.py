@@ -136,6 +136,8 @@ def test_url_shape():
         "cue_url_query",
     }
     assert not got["cue_url_forum"] and not got["cue_url_article"]
+    plain = cues(url="https://shop.example.com/en/products/mens-quarter-socks.html")
+    assert plain["cue_url_query"] == 0.0
 
 
 @pytest.mark.parametrize(

@@ -86,12 +86,16 @@ def test_url_words_of_directories_and_last_segment():
     }
     assert url_words("https://example.com/pricing") == {"url_last_service"}
     assert url_words(None) == url_words("") == url_words("http://[::1") == set()
+    # Each is an indicator: 1 however many of its words the URL holds.
+    values = url_kind_words("https://shop.example.com/shop/products/cart-product-shop")
+    assert set(values.tolist()) == {0.0, 1.0}
 
 
 def test_title_words_and_length():
     tree = parse("<html><head><title>API Reference | Docs</title></head><body></body></html>")
     values = dict(zip(TITLE_KIND_NAMES, title_kind_words(tree), strict=True))
     assert {n for n, v in values.items() if v and n != "title_chars"} == {"title_documentation"}
+    assert {v for n, v in values.items() if n != "title_chars"} == {0.0, 1.0}
     assert values["title_chars"] == pytest.approx(math.log1p(len("api reference | docs")))
     assert not title_kind_words(parse("<p>no head</p>")).any()
     assert not title_kind_words(None).any()
