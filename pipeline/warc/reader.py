@@ -1353,13 +1353,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"[:300]
 
 
-def _tell(stream: Any) -> int:
-    try:
-        return int(stream.tell())
-    except Exception:
-        return 0
-
-
 def _is_seekable(stream: Any) -> bool:
     try:
         if not stream.seekable():
