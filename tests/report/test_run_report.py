@@ -232,6 +232,23 @@ def test_charts_are_inline_svg_and_a_rebuild_is_identical(output: Path) -> None:
     tree = LexborHTMLParser(first)
     svgs = tree.css("#charts svg")
     assert len(svgs) >= 5
+    # Each chart this output has data for, once: its languages, the menu page rejected and the
+    # image skipped, the documents' lengths and kept shares, and the inputs' throughput.
+    captions = [n.text() for n in tree.css("#charts figcaption")]
+    for start in (
+        "Detected language of every document",
+        "Rejected: a page that gave no document",
+        "Characters of each document's text",
+        "Pages near 0 lost most of their blocks",
+        "Records read per second of each input's task",
+        "All inputs' records per second",
+    ):
+        assert sum(c.startswith(start) for c in captions) == 1, (start, captions)
+    # A count table draws each row's bar to scale: the largest count 160 px wide.
+    widths = [
+        int(n.attributes["style"][len("width:") : -2]) for n in tree.css("#languages span.bar")
+    ]
+    assert widths and max(widths) == 160 and min(widths) >= 1
     ids = [n.attributes["id"] for n in tree.css("[id]")]
     assert len(ids) == len(set(ids)), "several inline SVGs must not share ids"
     assert _external_references(first) == []
