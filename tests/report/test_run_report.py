@@ -20,8 +20,8 @@ from pipeline.html.page_type import PAGE_TYPES
 from pipeline.job import command
 from pipeline.jobconfig import JobConfig
 from pipeline.report import charts
-from pipeline.report.collect import LENGTH_EDGES, ReportError, collect
-from pipeline.report.run_report import build_report, render_report
+from pipeline.report.collect import LENGTH_EDGES, Histogram, ReportError, collect
+from pipeline.report.run_report import _hist_table, build_report, render_report
 from pipeline.run import process_warc
 from pipeline.warc.inputs import input_stem
 from tests.jobhelpers import make_inputs
@@ -600,3 +600,17 @@ def test_documents_are_counted_per_page_type(tmp_path: Path) -> None:
         LexborHTMLParser(render_report(old, with_charts=False)).css_first("table#page-types")
         is None
     )
+
+
+def test_histogram_bins_are_labelled_by_their_edges() -> None:
+    # Lengths: every bin half-open, the last open-ended; shares: the last bin closed.
+    lengths = Histogram((0.0, 10.0, 100.0), [1, 0, 2], open_ended=True)
+    shares = Histogram((0.0, 0.5, 1.0), [3, 4], open_ended=False)
+    fmt = "{:g}".format
+
+    def labels(hist: Histogram) -> list[str]:
+        tree = LexborHTMLParser(str(_hist_table(hist, "t", fmt)))
+        return [row.css_first("td").text() for row in tree.css("tbody tr")]
+
+    assert labels(lengths) == ["0 – <10", "≥ 100"]  # an empty bin gets no row
+    assert labels(shares) == ["0 – <0.5", "0.5 – 1"]
