@@ -21,7 +21,13 @@ from pipeline.job import command
 from pipeline.jobconfig import JobConfig
 from pipeline.report import charts
 from pipeline.report.collect import LENGTH_EDGES, Histogram, ReportError, collect
-from pipeline.report.run_report import _hist_table, build_report, render_report
+from pipeline.report.run_report import (
+    _count_table,
+    _hist_table,
+    _top,
+    build_report,
+    render_report,
+)
 from pipeline.run import process_warc
 from pipeline.warc.inputs import input_stem
 from tests.jobhelpers import make_inputs
@@ -614,3 +620,19 @@ def test_histogram_bins_are_labelled_by_their_edges() -> None:
 
     assert labels(lengths) == ["0 – <10", "≥ 100"]  # an empty bin gets no row
     assert labels(shares) == ["0 – <0.5", "0.5 – 1"]
+
+
+def test_a_long_count_table_ends_in_one_row_of_the_others() -> None:
+    counter = Counter({f"k{i:02d}": 100 - i for i in range(25)})
+    rows = _top(counter, 20)
+    assert rows[:19] == counter.most_common(19)
+    assert rows[19] == ("6 others", sum(100 - i for i in range(19, 25)))
+    assert _top(counter, 25) == counter.most_common()  # as many as the limit: all of them
+
+
+def test_a_count_tables_shares_and_bars_follow_its_counts() -> None:
+    tree = LexborHTMLParser(str(_count_table([("a", 3), ("b", 1)], "key", 8, "t")))
+    cells = [[td.text() for td in row.css("td")] for row in tree.css("tbody tr")]
+    assert [c[:3] for c in cells] == [["a", "3", "37.5 %"], ["b", "1", "12.5 %"]]
+    bars = [n.attributes["style"] for n in tree.css("span.bar")]
+    assert bars == ["width:160px", "width:53px"]
