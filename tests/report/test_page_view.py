@@ -15,7 +15,7 @@ from selectolax.lexbor import LexborHTMLParser
 from pipeline.clean import clean_html
 from pipeline.cli import main as warcclean
 from pipeline.report.page_view import render_page, view_of_result, view_of_row
-from pipeline.types import CleanResult
+from pipeline.types import CleanResult, Verdict
 
 PARAGRAPHS = "".join(
     f"<p>Paragraph {i} of the report explains in plain words what the council decided about "
@@ -297,7 +297,11 @@ def test_one_character_count_the_documents_and_what_the_others_are() -> None:
     assert len({len(result.text), joined, markdown}) == 3
     tree = LexborHTMLParser(render_page(view))
     heading = next(h.text() for h in tree.css("h2") if h.text().startswith("Blocks"))
-    assert heading.endswith(f"blocks kept, {len(result.text):,} characters")
+    kept = sum(lb.verdict is Verdict.GOOD for lb in result.blocks)
+    assert kept > 0
+    assert heading.endswith(
+        f"{kept} of {len(result.blocks)} blocks kept, {len(result.text):,} characters"
+    )
     note = tree.css_first("h2 + p.sub").text()
     assert note.startswith(f"{len(result.text):,} characters: the document's text (n_chars)")
     assert f"joined by blank lines, is {joined:,} characters" in note
@@ -309,11 +313,15 @@ def test_one_character_count_the_documents_and_what_the_others_are() -> None:
         if any(ch.isdigit() for ch in n.text())
     ]
     assert numbers == []
-    # A page whose lengths agree says nothing more.
-    plain = view_of_result(clean_html(PAGE, cleaner="justext"), title="t")
-    assert len(plain.kept_text) == len(plain.text)
+    # A page whose lengths agree says nothing more: prose kept, its Markdown left out.
+    prose = f"<html><body><article><h1>The bridge</h1>{PARAGRAPHS}</article></body></html>"
+    plain = view_of_result(clean_html(prose), title="t")
+    assert plain.kept_text and len(plain.kept_text) == len(plain.text)
     page = render_page(dataclasses.replace(plain, markdown=""))
-    assert "the document's text (n_chars)" not in page
+    assert "(n_chars)" in render_page(view) and "(n_chars)" not in page
+    # Its Markdown, as long as its text, says nothing more either.
+    same_length = dataclasses.replace(plain, markdown="x" * len(plain.text))
+    assert "(n_chars)" not in render_page(same_length)
 
 
 def test_a_repeat_block_shows_as_removed_with_its_count() -> None:
