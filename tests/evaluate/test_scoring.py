@@ -208,6 +208,20 @@ def test_evaluate_end_to_end_with_hand_computed_scores(tiny_wcxb: Path) -> None:
     assert by_type["article"]["f1"] == pytest.approx(0.8)
     assert by_type["listing"]["empty"] == 1
     assert report.params == {"threshold": 0.5}
+    # One language: no table by language; and the pages' languages came from the truth.
+    assert "by_language" not in report.summary()
+    assert report.language_from_truth
+    # By default the language is detected, as in production.
+    detected = ev.evaluate(pages, "density-fixed", {"threshold": 0.5})
+    assert not detected.language_from_truth and not ev.Report("x", {}, []).language_from_truth
+
+
+def test_percentiles_are_observed_values_at_their_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert ev._percentile(values, 0.99) == 99.0
+    assert ev._percentile(values, 0.5) == 50.0
+    assert ev._percentile([7.0], 0.99) == 7.0
+    assert ev._percentile([], 0.5) is None
 
 
 def test_evaluate_records_failures_and_continues(
