@@ -57,8 +57,9 @@ def test_character_tokens_for_unspaced_languages():
 
 
 def test_min_fraction_is_validated():
-    with pytest.raises(ValueError, match="min_fraction"):
-        align_labels(["a"], "a", min_fraction=0.0)
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match="min_fraction"):
+            align_labels(["a"], "a", min_fraction=bad)
 
 
 def test_snippet_labels():
@@ -86,3 +87,23 @@ def test_fractions_are_shares(blocks, reference):
 def test_whole_page_as_reference_labels_everything():
     blocks = ["alpha beta", "gamma delta epsilon", "alpha beta"]
     assert align_labels(blocks, " ".join(blocks)) == [True, True, True]
+
+
+def test_fractions_are_each_blocks_own_share_of_aligned_tokens():
+    blocks = ["Home News About", *ARTICLE, "Privacy Terms Contact"]
+    assert aligned_fractions(blocks, "\n\n".join(ARTICLE)) == [0.0, 1.0, 1.0, 0.0]
+    assert aligned_fractions(["one two", "three four five six"], "two three four") == [0.5, 0.5]
+    # Two aligned runs apart: each marks its own tokens.
+    assert aligned_fractions(["a b", "c d e", "f g", "h"], "a b f g") == [1.0, 0.0, 1.0, 0.0]
+    # The bound is inclusive, up to 1.0 itself.
+    assert align_labels(["one two three four"], "one two", min_fraction=0.5) == [True]
+    assert align_labels(["one two", "one two x"], "one two", min_fraction=1.0) == [True, False]
+
+
+def test_a_block_inside_a_snippet_counts_from_twenty_characters():
+    # A snippet may span several blocks: a block of at least 20 characters inside one is in it.
+    snippet = "The river carved the valley over thousands of years"
+    inside = "carved the valley ov"
+    assert len(inside) == 20
+    assert snippet_labels([inside, inside[:-1]], [snippet], []) == [True, None]
+    assert snippet_labels([inside, inside[:-1]], [], [snippet]) == [False, None]
