@@ -83,6 +83,14 @@ def test_code_spans_hide_delimiters_and_move_with_the_text() -> None:
     ]
 
 
+def test_a_delimiter_at_the_start_of_a_code_span_is_code() -> None:
+    # The span holds the whole formula, delimiters and all: it stays code, unchanged.
+    text = "see \\(x\\) here"
+    code = (text.index("\\("), text.index(" here"), "code")
+    assert text[code[0] : code[1]] == "\\(x\\)"
+    assert tex_spans(text, (code,)) is None
+
+
 def test_a_span_right_after_a_formula_is_beside_it() -> None:
     # Inline code that starts where the formula's closing delimiter ends touches it, and moves
     # back by all four delimiter characters.
