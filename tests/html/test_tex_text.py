@@ -101,6 +101,14 @@ def test_a_span_right_after_a_formula_is_beside_it() -> None:
     ]
 
 
+def test_a_span_right_before_a_formula_is_beside_it() -> None:
+    text = "`y`\\(x+1\\)"
+    assert spans_text(tex_spans(text, ((0, 3, "code"),))) == [
+        "`y`x+1",
+        [("`y`", "code"), ("x+1", "math")],
+    ]
+
+
 def test_a_formula_may_not_cross_a_span() -> None:
     text = "\\(a `b\\)` c"
     code = (text.index("`"), len(text) - 2, "code")
