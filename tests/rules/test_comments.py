@@ -256,6 +256,8 @@ def test_include_comments_brings_them_back():
         assert [lb.verdict for lb in with_.blocks] == [lb.verdict for lb in without.blocks]
         for text in COMMENTS:
             assert text in with_.text and text in with_.markdown, make.__name__
+            # and by default they are out of both
+            assert text not in without.text and text not in without.markdown, make.__name__
         assert with_.text.index(ARTICLE_2) < with_.text.index(COMMENT_1)
         assert with_.text.startswith(without.text.split("\n")[0])
 
