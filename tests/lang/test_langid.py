@@ -456,3 +456,17 @@ def test_accuracy_on_daniel_chinese(daniel_dir: Path) -> None:
     assert len(pages) == 399
     assert sum(c == "zh" for c in codes) >= 398
     assert "ko" not in codes
+
+
+def test_japanese_and_korean_are_ruled_out_of_text_without_their_script() -> None:
+    # Gated on kana and hangul: text holding neither (no ideographs either) can be neither.
+    codes, profile_code = langid._codes()
+    for text in ("plain latin words", "Съешь же ещё этих булок", "東京"):
+        logits = [0.0] * len(profile_code)
+        langid._gate_scripts(text, logits, profile_code)
+        gated = {codes[c] for c, v in zip(profile_code, logits, strict=True) if v == -math.inf}
+        assert gated == {"ja", "ko"}, text
+    logits = [0.0] * len(profile_code)
+    langid._gate_scripts("ひらがなとカタカナ", logits, profile_code)
+    gated = {codes[c] for c, v in zip(profile_code, logits, strict=True) if v == -math.inf}
+    assert gated == {"ko"}
