@@ -470,3 +470,12 @@ def test_japanese_and_korean_are_ruled_out_of_text_without_their_script() -> Non
     langid._gate_scripts("ひらがなとカタカナ", logits, profile_code)
     gated = {codes[c] for c, v in zip(profile_code, logits, strict=True) if v == -math.inf}
     assert gated == {"ko"}
+
+
+def test_a_script_without_a_profile_must_hold_half_the_letters() -> None:
+    # Georgian prose with one Burmese letter in it is Georgian, though Burmese is looked for first.
+    georgian = "კომიტეტი სამშაბათს შეიკრიბა ახალი ბიუჯეტის განსახილველად"
+    guess = detect(georgian + " က")
+    assert guess.code == "ka" and 0.9 < guess.prob <= 1.0
+    # Burmese as a third of the letters decides nothing by script.
+    assert langid._by_script(SAMPLES["my"] + " " + "abcdefghij" * 20) is None
