@@ -32,8 +32,8 @@ def test_defaults_write_markdown_and_leave_the_page_type_out() -> None:
     assert result.page_type is None and result.page_type_prob is None
     assert clean_html(PAGE, markdown=False).markdown == ""
     assert clean_html(PAGE, classify_page=True).page_type is not None
-    decoded = decode_html(PAGE.encode())
-    assert clean_decoded(decoded).page_type is None and clean_decoded(decoded).markdown
+    from_decoded = clean_decoded(decode_html(PAGE.encode()))
+    assert from_decoded.page_type is None and PROSE in from_decoded.markdown
 
 
 def test_the_charset_comes_from_the_content_type_header_in_any_case() -> None:
