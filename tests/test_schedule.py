@@ -93,6 +93,10 @@ def test_an_inproc_client_has_one_worker_of_threads_in_this_process() -> None:
         assert len(workers) == 1 and isinstance(workers[0], Worker)
         assert list(client.nthreads().values()) == [2]
         assert schedule._workers_in_this_process(client)
+        cluster = client.cluster
+    # The cluster it started closes with the block, not at the interpreter's exit.
+    assert client.status == "closed" and cluster.status.name == "closed"
+    assert not cluster.workers and cluster.scheduler.status.name == "closed"
 
 
 def test_a_local_client_has_the_workers_asked_for_as_processes(monkeypatch) -> None:

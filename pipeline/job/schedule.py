@@ -14,7 +14,8 @@ import os
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,16 +191,22 @@ def local_cluster_config() -> dict[str, Any]:
     return {k: v for k, v in LOCAL_CLUSTER_CONFIG.items() if _env_name(k) not in os.environ}
 
 
+@contextmanager
 def make_client(
     scheduler: str | None,
     workers: int | None,
     threads: int,
     memory_limit: str | int | None,
     log_level: int = logging.WARNING,
-) -> Client:
+) -> Iterator[Client]:
     """A client of the cluster at ``scheduler`` (or Dask's configured address), of threads of
-    this process (`INPROC`), or of a new local cluster of ``workers`` processes."""
+    this process (`INPROC`), or of a new local cluster of ``workers`` processes, for the block.
+
+    A cluster started here closes with the block, its workers before its scheduler: left to
+    the interpreter's exit, an in-process worker could send its heartbeat to a scheduler
+    already closed and print Dask's traceback under the job's last line (seen once in CI)."""
     address = scheduler or dask.config.get("scheduler-address", None)
+    cluster: LocalCluster | None = None
     if address == INPROC:
         # For debugging and tests: its dashboard on any free port (the job prints the link).
         # The profiler must be off here above all: its sys._current_frames() deadlocks CPython
@@ -234,5 +241,10 @@ def make_client(
             )
         client = Client(cluster)
         client.register_plugin(NoPandasProbe())
-    client.register_plugin(LogLevel(log_level))
-    return client
+    try:
+        client.register_plugin(LogLevel(log_level))
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
