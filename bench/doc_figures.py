@@ -326,7 +326,12 @@ def _output_rows() -> list[tuple[str, str, str, str]]:
             f"alone {site['stage_alone_share_of_cleaning']:.1%} of the cleaning pass's CPU, "
             f"{site['stage_cpu_share_in_job']:+.1%} inside the job (median of "
             f"{len(site['rounds'])} rounds); worker memory {site['rss_growth_x4']:+.1%} for an "
-            "output 4 times larger",
+            "output 4 times larger"
+            + (
+                f", {site['rss_growth_x16']:+.1%} for one 16 times larger"
+                if "rss_growth_x16" in site
+                else ""
+            ),
             f"`site_cost.json`, {_day(site)}",
         ),
     ]
@@ -1219,16 +1224,23 @@ def site_memory_sentence() -> str:
         return f"{max(memory[run]['worker_peak_rss_mib']):.0f} MiB"
 
     small, large = memory["shuffled_x1"], memory["shuffled_x4"]
-    # The run before this one, kept beside it: a p2p shuffle's buffers peak differently per run.
-    before = _result(_SITE_COST_BEFORE)["rss_growth_x4"]
     return (
         f"Shuffled, peak worker RSS over daniel's output ({small['docs']:,} documents, "
         f"{small['files']} files) was {peak('shuffled_x1')}, and {peak('shuffled_x4')} over one "
         f"{large['docs'] / small['docs']:.0f} times larger ({large['docs']:,} documents, "
-        f"{large['files']} files), {result['rss_growth_x4']:+.1%}; gathered, "
-        f"{peak('gathered_x1')} and {peak('gathered_x4')} ({_day(result)}, `python "
-        "bench/site_cost.py`; the shuffled growth moves between runs: the last run before "
-        f"the stage's latest changes, `{_SITE_COST_BEFORE}`, gave {before:+.1%}).\n"
+        f"{large['files']} files), {result['rss_growth_x4']:+.1%}"
+        + (
+            f", and {peak('shuffled_x16')} over one 16 times larger "
+            f"({memory['shuffled_x16']['docs']:,} documents, {memory['shuffled_x16']['files']} "
+            f"files), {result['rss_growth_x16']:+.1%}"
+            if "shuffled_x16" in memory
+            else ""
+        )
+        + "; gathered, "
+        + f"{peak('gathered_x1')} and {peak('gathered_x4')} ({_day(result)}, `python "
+        "bench/site_cost.py`, each worker's VmHWM; runs before 2026-11-30 23:40 UTC read "
+        "`ru_maxrss`, which on Linux keeps the spawning process's peak across the exec, so "
+        "their figures were mostly the bench's own memory).\n"
     )
 
 

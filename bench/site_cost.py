@@ -23,7 +23,7 @@ On daniel's pages as bench/site_stage.py packs them (synthetic URLs on each site
    the same rows in the same 5 files, each holding 4 times the documents), the difference of
    their stage CPU per document added, over the cleaning pass's CPU per page: what a large
    crawl pays once the fixed costs are spread (per file too, in the second layout).
-2. **Memory.** Peak RSS of each worker (``ru_maxrss``, 2 fresh worker processes) while the
+2. **Memory.** Peak RSS of each worker (VmHWM, 2 fresh worker processes) while the
    stage runs over the cleaned output, and over one 4 times larger: every documents file copied
    3 more times under new names, each copy's URLs on other hosts (``c1.<host>`` ...), so the
    larger output has 4 times the sites, pages and files of the same kind (flat: within 10%).
@@ -31,7 +31,8 @@ On daniel's pages as bench/site_stage.py packs them (synthetic URLs on each site
    measured twice: shuffled (``gather_bytes=0``, what an output above the bound gets, whose
    memory must stay flat; each file its own batch, as a crawl's output is many batches of
    `BATCH_BYTES`) and gathered (the default here, whose memory grows with the output
-   up to that bound).
+   up to that bound). Shuffled, also over one 16 times larger: where the peak levels off once
+   the shuffle's buffers are full, the growth from 4 to 16 times says it is bounded.
 3. **Shuffle volume.** Rows and bytes each shuffle moves per document (the occurrence rows
    after each file's own de-duplication, the documents rows, the repeated keys routed back),
    counted from the same output with the stage's functions; with the measured CPU they give the
@@ -137,8 +138,8 @@ from pipeline.job.site_stage import run_site_stage
 from pipeline.site.rule import SiteSettings
 out, workers, arm = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 settings = SiteSettings() if arm == "stage" else SiteSettings(min_pages=0)
-client = make_client(None, workers, 1, None)
-run_site_stage(client, out, settings, gather_bytes=0)
+with make_client(None, workers, 1, None) as client:
+    run_site_stage(client, out, settings, gather_bytes=0)
 """
 
 
@@ -183,26 +184,35 @@ def enlarge(src: Path, dst: Path, times: int, *, same_files: bool = False) -> No
                 writer.write_table(part, row_group_size=max(1, part.num_rows))
 
 
+def own_peak_rss_kib() -> int:
+    """This process's peak resident memory since it was started, in KiB: VmHWM from
+    /proc/self/status. Not ``ru_maxrss``: on Linux that keeps the high-water mark of the parent
+    a worker was spawned from (its memory before the exec), which put the bench process's own
+    peak in place of small workers' (the same value for every cluster of a run)."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def peak_rss(out: Path, workers: int, gather_bytes: int) -> dict[str, Any]:
     """The stage over ``out`` on fresh worker processes; each worker's peak RSS (MiB).
     ``gather_bytes`` 0 makes it shuffle whatever the output's size, each file a batch of its
     own (``batch_bytes=1``): the scaled-down model of a crawl's output of many batches, whose
     partitions each hold one batch's keys however many batches there are."""
-    from distributed import Client, LocalCluster
-
+    from pipeline.job.schedule import make_client
     from pipeline.job.site_stage import run_site_stage
     from pipeline.site.rule import SiteSettings
 
-    with (
-        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster,
-        Client(cluster) as client,
-    ):
+    with make_client(None, workers, 1, None) as client:  # the job's cluster settings
         started = time.perf_counter()
         result = run_site_stage(
             client, str(out), SiteSettings(), gather_bytes=gather_bytes, batch_bytes=1
         )
         seconds = time.perf_counter() - started
-        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        peaks = client.run(own_peak_rss_kib)
     return {
         "files": result.files,
         "docs": result.report["totals"]["docs"],
@@ -300,6 +310,7 @@ def main() -> None:
 
         enlarge(cleaned, work / "x4", 4)
         enlarge(cleaned, work / "x4-same-files", 4, same_files=True)
+        enlarge(cleaned, work / "x16", 16)
         # What each more document costs, with the fixed costs (cluster, imports, Dask's per-task
         # and per-shuffle work) taken out: the stage's CPU over the output 4 times larger less
         # that over the output, both ways, per document added; the larger output in 4 times
@@ -325,8 +336,9 @@ def main() -> None:
                 ]
         memory = {}
         for name, gather_bytes in (("shuffled", 0), ("gathered", GATHER_BYTES)):
-            for size in ("x1", "x4"):
-                src = work / ("alone-zero-0" if size == "x1" else "x4")
+            # 16 times only shuffled: the gathered stage's memory grows with the output by design.
+            for size in ("x1", "x4", "x16") if name == "shuffled" else ("x1", "x4"):
+                src = work / ("alone-zero-0" if size == "x1" else size)
                 out = work / f"rss-{name}-{size}"
                 shutil.copytree(src, out)
                 memory[f"{name}_{size}"] = peak_rss(out, args.workers, gather_bytes)
@@ -392,6 +404,7 @@ def main() -> None:
         },
         "memory": memory,
         "rss_growth_x4": round(x4 / x1 - 1, 4),
+        "rss_growth_x16": round(max(memory["shuffled_x16"]["worker_peak_rss_mib"]) / x1 - 1, 4),
         "gathered_rss_growth_x4": round(g4 / g1 - 1, 4),
         "shuffle": volume,
         "stage_report_totals": stage_state["report"]["totals"],

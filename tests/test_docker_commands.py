@@ -47,6 +47,11 @@ def test_dockerfile_shape() -> None:
     from pipeline.job.schedule import _env_name
 
     assert re.search(rf"\b{_env_name('distributed.worker.profile.enabled')}=False\b", text)
+    # Arrow's allocator without transparent huge pages, as the job's own clusters start workers.
+    from pipeline.job.schedule import LOCAL_CLUSTER_CONFIG
+
+    assert LOCAL_CLUSTER_CONFIG["distributed.nanny.pre-spawn-environ.MIMALLOC_ALLOW_THP"] == "0"
+    assert re.search(r"\bMIMALLOC_ALLOW_THP=0\b", text)
     # The language profiles are built into the image's cache, before the unprivileged user.
     cache_dir = re.search(r"^ENV WARCCLEAN_CACHE_DIR=(\S+)$", text, re.M)
     prebuild = text.find('RUN python -c "from pipeline.lang.profiles import model; model()"')

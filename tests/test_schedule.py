@@ -111,6 +111,22 @@ def test_a_local_client_has_the_workers_asked_for_as_processes(monkeypatch) -> N
         )
 
 
+def test_local_workers_start_without_arrows_huge_pages_unless_the_environment_says(
+    monkeypatch,
+) -> None:
+    # Dask's nanny writes its pre-spawn variables into this process's environment as it starts
+    # a worker, so an earlier test's cluster may have left the variable here: start clean.
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.delenv("MIMALLOC_ALLOW_THP", raising=False)
+    with schedule.make_client(None, 1, 1, "1GiB") as client:
+        seen = client.run(lambda: __import__("os").environ.get("MIMALLOC_ALLOW_THP"))
+    assert list(seen.values()) == ["0"]
+    monkeypatch.setenv("MIMALLOC_ALLOW_THP", "1")
+    with schedule.make_client(None, 1, 1, "1GiB") as client:
+        seen = client.run(lambda: __import__("os").environ.get("MIMALLOC_ALLOW_THP"))
+    assert list(seen.values()) == ["1"]
+
+
 def test_a_local_client_without_a_count_has_a_worker_per_cpu(monkeypatch) -> None:
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
     monkeypatch.setattr(schedule.os, "cpu_count", lambda: 1)

@@ -174,11 +174,17 @@ def _outcome(future: Any, path: str, attempts: int) -> WarcReport | InputFailure
 # under 10 ms. Dask's statistical profiler samples the task thread's stack every 10 ms, about
 # 6% of the job's CPU (bench/pipeline.py), and is off. Each stays as the environment sets it
 # (DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL=20ms): the dashboard's plots are coarser without it.
+# Arrow's allocator (mimalloc) asks the kernel for transparent huge pages where it may (THP in
+# "madvise" mode, many distributions' default), and each first touch of one zeroes 2 MiB: in a
+# worker's first large Parquet read and write (the site stage's task), about 30% of the task's
+# CPU went to zeroing pages (perf). Workers start with it off unless their environment sets
+# MIMALLOC_ALLOW_THP itself (Dask's own precedence); BENCHMARKS.md, "Arrow's huge pages".
 LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",
     "distributed.worker.memory.monitor-interval": "1s",
     "distributed.worker.profile.enabled": False,
+    "distributed.nanny.pre-spawn-environ.MIMALLOC_ALLOW_THP": "0",
 }
 
 
