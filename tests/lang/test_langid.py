@@ -328,6 +328,67 @@ def test_normalisation_is_that_of_the_profiles() -> None:
     assert "x" in "".join(map(chr, points("xx yy 中")))
 
 
+def test_the_normalisation_table_is_langdetects_on_every_bmp_code_point() -> None:
+    # The profiles were counted over langdetect's NGram.normalize; its Python port is the
+    # reference for each character (surrogates aside, which no str holds alone in text).
+    from langdetect.utils.ngram import NGram
+
+    table = langprofiles.model().table
+    differ = [
+        hex(c)
+        for c in range(0x10000)
+        if not 0xD800 <= c < 0xE000 and chr(int(table[c])) != NGram.normalize(chr(c))
+    ]
+    assert differ == []
+
+
+def test_code_points_outside_the_bmp_stay_as_they_are() -> None:
+    # The table covers U+0000-FFFF only: an emoji must not be read as the BMP character its low
+    # 16 bits name (U+1F600 as U+F600), from the first code point past the table, U+10000.
+    points = langprofiles.model().code_points("a\U0001f600b")
+    assert points.tolist() == [0x20, ord("a"), 0x1F600, ord("b"), 0x20]
+    points = langprofiles.model().code_points("a\U00010000")
+    assert points.tolist() == [0x20, ord("a"), 0x10000, 0x20]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["see https://example.com/about", "mail@example.org", "at www.example.com today"],
+)
+def test_each_of_a_url_s_and_an_address_s_marks_takes_it_out(text: str) -> None:
+    # Each of "//", "@" and "www." alone sends the text through the URL and address filter.
+    kept = "".join(map(chr, langprofiles.model().code_points(text))).split()
+    assert not any("example" in word for word in kept)
+
+
+def test_latin_letters_give_way_to_another_script_only_below_half() -> None:
+    def normalised(text: str) -> str:
+        return "".join(map(chr, langprofiles.model().code_points(text)))
+
+    ideographs = "".join(map(_langdetect_normalize, "中文中文中文"))
+    # Mostly ideographs: every ASCII letter, "A" and "z" at the ends of the range, becomes a
+    # space, as the profiles of those languages hold no Latin grams.
+    assert normalised("中文中文中文 Az") == f" {ideographs}    "
+    # Two letters against one ideograph (four letters' worth): a tie, the letters stay.
+    assert normalised("ab 中") == f" ab {_langdetect_normalize('中')} "
+    # One more letter of another script tips it: 2 x 2 < 1 + 1 + 3.
+    assert "ab" not in normalised("ab 中д")
+    # Latin Extended Additional (U+1E00-1EFF, Vietnamese) is Latin: it does not outweigh the
+    # ASCII letters; Greek Extended (U+1F00 on) is another script, as is U+0300 on.
+    assert "ab" in normalised("ab " + "\u1e00" * 5 + "\u1eff" * 5)
+    assert "ab" not in normalised("ab " + "\u1f00" * 5)
+    assert "ab" not in normalised("ab " + "\u0300" * 5)
+    # Kana and Hangul syllables count as ideographs do.
+    assert "ab" not in normalised("ab ひд")
+    assert "ab" not in normalised("ab 한д")
+
+
+def _langdetect_normalize(ch: str) -> str:
+    from langdetect.utils.ngram import NGram
+
+    return NGram.normalize(ch)
+
+
 def test_every_profile_gram_is_found() -> None:
     model = langprofiles.model()
     total = 0
