@@ -128,3 +128,50 @@ def test_the_digest_covers_the_build_constants(monkeypatch: pytest.MonkeyPatch) 
     before = profiles.inputs_digest()
     monkeypatch.setattr(profiles, "SMOOTHING", profiles.SMOOTHING * 2)
     assert profiles.inputs_digest() != before
+
+
+def test_save_says_whether_the_entry_is_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    arrays = {"a": np.arange(5, dtype=np.int32)}
+    monkeypatch.setenv(cache.ENV, "off")
+    assert cache.save("x", "0", arrays, {}) is False
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "not" / "yet"))  # made, parents and all
+    assert cache.save("x", "0", arrays, {"k": 1}) is True
+    entry = tmp_path / "not" / "yet" / "x-0"
+    # Readable by every user's processes (mkdtemp makes it 0700), as the Docker image's
+    # prebuilt cache is read by workers running under another uid.
+    assert entry.stat().st_mode & 0o777 == 0o755
+    # Already there (another process's copy): in place, and left as it was.
+    (entry / "marker").write_text("first")
+    assert cache.save("x", "0", {"a": np.zeros(2)}, {}) is True
+    assert (entry / "marker").read_text() == "first"
+    loaded, meta = cache.load("x", "0")
+    assert meta == {"k": 1, "arrays": ["a"]} and loaded["a"].tolist() == [0, 1, 2, 3, 4]
+    assert cache.load("x", "1") is None  # another digest: no entry
+
+
+def test_a_failed_save_leaves_no_temporary_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(cache.ENV, str(tmp_path))
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cache.np, "save", full_disk)
+    assert cache.save("x", "0", {"a": np.zeros(3)}, {}) is False
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_entry_holding_a_pickle_is_never_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A cache directory other users can write to must not make this process unpickle: an
+    # object array is refused and the caller builds its own.
+    monkeypatch.setenv(cache.ENV, str(tmp_path))
+    entry = tmp_path / "x-0"
+    entry.mkdir()
+    np.save(entry / "a.npy", np.array([{"not": "numbers"}], dtype=object), allow_pickle=True)
+    (entry / "meta.json").write_text(json.dumps({"arrays": ["a"]}))
+    assert cache.load("x", "0") is None
