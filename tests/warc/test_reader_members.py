@@ -9,6 +9,7 @@ mid-file.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
 import random
@@ -214,6 +215,40 @@ def test_a_large_page_under_any_body_cap(cap: int | None) -> None:
     (page,) = [i for i in items if isinstance(i, RawPage) and i.record_id == "big"]
     assert len(page.body) == min(len(big), cap if cap is not None else len(big))
     assert page.truncated == (cap is not None and cap < len(big))
+
+
+@pytest.mark.parametrize("cap", [0, 1000, 70_000])
+def test_a_capped_page_is_read_by_the_fast_path_alone(monkeypatch, cap: int) -> None:
+    # A member is inflated only as far as the headers and the capped body (`read_members`'
+    # allowance for the two header blocks): enough for the record, without the segment reader.
+    rng = random.Random(4)
+    big = "<p>" + rng.randbytes(300_000).hex()
+    specs = [*_pages(2), html_response("https://e.example/big", big, record_id="big"), *_pages(2)]
+    data = build_warc(specs)
+    expected = _read(data, fast=False, cap=cap)
+
+    def no_segment_reader(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the segment reader was used")
+
+    monkeypatch.setattr(reader._SegmentReader, "read_segment", no_segment_reader)
+    assert _read(data, cap=cap) == expected
+
+
+def test_a_folded_warc_header_line_is_read_by_the_fast_path_alone(monkeypatch) -> None:
+    # An obsolete line folding (a continuation line) in the WARC header takes the header
+    # parser's longer way, which still gives warcio's headers without the segment reader.
+    page = html_response("https://e.example/f", "<p>folded</p>", record_id="f")
+    folded = dataclasses.replace(page, warc_headers=(("X-Folded", "one\r\n two"),))
+    data = build_warc([*_pages(1), folded, *_pages(1)])
+    assert b"X-Folded: one\r\n two\r\n" in gzip.decompress(data)
+    expected = _read(data, fast=False)
+    assert [i.record_id for i in expected if isinstance(i, RawPage)].count("f") == 1
+
+    def no_segment_reader(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the segment reader was used")
+
+    monkeypatch.setattr(reader._SegmentReader, "read_segment", no_segment_reader)
+    assert _read(data) == expected
 
 
 def test_a_stream_that_does_not_start_at_zero() -> None:
