@@ -163,3 +163,14 @@ def test_in_a_process_started_as_dask_starts_a_worker_the_heap_is_kept() -> None
     # do: numpy asks for transparent huge pages there, and a huge page is one fault.
     assert counts["plain"] > 100_000
     assert counts["kept"] * 5 < counts["plain"]
+
+
+@pytest.mark.skipif(
+    not (sys.platform.startswith("linux") and __import__("platform").libc_ver()[0] == "glibc"),
+    reason="glibc's allocator calls exist only on a glibc system",
+)
+def test_on_glibc_the_allocator_calls_are_found() -> None:
+    # Everything above fakes the C library; on the systems the job runs on, the real one must
+    # be found, or `kept_heap` silently does nothing and every array is faulted in afresh.
+    libc = heap._glibc()
+    assert libc is not None and hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim")
