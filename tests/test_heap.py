@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 import threading
@@ -166,7 +167,7 @@ def test_in_a_process_started_as_dask_starts_a_worker_the_heap_is_kept() -> None
 
 
 @pytest.mark.skipif(
-    not (sys.platform.startswith("linux") and __import__("platform").libc_ver()[0] == "glibc"),
+    not (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"),
     reason="glibc's allocator calls exist only on a glibc system",
 )
 def test_on_glibc_the_allocator_calls_are_found() -> None:

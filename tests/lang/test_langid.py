@@ -331,13 +331,11 @@ def test_normalisation_is_that_of_the_profiles() -> None:
 def test_the_normalisation_table_is_langdetects_on_every_bmp_code_point() -> None:
     # The profiles were counted over langdetect's NGram.normalize; its Python port is the
     # reference for each character (surrogates aside, which no str holds alone in text).
-    from langdetect.utils.ngram import NGram
-
     table = langprofiles.model().table
     differ = [
         hex(c)
         for c in range(0x10000)
-        if not 0xD800 <= c < 0xE000 and chr(int(table[c])) != NGram.normalize(chr(c))
+        if not 0xD800 <= c < 0xE000 and chr(int(table[c])) != _langdetect_normalize(chr(c))
     ]
     assert differ == []
 

@@ -50,6 +50,16 @@ def _read(data: bytes, *, fast: bool = True, cap: int | None = None) -> list[Any
             return [f"not an archive: {exc}"]
 
 
+def _fast_path_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any use of the segment reader fail the test: what follows is read by the
+    gzip-member fast path alone."""
+
+    def no_segment_reader(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the segment reader was used")
+
+    monkeypatch.setattr(reader._SegmentReader, "read_segment", no_segment_reader)
+
+
 def _assert_same(data: bytes, cap: int | None = None) -> list[Any]:
     fast = _read(data, cap=cap)
     assert fast == _read(data, fast=False, cap=cap)
@@ -74,10 +84,7 @@ def test_common_crawl_layout_is_read_by_the_fast_path_alone(monkeypatch) -> None
     data = build_warc(_pages(20))
     expected = _read(data, fast=False)
 
-    def no_segment_reader(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("the segment reader was used")
-
-    monkeypatch.setattr(reader._SegmentReader, "read_segment", no_segment_reader)
+    _fast_path_only(monkeypatch)
     assert _read(data) == expected
     assert sum(isinstance(i, RawPage) for i in expected) == 20
     assert not any(isinstance(i, ReaderIssue) for i in expected)
@@ -227,10 +234,7 @@ def test_a_capped_page_is_read_by_the_fast_path_alone(monkeypatch, cap: int) -> 
     data = build_warc(specs)
     expected = _read(data, fast=False, cap=cap)
 
-    def no_segment_reader(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("the segment reader was used")
-
-    monkeypatch.setattr(reader._SegmentReader, "read_segment", no_segment_reader)
+    _fast_path_only(monkeypatch)
     assert _read(data, cap=cap) == expected
 
 
@@ -244,10 +248,7 @@ def test_a_folded_warc_header_line_is_read_by_the_fast_path_alone(monkeypatch) -
     expected = _read(data, fast=False)
     assert [i.record_id for i in expected if isinstance(i, RawPage)].count("f") == 1
 
-    def no_segment_reader(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("the segment reader was used")
-
-    monkeypatch.setattr(reader._SegmentReader, "read_segment", no_segment_reader)
+    _fast_path_only(monkeypatch)
     assert _read(data) == expected
 
 
