@@ -48,6 +48,44 @@ def test_table_shows_encoding_language_and_one_row_per_block(page: Path) -> None
     assert "Menu 3" in out and "Paragraph 4 of the report" in out
     rows = [line for line in out.splitlines() if line.startswith("│")]
     assert len(rows) == 10 + 1 + 5 + 1  # menu items, heading, paragraphs, footer link
+    (header,) = [line for line in out.splitlines() if line.startswith("┃")]
+    names = [cell.strip() for cell in header.strip("┃").split("┃")]
+    assert names == [
+        *("#", "label", "cf", "score", "chars", "words", "link", "stop", "tag", "path", "text")
+    ]
+    # Where a block sits: its innermost three elements, the rest elided; a path of three whole.
+    assert all("….body.ul.li" in row for row in rows[:10])
+    assert "html.body.div" in rows[-1] and "…" not in rows[-1].split("│")[-3]
+    # Piped (not a terminal), the table is laid out wider than rich's 80 columns: the text
+    # column is not squeezed to a few characters.
+    assert max(len(line) for line in out.splitlines()) > 120
+    assert "notes" not in out  # bte's answer on this page notes nothing
+
+
+def test_the_pages_notes_are_shown(tmp_path: Path) -> None:
+    path = tmp_path / "shell.html"
+    path.write_bytes(
+        b"<html><body><div><a href=/a>Home</a></div>"
+        b"<noscript>You need to enable JavaScript to run this app.</noscript></body></html>"
+    )
+    code, out = invoke(str(path), "--language", "en")
+    assert code == 0, out
+    assert f"{path}  cleaner=neighbours (defaults)" in out
+    assert "notes      script_notice" in out
+    code, out = invoke(str(path), "--language", "en", "--json")
+    assert json.loads(out)["notes"] == ["script_notice"]
+
+
+def test_help_lists_every_command_and_loads_the_lazy_ones() -> None:
+    """`run` and `site` import Dask only when asked for, but are listed and run like the rest."""
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0, result.output
+    listed = [line.split()[0] for line in result.output.split("Commands:")[1].splitlines()[1:]]
+    assert listed == ["clean", "eval", "report", "run", "show", "site"]
+    for name in ("run", "site"):
+        result = CliRunner().invoke(main, [name, "--help"])
+        assert result.exit_code == 0, result.output
+        assert f"Usage: main {name} " in result.output
 
 
 def test_json_has_every_block_with_its_features(page: Path) -> None:

@@ -308,6 +308,35 @@ def test_dask_submit_sets_the_scheduler_address(tmp_path: Path) -> None:
     assert proc.stdout.split() == ["tcp://h:1", "['a',", "'--flag']", "__main__"]
 
 
+def test_submit_in_process_gives_the_script_its_arguments_and_restores_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `dask submit` calls, run in this process: the script sees its own argv, the caller's
+    argv is back afterwards, and the address reaches both Dask's config and the environment
+    (for the processes the script starts)."""
+    import dask
+
+    from pipeline.cli import submit
+
+    script = tmp_path / "probe.py"
+    seen = tmp_path / "seen.json"
+    script.write_text(
+        "import json, os, sys\n"
+        "address = os.environ['DASK_SCHEDULER_ADDRESS']\n"
+        f"open({str(seen)!r}, 'w').write(json.dumps([sys.argv, address]))\n"
+    )
+    # Set, then unset: the variable the command sets is removed again after the test.
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "unset")
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS")
+    before = list(sys.argv)
+    with dask.config.set({"scheduler-address": None}):
+        result = CliRunner().invoke(submit, [str(script), "x", "--scheduler", "tcp://h:2"])
+        assert result.exit_code == 0, result.output
+        assert dask.config.get("scheduler-address") == "tcp://h:2"
+    assert json.loads(seen.read_text()) == [[str(script), "x"], "tcp://h:2"]
+    assert sys.argv == before
+
+
 @pytest.mark.shared
 def test_real_warcs_every_record_accounted_for(
     real_warcs_dir: Path, tmp_path: Path, client

@@ -308,10 +308,17 @@ def test_eval_command_writes_json(tiny_wcxb: Path, tmp_path: Path) -> None:
     assert data["language_from_truth"] is True
 
 
-def test_eval_command_limit_and_bad_input(tiny_wcxb: Path) -> None:
+def test_eval_command_limit_and_bad_input(tiny_wcxb: Path, tmp_path: Path) -> None:
     runner = CliRunner()
-    ok = runner.invoke(main, ["eval", str(tiny_wcxb), "--cleaner", "density-mean", "--limit", "1"])
+    out = tmp_path / "limited.json"
+    args = ["eval", str(tiny_wcxb), "--cleaner", "density-mean", "--limit", "1", "--json", str(out)]
+    ok = runner.invoke(main, args)
     assert ok.exit_code == 0, ok.output
+    assert [r["id"] for r in json.loads(out.read_text())["pages"]] == ["0001"]
+    (tmp_path / "nothing").mkdir()
+    not_a_set = runner.invoke(main, ["eval", str(tmp_path / "nothing"), "--cleaner", "bte"])
+    assert not_a_set.exit_code == 1 and "expected 'ground-truth/'" in not_a_set.output
+    assert "Traceback" not in not_a_set.output
     bad_param = runner.invoke(
         main, ["eval", str(tiny_wcxb), "--cleaner", "density-fixed", "--param", "nope=1"]
     )

@@ -481,6 +481,43 @@ def test_cleaner_is_registered_and_labels_a_page():
         NeighboursCleaner(threshold=2.0)
 
 
+OPTIONS = (
+    *("link_guard", "lead_rescue", "link_lists", "teaser_lists", "consent_guard"),
+    *("code_rescue", "title_heading", "list_rescue", "fragments"),
+)
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_every_option_turned_off_is_in_the_params(option: str) -> None:
+    """A run's recorded parameters say which page rules were off: the params are what makes
+    two outputs comparable, and the defaults are left out."""
+    assert make_cleaner("neighbours").params() == {}
+    assert make_cleaner("neighbours", **{option: False}).params() == {option: False}
+    assert make_cleaner("neighbours", strictness=3).params() == {"strictness": 3.0}
+
+
+def test_option_values_are_checked_at_their_bounds() -> None:
+    for threshold in (0.0, 1.0):
+        assert NeighboursCleaner(threshold=threshold).threshold == threshold
+    for threshold in (-0.01, 1.01):
+        with pytest.raises(ValueError, match=r"^threshold must be in \[0, 1\], got "):
+            NeighboursCleaner(threshold=threshold)
+    for strictness in (1, 10):
+        assert NeighboursCleaner(strictness=strictness).strictness == strictness
+    for strictness in (0.99, 10.01):
+        with pytest.raises(ValueError, match=r"^strictness must be in \[1, 10\], got "):
+            NeighboursCleaner(strictness=strictness)
+    for strictness in (True, "2"):
+        with pytest.raises(ValueError, match=r"^strictness must be a number, got "):
+            NeighboursCleaner(strictness=strictness)
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_an_option_that_is_not_a_boolean_is_named(option: str) -> None:
+    with pytest.raises(ValueError, match=f"^{option} must be true or false, got 'no'$"):
+        NeighboursCleaner(**{option: "no"})
+
+
 def _train_module():
     return load_script(REPO / "jobs" / "train_cleaner.py")
 

@@ -63,6 +63,7 @@ def test_show_page_marks_kept_and_removed_blocks(tmp_path: Path) -> None:
     target = tmp_path / "view.html"
     code, out = show(str(source), "-o", str(target), "--cleaner", "bte", "--language", "en")
     assert code == 0, out
+    assert out == f"wrote {target}\n"
     page = target.read_text()
     result = clean_html(PAGE, cleaner="bte", language="en")
     # The viewer's kept blocks are the document's text, block for block.

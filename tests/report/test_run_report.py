@@ -310,10 +310,40 @@ def test_report_command(output: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(warcclean, ["report", str(output), "-o", str(target)])
     assert result.exit_code == 0, result.output
     assert target.read_text() == build_report(str(output))
+    assert result.output.splitlines()[0] == f"wrote {target}"
     default = CliRunner().invoke(warcclean, ["report", str(output), "--no-charts"])
     assert default.exit_code == 0, default.output
     assert "<svg" not in (output / "_runs" / "report.html").read_text()
+    assert default.output == f"wrote {output}/_runs/report.html\n"  # no hint when asked for none
     (output / "_runs" / "report.html").unlink()
+
+
+def test_report_command_says_how_to_get_the_charts(
+    output: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(charts, "available", lambda: False)
+    result = CliRunner().invoke(warcclean, ["report", str(output), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    assert f"tables only: {charts.INSTALL_HINT} adds the charts" in result.output
+    asked = CliRunner().invoke(
+        warcclean, ["report", str(output), "-o", str(tmp_path / "r.html"), "--no-charts"]
+    )
+    assert asked.exit_code == 0 and "tables only" not in asked.output  # none asked for, no hint
+
+
+def test_report_command_names_an_unexpected_failure_without_a_traceback(
+    output: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.report import run_report
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise KeyError("num_rows")
+
+    monkeypatch.setattr(run_report, "write_report", broken)
+    result = CliRunner().invoke(warcclean, ["report", str(output), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 1
+    assert f"cannot build the report of {output}: KeyError: 'num_rows'" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "r.html").exists()
 
 
 def test_report_command_on_something_that_is_not_an_output(tmp_path: Path) -> None:
