@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -124,6 +125,20 @@ def test_malformed_models_are_refused_with_the_reason(
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({**doc, **change}))
     with pytest.raises(ModelError, match=message):
+        load_model(str(path))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(None, "not found"), ("{not json", "is not JSON"), ("[1, 2]", "is not a JSON object")],
+)
+def test_a_model_file_that_is_missing_or_no_json_object_is_refused(
+    tmp_path: Path, content: str | None, message: str
+) -> None:
+    path = tmp_path / "model.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(ModelError, match=f"^model file {re.escape(str(path))} {message}"):
         load_model(str(path))
 
 
