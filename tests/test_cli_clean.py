@@ -45,6 +45,7 @@ def test_table_shows_encoding_language_and_one_row_per_block(page: Path) -> None
     assert "language   en" in out
     assert "stoplist   en" in out
     assert "title      Bridge" in out
+    assert "blocks     17, good " in out
     assert "Menu 3" in out and "Paragraph 4 of the report" in out
     rows = [line for line in out.splitlines() if line.startswith("│")]
     assert len(rows) == 10 + 1 + 5 + 1  # menu items, heading, paragraphs, footer link
@@ -55,6 +56,7 @@ def test_table_shows_encoding_language_and_one_row_per_block(page: Path) -> None
     ]
     # Where a block sits: its innermost three elements, the rest elided; a path of three whole.
     assert all("….body.ul.li" in row for row in rows[:10])
+    assert "│ h1 (h) " in rows[10]  # the heading, marked
     assert "html.body.div" in rows[-1] and "…" not in rows[-1].split("│")[-3]
     # Piped (not a terminal), the table is laid out wider than rich's 80 columns: the text
     # column is not squeezed to a few characters.
