@@ -9,7 +9,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pipeline.learned.features as installed_features
@@ -152,7 +152,17 @@ def test_language_independent_mode_zeroes_stopwords(blocks):
     assert (x[:, col("has_stoplist")] == 0).all()
 
 
-def test_cf_and_bte_columns_agree_with_their_cleaners(blocks):
+SHORT_BLOCKS = (
+    "<body><p>Short, with <a href='/a'>a</a> link.</p><p>Short, and no link.</p>"
+    "<p><a href='/b'>All of it one link</a></p></body>"
+)
+
+
+@pytest.mark.parametrize("page", ["the test page", "short blocks with and without links"])
+def test_cf_and_bte_columns_agree_with_their_cleaners(blocks, page: str) -> None:
+    if page != "the test page":
+        # Under jusText's length_low: "short" without links, "bad" with any link text at all.
+        blocks = segment(SHORT_BLOCKS, record_runs=True)
     for stop in (STOP, None):
         x = own_features(blocks, stop)
         onehot = x[:, OWN_FEATURES.index("cf_good") : OWN_FEATURES.index("cf_good") + 4]
@@ -221,6 +231,17 @@ def test_page_relative_columns_by_hand(built):
     assert (x[:, col("rel_stopword_density")] == 0).all()  # no stoplist: every density is 0
     assert x[:, col("text_repeats")] == pytest.approx(np.log1p([1, 0, 0, 0, 1]))
     assert x[:, col("offset_from_longest")] == pytest.approx([-0.4, -0.2, 0, 0.2, 0.4])
+    # Elements of its path shared with the longest block's html.body.article.p, of its four.
+    assert x[:, col("path_prefix_with_longest")] == pytest.approx([2 / 4, 3 / 4, 1, 1, 2 / 4])
+
+
+def test_sentence_columns_by_hand() -> None:
+    """Sentence ends are counted up to 20, scaled to 1 there."""
+    texts = ("One. Two. Three. Four. Five.", " ".join(["Go."] * 25), "No end here")
+    page = [_block(i, text, "p", "html.body.p", "p") for i, text in enumerate(texts)]
+    x = page_features(page, None)
+    assert x[:, col("sentence_ends")] == pytest.approx([5 / 20, 1, 0])
+    assert x[:, col("ends_sentence")].tolist() == [1, 1, 0]
 
 
 def test_good_span_and_h1_by_hand(built):
@@ -479,6 +500,8 @@ def _style_cues_by_definition(module: ModuleType, style: str) -> int:
         max_size=10,
     ).map("".join)
 )
+# Every ASCII separator between two cue words, the tag name first (as the walk writes it).
+@example("div.nav_footer[content]`ad^main\\x1")
 def test_style_cues_follow_their_definition(source_features, style):
     import pipeline.learned.features as installed
 

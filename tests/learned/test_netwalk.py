@@ -163,30 +163,47 @@ def test_kernel_refuses_rows_and_arrays_that_do_not_fit(compiled_kernel: None) -
             bad.raw(x)
 
 
+def _source_raw(source, net: ConvNet, x: np.ndarray) -> np.ndarray:
+    fields = (net.columns, net.mean, net.inverse_scale, net.clip, net.w_in, net.b_in, net.convs)
+    return source.net_raw(x, *fields, net.w_page, net.b_page, net.w_block, net.w_pooled, net.b_out)
+
+
+def test_the_kernels_python_source_refuses_what_does_not_fit() -> None:
+    # The checks that keep the compiled kernel (no bounds checks) from reading past an array
+    # are in its source: without a C compiler they must still raise, and say why.
+    source = load_source("pipeline.learned.netwalk")
+    net = _shipped_nets()[0]
+    x = _built_page_rows()
+    for rows in (x[:, : net.columns - 1], x[0]):
+        with pytest.raises(ValueError, match="do not have the net's"):
+            _source_raw(source, net, rows)
+    taps, bias, d = net.convs[0]
+    broken = (
+        dataclasses.replace(net, w_page=net.w_page[:-1]),
+        dataclasses.replace(net, b_in=net.b_in[:-1]),
+        dataclasses.replace(net, b_in=net.b_in[None, :]),
+        dataclasses.replace(net, convs=((taps[:, :-1], bias, d), *net.convs[1:])),
+        dataclasses.replace(net, convs=((taps[None], bias, d), *net.convs[1:])),
+        dataclasses.replace(net, convs=((taps, bias, 0),)),
+    )
+    for bad in broken:
+        with pytest.raises(ValueError, match="do not fit together"):
+            _source_raw(source, bad, x)
+
+
 def test_the_kernels_python_source_computes_the_same_logits() -> None:
     # The .py is the one source of the kernel's logic; uncompiled (in float64 where Python
     # floats stand in for the C floats) it must still compute the net.
     source = load_source("pipeline.learned.netwalk")
     rng = np.random.default_rng(11)
-    net = net_from_spec(random_spec(rng, 4, 3, [1, 2, 2, 9], 5.0), 6)
-    for n in (0, 1, 2, 13):
-        x = rng.normal(scale=3.0, size=(n, 6))
-        got = source.net_raw(
-            x,
-            net.columns,
-            net.mean,
-            net.inverse_scale,
-            net.clip,
-            net.w_in,
-            net.b_in,
-            net.convs,
-            net.w_page,
-            net.b_page,
-            net.w_block,
-            net.w_pooled,
-            net.b_out,
-        )
-        assert got == pytest.approx(net.raw_numpy(x), rel=1e-4, abs=1e-4)
+    # Several nets of three widths: with one small net, every unit of its page vector can sit on
+    # one side of the ReLU, and a wrong cut-off there went unseen.
+    for hidden in (1, 3, 8, 3, 8):
+        net = net_from_spec(random_spec(rng, 4, hidden, [1, 2, 2, 9], 5.0), 6)
+        for n in (0, 1, 2, 13):
+            x = rng.normal(scale=3.0, size=(n, 6))
+            got = _source_raw(source, net, x)
+            assert got == pytest.approx(net.raw_numpy(x), rel=1e-4, abs=1e-4)
 
 
 def test_the_numpy_path_is_the_default_only_without_the_kernel() -> None:
