@@ -175,6 +175,28 @@ def test_katex_keeps_its_tex_source_and_drops_its_drawing() -> None:
     assert [(block.text[a:b], k) for a, b, k in block.shape.spans] == [("\\pi r^2", "math")]
 
 
+FORMULA = (
+    '<math><semantics><msup><mi>x</mi><mn>2</mn></msup><annotation encoding="application/x-tex">'
+    "x^2</annotation></semantics></math>"
+)
+
+
+def test_a_formula_is_text_of_its_block_in_place() -> None:
+    # The C walk hands every page with math to the Python walk, so nothing compares this code
+    # with a second walk: each fact is checked here.
+    first, linked, glued = segment(
+        f"<body><div><p>{FORMULA}after</p></div><p>See <a href='/x'>{FORMULA} here</a> now.</p>"
+        f"<p>Area{FORMULA}of a square</p></body>"
+    )
+    # A formula that opens its block gives it its path, and is set apart from the next word.
+    assert first.text == "x^2 after" and first.dom_path == "html.body.div.p"
+    assert [(first.text[a:b], k) for a, b, k in first.shape.spans] == [("x^2", "math")]
+    # Inside a link, its source counts as link text: "x^2 here" is the link's.
+    assert linked.text == "See x^2 here now." and linked.n_link_chars == len("x^2 here")
+    # Set apart from the words on both sides, however the markup glues them.
+    assert glued.text == "Area x^2 of a square"
+
+
 def test_mathjax2_scripts_are_the_source_and_its_rendering_is_dropped() -> None:
     html = (
         '<p>Inline <span class="MathJax_Preview">x</span>'
