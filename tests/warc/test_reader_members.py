@@ -85,6 +85,13 @@ def test_common_crawl_layout_is_read_by_the_fast_path_alone(monkeypatch) -> None
     expected = _read(data, fast=False)
 
     _fast_path_only(monkeypatch)
+
+    def no_warcio_parse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("warcio's loader parsed a plain record's headers")
+
+    # ... and their plain ASCII headers by its own parse, which is what makes it fast: a parse
+    # that declined them would still give the same items, through warcio's slower one.
+    monkeypatch.setattr(members, "_parse_with_warcio", no_warcio_parse)
     assert _read(data) == expected
     assert sum(isinstance(i, RawPage) for i in expected) == 20
     assert not any(isinstance(i, ReaderIssue) for i in expected)
@@ -282,3 +289,21 @@ def test_real_files_read_the_same(real_warcs_dir: Path, monkeypatch) -> None:
             mp.setattr(members, "_READ", 101)
             mp.setattr(members, "MAX_MEMBER", 5000)
             assert _read(data) == expected, path.name
+
+
+@pytest.mark.parametrize(
+    ("headers", "glued"),
+    [
+        ([("WARC-Type", "response"), ("Content-Length", "12")], False),
+        # a value that names a version, not at its end, is a value like any other
+        ([("WARC-Target-URI", "https://e.example/WARC/1.0/spec")], False),
+        # a header line cut short, the next record's version line glued to its end
+        ([("WARC-Target-URI", "https://e.example/pWARC/1.0")], True),
+        ([("WARC-Record-ID", "<urn:a>"), ("warc-record-id", "<urn:b>")], True),
+        ([("Content-Length", "1"), ("WARC-Type", "request"), ("Content-Length", "2")], True),
+    ],
+)
+def test_two_records_headers_read_as_one_are_told_apart(
+    headers: list[tuple[str, str]], glued: bool
+) -> None:
+    assert members.glued_headers(headers) is glued
