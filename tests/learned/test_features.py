@@ -158,11 +158,10 @@ SHORT_BLOCKS = (
 )
 
 
-@pytest.mark.parametrize("page", ["the test page", "short blocks with and without links"])
-def test_cf_and_bte_columns_agree_with_their_cleaners(blocks, page: str) -> None:
-    if page != "the test page":
-        # Under jusText's length_low: "short" without links, "bad" with any link text at all.
-        blocks = segment(SHORT_BLOCKS, record_runs=True)
+# SHORT_BLOCKS: under jusText's length_low, "short" without links, "bad" with any link text.
+@pytest.mark.parametrize("html", [PAGE, SHORT_BLOCKS], ids=["page", "short blocks"])
+def test_cf_and_bte_columns_agree_with_their_cleaners(html: str) -> None:
+    blocks = segment(html, record_runs=True)
     for stop in (STOP, None):
         x = own_features(blocks, stop)
         onehot = x[:, OWN_FEATURES.index("cf_good") : OWN_FEATURES.index("cf_good") + 4]

@@ -493,23 +493,15 @@ def test_every_option_turned_off_is_in_the_params(option: str) -> None:
     two outputs comparable, and the defaults are left out."""
     assert make_cleaner("neighbours").params() == {}
     assert make_cleaner("neighbours", **{option: False}).params() == {option: False}
-    assert make_cleaner("neighbours", strictness=3).params() == {"strictness": 3.0}
 
 
-def test_option_values_are_checked_at_their_bounds() -> None:
+def test_the_threshold_is_checked_at_its_bounds() -> None:
+    # (strictness: tests/learned/test_page_rule.py)
     for threshold in (0.0, 1.0):
         assert NeighboursCleaner(threshold=threshold).threshold == threshold
     for threshold in (-0.01, 1.01):
         with pytest.raises(ValueError, match=r"^threshold must be in \[0, 1\], got "):
             NeighboursCleaner(threshold=threshold)
-    for strictness in (1, 10):
-        assert NeighboursCleaner(strictness=strictness).strictness == strictness
-    for strictness in (0.99, 10.01):
-        with pytest.raises(ValueError, match=r"^strictness must be in \[1, 10\], got "):
-            NeighboursCleaner(strictness=strictness)
-    for strictness in (True, "2"):
-        with pytest.raises(ValueError, match=r"^strictness must be a number, got "):
-            NeighboursCleaner(strictness=strictness)
 
 
 @pytest.mark.parametrize("option", OPTIONS)

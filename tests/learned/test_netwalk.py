@@ -144,6 +144,19 @@ def test_kernel_reads_only_the_nets_columns_and_leaves_x_alone(compiled_kernel: 
     assert_same_logits(net.raw(clean.astype(np.float32)), net.raw_numpy(clean.astype(np.float32)))
 
 
+def _misfits(net: ConvNet) -> tuple[ConvNet, ...]:
+    """``net`` with one array of the wrong shape or rank, or a dilation of 0."""
+    taps, bias, d = net.convs[0]
+    return (
+        dataclasses.replace(net, w_page=net.w_page[:-1]),
+        dataclasses.replace(net, b_in=net.b_in[:-1]),
+        dataclasses.replace(net, b_in=net.b_in[None, :]),
+        dataclasses.replace(net, convs=((taps[:, :-1], bias, d), *net.convs[1:])),
+        dataclasses.replace(net, convs=((taps[None], bias, d), *net.convs[1:])),
+        dataclasses.replace(net, convs=((taps, bias, 0),)),
+    )
+
+
 def test_kernel_refuses_rows_and_arrays_that_do_not_fit(compiled_kernel: None) -> None:
     net = _shipped_nets()[0]
     x = _built_page_rows()
@@ -151,14 +164,7 @@ def test_kernel_refuses_rows_and_arrays_that_do_not_fit(compiled_kernel: None) -
         net.raw(x[:, : net.columns - 1])
     with pytest.raises(ValueError, match="do not have the net's"):
         net.raw(x[0])
-    taps, bias, d = net.convs[0]
-    broken = (
-        dataclasses.replace(net, w_page=net.w_page[:-1]),
-        dataclasses.replace(net, b_in=net.b_in[:-1]),
-        dataclasses.replace(net, convs=((taps[:, :-1], bias, d), *net.convs[1:])),
-        dataclasses.replace(net, convs=((taps, bias, 0),)),
-    )
-    for bad in broken:
+    for bad in _misfits(net):
         with pytest.raises(ValueError, match="do not fit together"):
             bad.raw(x)
 
@@ -177,16 +183,7 @@ def test_the_kernels_python_source_refuses_what_does_not_fit() -> None:
     for rows in (x[:, : net.columns - 1], x[0]):
         with pytest.raises(ValueError, match="do not have the net's"):
             _source_raw(source, net, rows)
-    taps, bias, d = net.convs[0]
-    broken = (
-        dataclasses.replace(net, w_page=net.w_page[:-1]),
-        dataclasses.replace(net, b_in=net.b_in[:-1]),
-        dataclasses.replace(net, b_in=net.b_in[None, :]),
-        dataclasses.replace(net, convs=((taps[:, :-1], bias, d), *net.convs[1:])),
-        dataclasses.replace(net, convs=((taps[None], bias, d), *net.convs[1:])),
-        dataclasses.replace(net, convs=((taps, bias, 0),)),
-    )
-    for bad in broken:
+    for bad in _misfits(net):
         with pytest.raises(ValueError, match="do not fit together"):
             _source_raw(source, bad, x)
 

@@ -100,6 +100,10 @@ def test_strictness_is_a_number_from_one_to_ten_recorded_when_not_the_default():
     assert "strictness" not in NeighboursCleaner().params()
     assert NeighboursCleaner(strictness=1).params() == {"strictness": 1.0}
     assert NeighboursCleaner(strictness=OUTSIDE_ENGLISH_POWER).params() == {}
-    for bad in (0.5, 11, True, "2"):
-        with pytest.raises(ValueError, match="strictness"):
+    assert NeighboursCleaner(strictness=10).params() == {"strictness": 10.0}
+    for bad in (0.5, 0.99, 10.01, 11):
+        with pytest.raises(ValueError, match=r"^strictness must be in \[1, 10\], got "):
+            NeighboursCleaner(strictness=bad)
+    for bad in (True, "2"):
+        with pytest.raises(ValueError, match=r"^strictness must be a number, got "):
             NeighboursCleaner(strictness=bad)  # type: ignore[arg-type]
