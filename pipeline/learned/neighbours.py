@@ -62,8 +62,9 @@ class NeighboursCleaner:
     fragments keeps them), ``strictness`` sets the power the probabilities of a page outside
     English are raised to before the model's rule decides (`page_rule`; 1: as the model says
     them; higher: stricter).
-    Under that rule, blocks of markup written out as text (`pipeline.rules.markup_guard`) and
-    notices asking for JavaScript (`pipeline.rules.script_notice`) are never kept."""
+    Under that rule, blocks of markup written out as text (`pipeline.rules.markup_guard`),
+    notices asking for JavaScript (`pipeline.rules.script_notice`) and appeals for the site's
+    funding (`pipeline.rules.support_appeal`) are never kept."""
 
     name: ClassVar[str] = "neighbours"
     needs_runs: ClassVar[bool] = True
@@ -176,7 +177,8 @@ class NeighboursCleaner:
         head: HeadFacts | None = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
         """The labelled blocks and the page notes (`pipeline.rules.markup_guard`'s,
-        `pipeline.rules.script_notice`'s, `pipeline.rules.consent_guard`'s,
+        `pipeline.rules.script_notice`'s, `pipeline.rules.support_appeal`'s,
+        `pipeline.rules.consent_guard`'s,
         `pipeline.rules.link_guard`'s, `pipeline.rules.link_lists`'s,
         `pipeline.rules.teaser_lists`'s, `pipeline.rules.lead_rescue`'s,
         `pipeline.rules.code_rescue`'s, `pipeline.rules.list_rescue`'s, then

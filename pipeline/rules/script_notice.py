@@ -32,6 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pipeline.rules.short_kept import short_kept
 from pipeline.types import Block
 
 # Notices are a sentence or two; a longer block that names JavaScript is about it.
@@ -109,9 +110,15 @@ def _names_javascript(text: str) -> bool:
 def guard(keep: np.ndarray, blocks: Sequence[Block]) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept blocks that are JavaScript notices, and the page note when it
     dropped any."""
-    short = [
-        (i, text) for i in np.flatnonzero(keep).tolist() if len(text := blocks[i].text) <= MAX_CHARS
-    ]
+    return drop_notices(keep, short_kept(keep, blocks, MAX_CHARS))
+
+
+def drop_notices(
+    keep: np.ndarray, short: Sequence[tuple[int, str]]
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """`guard` on the kept blocks ``short`` (`pipeline.rules.short_kept.short_kept`'s list, of
+    this bound or a larger one), which the page rules build once for the guards that read
+    them."""
     # One test over the page's short kept text first: almost no page names JavaScript.
     if not _names_javascript("\n".join([text for _, text in short])):
         return keep, ()

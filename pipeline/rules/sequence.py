@@ -21,10 +21,12 @@ from pipeline.rules import (
     list_rescue,
     markup_guard,
     script_notice,
+    support_appeal,
     teaser_lists,
     title_heading,
 )
 from pipeline.rules.link_guard import guard
+from pipeline.rules.short_kept import short_kept
 from pipeline.types import Block
 
 
@@ -47,8 +49,8 @@ def guarded(
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
     (`pipeline.rules.markup_guard`), the JavaScript notices (`pipeline.rules.script_notice`),
-    the consent-dialog guard on the parsed page ``tree``
-    (`pipeline.rules.consent_guard`; none without a tree), the link guard
+    the appeals for support (`pipeline.rules.support_appeal`), the consent-dialog guard on the
+    parsed page ``tree`` (`pipeline.rules.consent_guard`; none without a tree), the link guard
     (`pipeline.rules.link_guard`), the link-list items dropped (`pipeline.rules.link_lists`),
     the teaser-list items dropped (`pipeline.rules.teaser_lists`), the standfirst above the
     body (`pipeline.rules.lead_rescue`), the code blocks between kept content
@@ -60,9 +62,13 @@ def guarded(
     cleaner's options; a benchmark's comparison)."""
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
-    # A notice asking for JavaScript is never content either, in any language.
-    keep, noticed = script_notice.guard(keep, blocks)
-    notes += noticed
+    # A notice asking for JavaScript is never content either, in any language; nor is an appeal
+    # for the site's funding. Both read the short kept blocks, listed once.
+    # (A notice the first drops stays in the list: the second only ever drops more.)
+    short = short_kept(keep, blocks, max(script_notice.MAX_CHARS, support_appeal.MAX_CHARS))
+    keep, noticed = script_notice.drop_notices(keep, short)
+    keep, appealed = support_appeal.drop_appeals(keep, short, language)
+    notes += noticed + appealed
     if consent:
         # So is a consent dialog's prose, which is never content in any language.
         keep, dropped = consent_guard.guard(keep, blocks, tree)
