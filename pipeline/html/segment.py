@@ -116,8 +116,63 @@ def _choose_c_walk() -> tuple[ModuleType | None, str]:
 
 def parse(html: str | bytes) -> LexborHTMLParser:
     """Parse HTML text, or its UTF-8 encoding, with lexbor (the one place a parser is constructed).
-    Bytes are read as UTF-8, never sniffed: decoding is `pipeline.html.decode`'s job."""
-    return LexborHTMLParser(html)
+    Bytes are read as UTF-8, never sniffed: decoding is `pipeline.html.decode`'s job. A page whose
+    end a frame left open inside ``<noscript>`` swallowed is parsed again with the frame closed
+    (`close_noscript_frames`)."""
+    tree = LexborHTMLParser(html)
+    if _swallowed_by_frame(tree):
+        return LexborHTMLParser(close_noscript_frames(html))
+    return tree
+
+
+def _swallowed_by_frame(tree: LexborHTMLParser) -> bool:
+    """Whether the page ends inside an ``<iframe>`` whose raw text holds the ``</noscript>`` it
+    was opened in: a frame that swallowed the rest of the page (in the body's ``<noscript>``, or
+    in the head's, from which lexbor moves it into the body). Following the last children down
+    from the body costs a few node visits; searching every page's text for such frames first
+    cost two percent of its cleaning."""
+    node = tree.body
+    while node is not None and node.last_child is not None:
+        node = node.last_child
+    if node is None or node.tag != "-text" or node.parent is None:
+        return False
+    return node.parent.tag == "iframe" and "</noscript" in (node.text_content or "")
+
+
+_TAGS = {
+    str: ("<noscript", "</noscript", "<iframe", "</iframe", "</iframe>"),
+    bytes: (b"<noscript", b"</noscript", b"<iframe", b"</iframe", b"</iframe>"),
+}
+
+
+def close_noscript_frames(html: str | bytes) -> str | bytes:
+    """``html`` with a ``</iframe>`` written before the ``</noscript>`` of every ``<noscript>``
+    that opens a frame and does not close it.
+
+    Google Tag Manager's fallback, as React and others render it, writes the frame self-closed:
+    ``<noscript><iframe src="..." /></noscript>``. In a browser that runs scripts, ``<noscript>``
+    is text and the page is whole; lexbor parses it as markup, as the walk needs (it keeps a
+    forum's server-rendered thread there), and there the frame's raw text runs on to a
+    ``</iframe>`` that never comes, swallowing the rest of the page with its content (WCXB 2838
+    and 0041 lost every block after it). Tags are found in lower case only, as such markup
+    writes them."""
+    noscript, noscript_end, frame, frame_end, closing = _TAGS[type(html)]
+    at = html.find(noscript)
+    if at < 0:
+        return html
+    parts = []
+    start = 0
+    while at >= 0:
+        end = html.find(noscript_end, at)
+        if end < 0:
+            break
+        if html.find(frame, at, end) >= 0 and html.find(frame_end, at, end) < 0:
+            parts += [html[start:end], closing]
+            start = end
+        at = html.find(noscript, end)
+    if not parts:
+        return html
+    return html[:0].join([*parts, html[start:]])
 
 
 def segment(

@@ -9,7 +9,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.compiled import load_source
 from pipeline.errors import PageTooComplex
-from pipeline.html.segment import parse, segment
+from pipeline.html.segment import close_noscript_frames, parse, segment
 from pipeline.html.walk import BLOCK_TAGS, normalize_whitespace
 from pipeline.lang import words
 
@@ -134,6 +134,57 @@ def test_noscript_content_is_kept_as_in_justext() -> None:
     # Discourse forums, for one, serve their whole server-rendered content inside <noscript>.
     html = page("<div>kept <noscript><div>fallback text</div></noscript></div>")
     assert texts(html) == ["kept", "fallback text"]
+
+
+# Google Tag Manager's fallback as React and others write it: the frame self-closed.
+GTM = (
+    '<noscript><iframe src="https://www.googletagmanager.com/ns.html?id=GTM-X" height="0" '
+    'width="0" style="display: none; visibility: hidden;" /></noscript>'
+)
+ARTICLE = "<main><h1>Your fastest path to production</h1><p>Deploy any app in minutes.</p></main>"
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        page(GTM + ARTICLE),  # in the body (WCXB 2838, 0041)
+        f"<!doctype html><html><head>{GTM}</head><body>{ARTICLE}</body></html>",  # in the head
+    ],
+)
+def test_a_frame_left_open_in_noscript_does_not_swallow_the_page(html: str) -> None:
+    # In a browser that runs scripts <noscript> is text and the page is whole; parsed as markup,
+    # the open frame's raw text would run to the end of the page.
+    expected = ["Your fastest path to production", "Deploy any app in minutes."]
+    assert texts(html) == expected
+    assert [b.text for b in segment(parse(html.encode()))] == expected
+    assert [b.text for b in segment(LexborHTMLParser(html))] == []  # what lexbor alone gives
+
+
+def test_close_noscript_frames_closes_only_the_frames_left_open() -> None:
+    closed = '<noscript><iframe src="a"></iframe></noscript>'
+    html = f"{closed}<p>x</p>{GTM}<p>y</p><noscript><p>kept</p></noscript>"
+    fixed = GTM.replace("/></noscript>", "/></iframe></noscript>")
+    assert (
+        close_noscript_frames(html)
+        == f"{closed}<p>x</p>{fixed}<p>y</p><noscript><p>kept</p></noscript>"
+    )
+    assert close_noscript_frames(html.encode()) == close_noscript_frames(html).encode()
+    # Nothing to close: the very same text, and the page parsed once.
+    assert close_noscript_frames(closed) is closed
+    assert close_noscript_frames("<p>no noscript</p>") == "<p>no noscript</p>"
+    assert close_noscript_frames("<noscript><iframe src=a />") == "<noscript><iframe src=a />"
+
+
+def test_a_page_that_ends_in_a_frame_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A frame's fallback text at the end of a page, outside <noscript>, is no swallowed page.
+    import pipeline.html.segment as segment_module
+
+    calls: list[object] = []
+    monkeypatch.setattr(segment_module, "close_noscript_frames", calls.append)
+    tree = parse(page("<p>text</p><iframe src=a>Your browser does not support frames.</iframe>"))
+    assert calls == [] and [b.text for b in segment(tree)] == ["text"]
+    tree = parse(page("<p>text</p><iframe src=a /><p>gone in a browser too</p>"))
+    assert calls == []
 
 
 def test_head_is_removed() -> None:
