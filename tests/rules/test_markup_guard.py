@@ -4,7 +4,6 @@ fallback, an embed code) are never kept by the default cleaner, and the page's n
 from __future__ import annotations
 
 import gzip
-import json
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,6 @@ from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
 from pipeline.rules import markup_guard
 from pipeline.types import Block, Verdict
-from tests.model_builders import stump
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "multilingual-dev"
 
@@ -137,13 +135,9 @@ def test_a_long_run_of_unclosed_tags_is_scanned_in_linear_time():
     assert not markup_guard.is_markup_text(block)
 
 
-def test_the_default_cleaner_drops_kept_markup_and_records_it(tmp_path: Path):
-    # A model that keeps every block longer than about 20 characters, to show the guard acting
-    # on the cleaner's own answer.
-    model = tmp_path / "keep-long.json"
-    model.write_text(json.dumps({**stump(3.0, short=-2.0, long=2.0), "fallback_ratio": 0.0}))
+def test_the_default_cleaner_drops_kept_markup_and_records_it(keep_long: str) -> None:
     html = page(f"<p>{ARTICLE}</p><div><noscript>{PIXEL}</noscript></div>")
-    result = clean_html(html, language="ja", model=str(model))
+    result = clean_html(html, language="ja", model=keep_long)
     kept = [lb.block.text for lb in result.blocks if lb.verdict is Verdict.GOOD]
     assert kept == [ARTICLE]
     assert result.notes == (markup_guard.MARKUP_DROPPED,)

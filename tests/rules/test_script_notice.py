@@ -4,7 +4,6 @@ language stays."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from pipeline.jobconfig import JobConfig
 from pipeline.rules import script_notice
 from pipeline.run import clean_page
 from pipeline.types import Block, RawPage, Rejected, Verdict
-from tests.model_builders import stump
+from tests.rules.guard_checks import assert_drops_exactly
 
 # Notices as the dev pages write them (the page each comes from in brackets).
 NOTICES = [
@@ -139,12 +138,7 @@ def test_guard_only_ever_removes_notices(parts: list[str], data: st.DataObject) 
     n = len(blocks)
     keep = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
     out, notes = script_notice.guard(keep, blocks)
-    assert not (out & ~keep).any()
-    dropped = keep & ~out
-    assert [blocks[i].text in NOTICES for i in np.flatnonzero(keep)] == [
-        bool(dropped[i]) for i in np.flatnonzero(keep)
-    ]
-    assert bool(notes) == bool(dropped.any())
+    assert_drops_exactly(keep, out, notes, blocks, NOTICES)
 
 
 def test_a_long_run_of_near_notices_is_searched_quickly() -> None:
@@ -154,15 +148,6 @@ def test_a_long_run_of_near_notices_is_searched_quickly() -> None:
     for _ in range(1000):
         script_notice.is_script_notice(text)
     assert time.process_time() - started < 5.0
-
-
-@pytest.fixture
-def keep_long(tmp_path: Path) -> str:
-    # A model that keeps every block longer than about 20 characters, to show the guard acting
-    # on the cleaner's own answer.
-    model = tmp_path / "keep-long.json"
-    model.write_text(json.dumps({**stump(3.0, short=-2.0, long=2.0), "fallback_ratio": 0.0}))
-    return str(model)
 
 
 def test_the_default_cleaner_drops_a_kept_notice_and_records_it(keep_long: str) -> None:

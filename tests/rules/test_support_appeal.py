@@ -4,9 +4,7 @@ same words to say something else stays."""
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +15,7 @@ from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
 from pipeline.rules import script_notice, sequence, support_appeal
 from pipeline.types import Block, Verdict
-from tests.model_builders import stump
+from tests.rules.guard_checks import assert_drops_exactly
 
 # Appeals as the dev pages write them (the page each comes from in brackets), then as others do,
 # each with its page's language.
@@ -219,12 +217,7 @@ def test_guard_only_ever_removes_appeals(parts: list[str], data: st.DataObject) 
     n = len(blocks)
     keep = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
     out, notes = support_appeal.guard(keep, blocks)
-    assert not (out & ~keep).any()
-    dropped = keep & ~out
-    assert [blocks[i].text in TEXTS for i in np.flatnonzero(keep)] == [
-        bool(dropped[i]) for i in np.flatnonzero(keep)
-    ]
-    assert bool(notes) == bool(dropped.any())
+    assert_drops_exactly(keep, out, notes, blocks, TEXTS)
 
 
 def test_a_long_run_of_near_appeals_is_searched_quickly() -> None:
@@ -234,15 +227,6 @@ def test_a_long_run_of_near_appeals_is_searched_quickly() -> None:
     for _ in range(1000):
         support_appeal.is_support_appeal(text)
     assert time.process_time() - started < 5.0
-
-
-@pytest.fixture
-def keep_long(tmp_path: Path) -> str:
-    # A model that keeps every block longer than about 20 characters, to show the guard acting
-    # on the cleaner's own answer.
-    model = tmp_path / "keep-long.json"
-    model.write_text(json.dumps({**stump(3.0, short=-2.0, long=2.0), "fallback_ratio": 0.0}))
-    return str(model)
 
 
 def test_the_default_cleaner_drops_a_kept_appeal_and_records_it(keep_long: str) -> None:
