@@ -111,17 +111,18 @@ _BY_LANGUAGE = {
         ),
     ),
     "fr": _Appeals(
-        ("soutenez", "soutien", "un don", "mécène"),
+        ("soutenez", "un don", "mécène"),
         opened=(
             # Not "vous soutenez ...", which states.
             r"soutenez(?:-nous|\s+(?:\S+\s+){0,2}?(?:journalisme|information|rédaction|travail|"
             r"média|presse|indépendance|site|projet))",
             r"(?:faites|faire)\s+un\s+don\b",
-            r"devenez\s+(?:donateur|donatrice|mécène|soutien)",
+            r"devenez\s+(?:donateur|donatrice|mécène)",
         ),
     ),
+    # "dona" (donación, dona ahora) is an English cue, which every page is searched for.
     "es": _Appeals(
-        ("apoy", "apóy", "dona", "hazte"),
+        ("apoy", "apóy", "hazte"),
         opened=(
             # Not "el gobierno apoya la reforma".
             r"apoy[ae]\s+(?:el|nuestro|al)\s+(?:\S+\s+)?(?:periodismo|trabajo|proyecto|medio)",
@@ -140,7 +141,7 @@ _BY_LANGUAGE = {
         anywhere=(r"apoie-nos\b",),
     ),
     "it": _Appeals(
-        ("sostien", "dona"),
+        ("sostien",),
         opened=(
             r"sostieni\s+(?:\S+\s+){0,2}?(?:giornalismo|informazione|lavoro|progetto|sito|"
             r"redazione)",

@@ -169,6 +169,7 @@ def test_close_noscript_frames_closes_only_the_frames_left_open() -> None:
         == f"{closed}<p>x</p>{fixed}<p>y</p><noscript><p>kept</p></noscript>"
     )
     assert close_noscript_frames(html.encode()) == close_noscript_frames(html).encode()
+    assert close_noscript_frames(GTM + "<p>x</p>") == fixed + "<p>x</p>"  # at the very start
     # Nothing to close: the very same text, and the page parsed once.
     assert close_noscript_frames(closed) is closed
     assert close_noscript_frames("<p>no noscript</p>") == "<p>no noscript</p>"

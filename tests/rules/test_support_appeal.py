@@ -71,6 +71,27 @@ APPEALS = [
     ("Apoya el periodismo independiente: hazte socio.", "es"),
     ("Apoie o jornalismo independente. Faça uma doação.", "pt"),
     ("Steun ons werk", "nl"),
+    # One for each pattern and cue of each language alone.
+    ("If you value what we do, please support us.", "en"),  # "please" inside a sentence
+    ("Wenn Sie können, bitte unterstützen Sie uns.", "de"),  # "bitte" inside one
+    ("Werden Sie Förderer", "de"),
+    ("Si vous le pouvez, s'il vous plaît, faites un don.", "fr"),  # "s'il vous plaît" inside
+    ("Soutenez notre journalisme", "fr"),
+    ("Devenez mécène", "fr"),
+    ("Devenez donateur", "fr"),
+    ("Apoya el periodismo independiente.", "es"),
+    ("Haz una donación", "es"),
+    ("Dona ahora", "es"),
+    ("Apóyanos", "es"),
+    ("Hazte socio", "es"),
+    ("Apoie o jornalismo independente.", "pt"),
+    ("Faça uma doação", "pt"),
+    ("Doe agora", "pt"),
+    ("Apoie-nos", "pt"),
+    ("Fai una donazione", "it"),
+    ("Dona ora", "it"),
+    ("Doneer nu", "nl"),
+    ("Przekaż 1,5% podatku", "pl"),
     ("Podpořte nás", "cs"),
     ("Поддержите нас!", "ru"),
     ("Пожертвуйте на развитие проекта", "ru"),
@@ -97,6 +118,7 @@ CONTENT = [
     "The museum received a gift of 400 paintings.",
     "Donations to the fund rose by a third last year.",
     "She gave the mayor a coffee mug.",
+    "Please note that the office is closed on Mondays.",  # a "please" that asks for nothing
 ]
 
 
@@ -175,6 +197,31 @@ def test_a_button_says_donate_now_anywhere_prose_only_where_a_sentence_opens() -
     # The same words opening the sentence are an appeal at any length.
     opened = "Our shop has new stock every week. Donate now to help."
     assert support_appeal.is_support_appeal(opened)
+
+
+def test_a_button_is_at_most_its_bound() -> None:
+    # "donate now" where no sentence opens: an appeal only in a block of at most 60 characters.
+    assert support_appeal.BUTTON_CHARS == 60
+    button = "Shop, tickets and news for the members, or donate now"
+    padded = button.replace(", or", "," + " " * (60 - len(button)) + " or")
+    assert len(padded) == 60
+    assert support_appeal.is_support_appeal(padded)
+    assert not support_appeal.is_support_appeal("x" + padded)
+
+
+def test_the_note_is_the_documented_name() -> None:
+    assert support_appeal.APPEAL_DROPPED == "appeal_dropped"
+
+
+def test_a_text_the_parser_would_not_give_is_read_without_error() -> None:
+    # NUL, which the parser never leaves in a text, separates the texts in the guard's search:
+    # one inside a text only shifts which blocks are searched (here past the last block: the
+    # second appeal is missed), and a lone surrogate is encoded as it stands.
+    appeal = "Please support our journalism."
+    texts = [appeal + "\ud800", "Read more\0 of this. " + appeal]
+    blocks = [Block(i, t, "p", "p", "p", False, len(t), 1, 0, 1, 0) for i, t in enumerate(texts)]
+    out, notes = support_appeal.guard(np.ones(2, bool), blocks)
+    assert out.tolist() == [False, True] and notes == (support_appeal.APPEAL_DROPPED,)
 
 
 def test_guard_drops_only_kept_appeals_and_notes_it() -> None:
