@@ -176,6 +176,32 @@ def test_close_noscript_frames_closes_only_the_frames_left_open() -> None:
     assert close_noscript_frames("<noscript><iframe src=a />") == "<noscript><iframe src=a />"
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["<noscript>", "</noscript>", "<iframe src=a />", "</iframe>", "<p>x</p>", "y", "<"]
+        ),
+        max_size=12,
+    ).map("".join)
+)
+def test_closing_frames_only_inserts_a_closing_tag_before_a_noscript_end(html: str) -> None:
+    fixed = close_noscript_frames(html)
+    assert close_noscript_frames(html.encode()) == fixed.encode()
+    # Read both side by side: where they differ, the fixed page has a "</iframe>" the page has
+    # not, right before a "</noscript"; otherwise they are the same.
+    i = j = 0
+    while j < len(fixed):
+        if html.startswith("</iframe>", i) or not fixed.startswith("</iframe></noscript", j):
+            assert i < len(html) and fixed[j] == html[i]
+            i += 1
+            j += 1
+        else:
+            j += len("</iframe>")
+    assert i == len(html)
+    segment(parse(html))  # and the page parses either way
+
+
 def test_a_page_that_ends_in_a_frame_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # A frame's fallback text at the end of a page, outside <noscript>, is no swallowed page.
     import pipeline.html.segment as segment_module
