@@ -177,20 +177,19 @@ LANGUAGES = tuple(_BY_LANGUAGE)
 class _Rule:
     """The appeals a page is searched for: English and its own language's."""
 
-    cues: tuple[str, ...]
-    cue_bytes: tuple[bytes, ...]
+    cues: tuple[bytes, ...]  # as `_lowered_bytes` writes text
     opened: re.Pattern[str]
     anywhere: re.Pattern[str]
 
 
 def _rule(*appeals: _Appeals) -> _Rule:
-    # Every repetition is bounded and none nests another, so a search is linear in the text.
-    # The patterns are lower case and searched in lowered text: a case-blind search cost several
-    # times as much.
+    # Every repetition is bounded, and the one inside another (`(?:\S+\s+){0,3}`) splits its
+    # text one way only, so no search backtracks far. The patterns are lower case and searched
+    # in lowered text: a case-blind search cost several times as much.
     opened = re.compile(_LEAD + f"(?:{'|'.join(p for a in appeals for p in a.opened)})")
     anywhere = re.compile("|".join(p for a in appeals for p in a.anywhere))
-    cues = tuple(dict.fromkeys(c for a in appeals for c in a.cues))
-    return _Rule(cues, tuple(cue.encode() for cue in cues), opened, anywhere)
+    cues = dict.fromkeys(cue.encode() for a in appeals for cue in a.cues)
+    return _Rule(tuple(cues), opened, anywhere)
 
 
 _ENGLISH = _BY_LANGUAGE["en"]
@@ -255,7 +254,7 @@ def drop_appeals(
     # would only shift which blocks are searched below, never what is dropped).
     data = _lowered_bytes("\0".join([text for _, text in short]))
     found: set[int] = set()
-    for cue in rule.cue_bytes:
+    for cue in rule.cues:
         at = data.find(cue)
         while at >= 0:
             found.add(data.count(b"\0", 0, at))
@@ -277,7 +276,7 @@ def holds_cue(text: str, language: str | None = None) -> bool:
     """Whether ``text`` holds a word the guard looks for before it searches for an appeal in
     English or ``language``: a block without one is not searched."""
     data = _lowered_bytes(text)
-    return any(cue in data for cue in _rule_for(language).cue_bytes)
+    return any(cue in data for cue in _rule_for(language).cues)
 
 
 def _lowered_bytes(text: str) -> bytes:
