@@ -212,6 +212,9 @@ def test_a_page_that_ends_in_a_frame_is_parsed_once(monkeypatch: pytest.MonkeyPa
     assert calls == [] and [b.text for b in segment(tree)] == ["text"]
     tree = parse(page("<p>text</p><iframe src=a /><p>gone in a browser too</p>"))
     assert calls == []
+    # Nor is a page that ends in an element without text.
+    tree = parse(page("<p>text</p><img src=a>"))
+    assert calls == [] and [b.text for b in segment(tree)] == ["text"]
 
 
 def test_head_is_removed() -> None:
