@@ -10,7 +10,8 @@ For every N-th page of a dev set (default: every second WCXB dev page), in one p
   guard existed;
 - ``both``: what `pipeline.rules.sequence.guarded` runs now, the short kept blocks listed once
   (`pipeline.rules.short_kept`) and read by `script_notice.drop_notices` then
-  `support_appeal.drop_appeals` for the page's language;
+  `support_appeal.drop_appeals` for the page's language
+  (`pipeline.rules.sequence.notices_and_appeals`);
 - the same two with every block kept, the worst case.
 
 Prints a table of the medians and means (ms a page) and the added cost as a share of the median
@@ -34,8 +35,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from pipeline.clean import clean_html  # noqa: E402
-from pipeline.rules import script_notice, support_appeal  # noqa: E402
-from pipeline.rules.short_kept import short_kept  # noqa: E402
+from pipeline.rules import script_notice  # noqa: E402
+from pipeline.rules.sequence import notices_and_appeals  # noqa: E402
 from pipeline.types import Block, Verdict  # noqa: E402
 
 Guard = Callable[[np.ndarray, Sequence[Block], str | None], object]
@@ -46,10 +47,7 @@ def notices(keep: np.ndarray, blocks: Sequence[Block], language: str | None) -> 
 
 
 def both(keep: np.ndarray, blocks: Sequence[Block], language: str | None) -> object:
-    # As `pipeline.rules.sequence.guarded` runs them.
-    short = short_kept(keep, blocks, max(script_notice.MAX_CHARS, support_appeal.MAX_CHARS))
-    keep, _ = script_notice.drop_notices(keep, short)
-    return support_appeal.drop_appeals(keep, short, language)
+    return notices_and_appeals(keep, blocks, language)
 
 
 def best_of(rounds: int, guard: Guard, keep: np.ndarray, blocks: list[Block], lang: str) -> float:

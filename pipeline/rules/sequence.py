@@ -63,12 +63,9 @@ def guarded(
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks)
     # A notice asking for JavaScript is never content either, in any language; nor is an appeal
-    # for the site's funding. Both read the short kept blocks, listed once.
-    # (A notice the first drops stays in the list: the second only ever drops more.)
-    short = short_kept(keep, blocks, max(script_notice.MAX_CHARS, support_appeal.MAX_CHARS))
-    keep, noticed = script_notice.drop_notices(keep, short)
-    keep, appealed = support_appeal.drop_appeals(keep, short, language)
-    notes += noticed + appealed
+    # for the site's funding.
+    keep, dropped = notices_and_appeals(keep, blocks, language)
+    notes += dropped
     if consent:
         # So is a consent dialog's prose, which is never content in any language.
         keep, dropped = consent_guard.guard(keep, blocks, tree)
@@ -107,3 +104,16 @@ def guarded(
         )
         notes += titled
     return keep, notes
+
+
+def notices_and_appeals(
+    keep: np.ndarray, blocks: Sequence[Block], language: str | None
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """``keep`` without the kept JavaScript notices (`pipeline.rules.script_notice`) and appeals
+    for support (`pipeline.rules.support_appeal`), and their page notes: both guards read the
+    page's short kept blocks, listed once (a notice the first drops stays in the list: the second
+    only ever drops more)."""
+    short = short_kept(keep, blocks, max(script_notice.MAX_CHARS, support_appeal.MAX_CHARS))
+    keep, noticed = script_notice.drop_notices(keep, short)
+    keep, appealed = support_appeal.drop_appeals(keep, short, language)
+    return keep, noticed + appealed
