@@ -54,6 +54,7 @@ from pipeline.html.segment import parse, segment  # noqa: E402
 from pipeline.lang import stoplists  # noqa: E402
 from pipeline.learned.columns import CHEAP_EXCLUDED, FEATURE_NAMES  # noqa: E402
 from pipeline.learned.decision import decide  # noqa: E402
+from pipeline.types import block_fields  # noqa: E402
 
 DEFAULT_OUT = REPO / "bench" / "results" / "fast_trees.json"
 # The shipped cheap set's exclusions, and the text repeats too: the study left them out (a
@@ -112,7 +113,7 @@ def cost(data_dir: Path) -> dict[str, Any]:
         tree = parse(decoded.utf8 if decoded.utf8 is not None else decoded.html)
         blocks = segment(tree, record_runs=True)
         if blocks:
-            pages.append((blocks, page_cues(tree, None), features.block_fields(blocks)))
+            pages.append((blocks, page_cues(tree, None), block_fields(blocks)))
     gc.collect()
     gc.freeze()  # a job holds one page at a time: keep the loaded pages out of the collector's way
     parts: dict[str, Callable[[Sequence, np.ndarray, Sequence], Any]] = {

@@ -69,7 +69,7 @@ from pipeline.learned.columns import (
     WINDOW_COLUMNS,
     WINDOWS,
 )
-from pipeline.types import Block
+from pipeline.types import Block, block_fields
 
 # This module is compiled with Cython when the install can (see hatch_build.py and features.pxd).
 check_fresh(__name__, __file__)
@@ -1251,12 +1251,6 @@ def _fill_neighbours_loop(
             first = _WINDOWS_FIRST + m * width
             for k in range(width):
                 x[i, first + k] = (prefix[high, k] - prefix[low, k]) / size
-
-
-def block_fields(blocks: Sequence[Block]) -> list[tuple]:
-    """The blocks' fields transposed, one tuple per `Block` field in field order: one C-level
-    pass over the NamedTuples instead of a Python loop per field."""
-    return list(zip(*blocks, strict=True))
 
 
 def page_features(

@@ -264,7 +264,7 @@ class NeighboursModel:
     ) -> np.ndarray:
         """`decide` with this model's threshold (fixed or each page's expected-F1 one), fallback
         and repeat dropping; ``blocks`` are the page's, needed by all but a fixed-threshold model
-        that keeps repeats. ``fields``: the blocks' `pipeline.learned.features.block_fields`
+        that keeps repeats. ``fields``: the blocks' `pipeline.types.block_fields`
         when the caller has them, which hold the texts and sizes read here."""
         texts = sizes = None
         if blocks is not None:

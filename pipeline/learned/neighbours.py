@@ -13,11 +13,11 @@ import numpy as np
 from pipeline.cleaners.registry import model_params
 from pipeline.html.metadata import HeadFacts
 from pipeline.learned.decision import decide
-from pipeline.learned.features import block_fields, page_features
+from pipeline.learned.features import page_features
 from pipeline.learned.model import DEFAULT_MODEL, FAST_MODEL, NeighboursModel, load_model
 from pipeline.rules.link_guard import TRUSTED_LANGUAGES
 from pipeline.rules.sequence import guarded
-from pipeline.types import Block, LabeledBlock, Verdict
+from pipeline.types import Block, LabeledBlock, Verdict, block_fields
 
 # Outside English the model is surer than it should be: refitted without a page's language or
 # source dataset, kept blocks of middling probability on a multilingual page are more often
@@ -38,7 +38,7 @@ def page_rule(
 ) -> np.ndarray:
     """The model's decision for the page (`NeighboursModel.decide`), on ``probs`` raised to
     ``power`` unless the page's ``language`` is trusted (None, an undetected language, is not);
-    ``fields``: the blocks' `pipeline.learned.features.block_fields`, when at hand."""
+    ``fields``: the blocks' `pipeline.types.block_fields`, when at hand."""
     if power != 1.0 and language not in TRUSTED_LANGUAGES:
         probs = probs**power
     return model.decide(probs, blocks, fields)
@@ -194,8 +194,8 @@ class NeighboursCleaner:
         (None: no title heading kept).
         The guards, whose bounds were set on the model's probabilities, see those, and so do the
         blocks' scores."""
-        # Transposed once for the features and the page rule, which both read the texts and
-        # sizes.
+        # Transposed once for the features, the page rule and the guards, which read the texts,
+        # sizes, shapes and more.
         fields = block_fields(blocks)
         x = page_features(blocks, stoplist, cues, fields, self.model.cheap_features)
         probs = self.model.probabilities(x, blocks)
@@ -217,6 +217,7 @@ class NeighboursCleaner:
                 head,
                 self.title_heading,
                 self.list_rescue,
+                fields,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]

@@ -67,6 +67,14 @@ def drop(labeled: list[LabeledBlock]) -> tuple[list[LabeledBlock], tuple[str, ..
     """A page's labelled blocks with its kept (``good``) ones relabelled ``bad`` when they are
     only fragments, and the page note saying so; blocks of other labels are left alone."""
     good = Verdict.GOOD
+    chars = 0
+    for lb in labeled:
+        if lb.verdict is good:
+            chars += lb.block.n_chars
+            if chars > _MAX_CHARS:
+                # More text than fragments can add up to: most pages are done here, after a
+                # few blocks.
+                return labeled, ()
     if not only_fragments([lb.block for lb in labeled if lb.verdict is good]):
         return labeled, ()
     bad = Verdict.BAD

@@ -32,11 +32,12 @@ boilerplate as content). The title and the standfirst have their own rules
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 
 from pipeline.rules.link_guard import TRUSTED_LANGUAGES
-from pipeline.types import Block
+from pipeline.types import Block, Shape, block_fields
 
 MIN_KEPT_ITEMS = 2
 MIN_KEPT_SHARE = 0.3
@@ -46,6 +47,8 @@ MAX_LABEL_CHARS = 120
 # The page notes that say list blocks were kept that the model's answer left out.
 LIST_ITEMS_KEPT = "list_items_kept"
 LIST_LABEL_KEPT = "list_label_kept"
+
+_SHAPE = Block._fields.index("shape")
 
 
 def list_items(blocks: Sequence[Block]) -> list[tuple[int, tuple[str, str]]]:
@@ -111,20 +114,63 @@ def keep_labels(
 
 
 def rescue(
-    keep: np.ndarray, blocks: Sequence[Block], language: str | None
+    keep: np.ndarray,
+    blocks: Sequence[Block],
+    language: str | None,
+    fields: Sequence[Sequence] | None = None,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` with a kept list's dropped items and its label line kept on a page in a trusted
-    ``language`` (see the module's docstring), and the page notes for what it kept."""
+    ``language`` (see the module's docstring), and the page notes for what it kept.
+
+    The same answer as `fill_lists` then `keep_labels` over all the page's `list_items`, read
+    only where either can change something, from the kept items out: most of a page's list items
+    are a menu's that the model dropped. ``fields``: the blocks' `block_fields`, when at hand."""
     if language not in TRUSTED_LANGUAGES:
         return keep, ()
-    items = list_items(blocks)
-    if not items:
+    shapes = (block_fields(blocks) if fields is None else fields)[_SHAPE]
+    kept = [i for i in np.flatnonzero(keep).tolist() if _is_item(shapes[i])]
+    if not kept:
         return keep, ()
-    filled = fill_lists(keep, blocks, items)
-    labelled = keep_labels(filled, blocks, items)
+    filled = fill_lists(keep, blocks, _keyed(blocks, _stretches_to_fill(kept, shapes)))
+    # A label line lies right above a kept item, itself dropped. Not above an item the fill
+    # kept: the item above that is in its list, kept too or too much link text for a label.
+    firsts = [i for i in kept if i > 0 and not filled[i - 1]]
+    labelled = keep_labels(filled, blocks, _keyed(blocks, firsts)) if firsts else filled
     notes: tuple[str, ...] = ()
     if filled is not keep:
         notes += (LIST_ITEMS_KEPT,)
     if labelled is not filled:
         notes += (LIST_LABEL_KEPT,)
     return labelled, notes
+
+
+def _is_item(shape: Shape | None) -> bool:
+    return shape is not None and shape.item > 0
+
+
+def _stretches_to_fill(kept: list[int], shapes: Sequence[Shape | None]) -> list[int]:
+    """The blocks of every stretch of consecutive list-item blocks (``shapes``: the page's) in
+    which dropped items lie between two of the ``kept`` items: a run of one list lies within one
+    such stretch, and `fill_lists` changes nothing anywhere else."""
+    out: list[int] = []
+    end = -1
+    for a, b in pairwise(kept):
+        if b - a < 2 or b <= end or not all(_is_item(shapes[t]) for t in range(a + 1, b)):
+            continue
+        start = a
+        while start > end + 1 and _is_item(shapes[start - 1]):
+            start -= 1
+        end = b
+        while end + 1 < len(shapes) and _is_item(shapes[end + 1]):
+            end += 1
+        out.extend(range(start, end + 1))
+    return out
+
+
+def _keyed(blocks: Sequence[Block], index: list[int]) -> list[tuple[int, tuple[str, str]]]:
+    """`list_items`' pairs for the item blocks ``index``."""
+    out = []
+    for i in index:
+        block = blocks[i]
+        out.append((i, (block.dom_path, block.shape.lists)))  # type: ignore[union-attr]
+    return out

@@ -24,13 +24,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline.types import Block
+from pipeline.types import Block, block_fields
 
 MIN_CHARS = 80
 MIN_MARKUP_SHARE = 0.5
 
 # The page note that says the guard dropped blocks the model kept.
 MARKUP_DROPPED = "markup_text"
+
+_TEXT = Block._fields.index("text")
 
 # A start tag with at least one attribute. Neither class can cross a '<' or '>', so every
 # character is scanned from at most one '<': linear time on any text.
@@ -53,10 +55,16 @@ def is_markup_text(block: Block) -> bool:
     return inside >= MIN_MARKUP_SHARE * len(text)
 
 
-def guard(keep: np.ndarray, blocks: Sequence[Block]) -> tuple[np.ndarray, tuple[str, ...]]:
+def guard(
+    keep: np.ndarray, blocks: Sequence[Block], fields: Sequence[Sequence] | None = None
+) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept blocks that are markup text, and the page note when it dropped
-    any."""
-    drop = [i for i in np.flatnonzero(keep).tolist() if is_markup_text(blocks[i])]
+    any. ``fields``: the blocks' `block_fields`, when at hand."""
+    texts = (block_fields(blocks) if fields is None else fields)[_TEXT]
+    # Most kept blocks hold no "<": they are not looked at further.
+    drop = [
+        i for i in np.flatnonzero(keep).tolist() if "<" in texts[i] and is_markup_text(blocks[i])
+    ]
     if not drop:
         return keep, ()
     out = keep.copy()

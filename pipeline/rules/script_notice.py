@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline.rules.short_kept import short_kept
+from pipeline.rules.short_kept import holding, lowered, short_kept
 from pipeline.types import Block
 
 # Notices are a sentence or two; a longer block that names JavaScript is about it.
@@ -87,6 +87,7 @@ _SAME_SENTENCE = r"[^.!?。！？\n]{0,40}"
 _OTHER = rf"(?:{_NOTICE_WORDS}){_SAME_SENTENCE}{_JS}|{_JS}{_SAME_SENTENCE}(?:{_NOTICE_WORDS})"
 # Every repetition is bounded and none nests another, so a search is linear in the text.
 _NOTICE = re.compile("|".join((*_ENGLISH, _OTHER)), re.IGNORECASE)
+_CUES = (b"avas", b"ava s")
 
 
 def is_script_notice(text: str) -> bool:
@@ -110,19 +111,21 @@ def _names_javascript(text: str) -> bool:
 def guard(keep: np.ndarray, blocks: Sequence[Block]) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept blocks that are JavaScript notices, and the page note when it
     dropped any."""
-    return drop_notices(keep, short_kept(keep, blocks, MAX_CHARS))
+    return drop_notices(keep, short_kept(keep, [b.text for b in blocks], MAX_CHARS))
 
 
 def drop_notices(
-    keep: np.ndarray, short: Sequence[tuple[int, str]]
+    keep: np.ndarray, short: Sequence[tuple[int, str]], data: bytes | None = None
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """`guard` on the kept blocks ``short`` (`pipeline.rules.short_kept.short_kept`'s list, of
-    this bound or a larger one), which the page rules build once for the guards that read
-    them."""
-    # One test over the page's short kept text first: almost no page names JavaScript.
-    if not _names_javascript("\n".join([text for _, text in short])):
-        return keep, ()
-    drop = [i for i, text in short if is_script_notice(text)]
+    this bound or a larger one) and their `pipeline.rules.short_kept.lowered` text ``data`` (None:
+    written here), which the page rules build once for the guards that read them."""
+    if data is None:
+        data = lowered(short)
+    # Only the texts that may name JavaScript are tested: lowered, every one that
+    # `_names_javascript` finds holds one of `_CUES` (as a few more do), and almost no page has
+    # one.
+    drop = [i for i, text in holding(short, data, _CUES) if is_script_notice(text)]
     if not drop:
         return keep, ()
     out = keep.copy()

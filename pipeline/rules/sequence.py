@@ -26,8 +26,10 @@ from pipeline.rules import (
     title_heading,
 )
 from pipeline.rules.link_guard import guard
-from pipeline.rules.short_kept import short_kept
-from pipeline.types import Block
+from pipeline.rules.short_kept import lowered, short_kept
+from pipeline.types import Block, block_fields
+
+_TEXT = Block._fields.index("text")
 
 
 def guarded(
@@ -46,6 +48,7 @@ def guarded(
     head: HeadFacts | None = None,
     title: bool = True,
     list_items: bool = True,
+    fields: Sequence[Sequence] | None = None,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
     (`pipeline.rules.markup_guard`), the JavaScript notices (`pipeline.rules.script_notice`),
@@ -59,16 +62,19 @@ def guarded(
     (`pipeline.rules.title_heading`, from what its ``head`` says; none without it).
     ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``, ``lead=False``,
     ``code=False``, ``list_items=False`` and ``title=False`` leave out those steps (the
-    cleaner's options; a benchmark's comparison)."""
+    cleaner's options; a benchmark's comparison). ``fields``: the blocks' `block_fields`, when
+    at hand: the rules that look at one field of every block read its column there."""
+    if fields is None:
+        fields = block_fields(blocks)
     # Markup first: its long link-free blocks would dilute the link guard's link share.
-    keep, notes = markup_guard.guard(keep, blocks)
+    keep, notes = markup_guard.guard(keep, blocks, fields)
     # A notice asking for JavaScript is never content either, in any language; nor is an appeal
     # for the site's funding.
-    keep, dropped = notices_and_appeals(keep, blocks, language)
+    keep, dropped = notices_and_appeals(keep, blocks, language, fields)
     notes += dropped
     if consent:
         # So is a consent dialog's prose, which is never content in any language.
-        keep, dropped = consent_guard.guard(keep, blocks, tree)
+        keep, dropped = consent_guard.guard(keep, blocks, tree, fields)
         notes += dropped
     if link_guard:
         keep, linked = guard(keep, probs, blocks, stoplist, language)
@@ -94,26 +100,32 @@ def guarded(
     if list_items:
         # After every step that drops blocks, as the code rescue: a list is "kept" as the guards
         # left it (a link list they dropped gets no items back).
-        keep, listed = list_rescue.rescue(keep, blocks, language)
+        keep, listed = list_rescue.rescue(keep, blocks, language, fields)
         notes += listed
     if title and head is not None:
         # After every step that drops blocks: the heading names the text that is left.
         meta = head.metadata
         keep, titled = title_heading.keep_title(
-            keep, blocks, head.titles, (meta.site_name,), meta.canonical_url
+            keep, blocks, head.titles, (meta.site_name,), meta.canonical_url, fields
         )
         notes += titled
     return keep, notes
 
 
 def notices_and_appeals(
-    keep: np.ndarray, blocks: Sequence[Block], language: str | None
+    keep: np.ndarray,
+    blocks: Sequence[Block],
+    language: str | None,
+    fields: Sequence[Sequence] | None = None,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept JavaScript notices (`pipeline.rules.script_notice`) and appeals
     for support (`pipeline.rules.support_appeal`), and their page notes: both guards read the
-    page's short kept blocks, listed once (a notice the first drops stays in the list: the second
-    only ever drops more)."""
-    short = short_kept(keep, blocks, max(script_notice.MAX_CHARS, support_appeal.MAX_CHARS))
-    keep, noticed = script_notice.drop_notices(keep, short)
-    keep, appealed = support_appeal.drop_appeals(keep, short, language)
+    page's short kept blocks and their lowered text, made once (a notice the first drops stays
+    in the list: the second only ever drops more). ``fields``: the blocks' `block_fields`, when at
+    hand."""
+    texts = (block_fields(blocks) if fields is None else fields)[_TEXT]
+    short = short_kept(keep, texts, max(script_notice.MAX_CHARS, support_appeal.MAX_CHARS))
+    data = lowered(short)
+    keep, noticed = script_notice.drop_notices(keep, short, data)
+    keep, appealed = support_appeal.drop_appeals(keep, short, language, data)
     return keep, noticed + appealed

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.rules.short_kept import short_kept
+from pipeline.rules.short_kept import holding, lowered, short_kept
 from pipeline.types import Block
 
 # Appeals are a sentence or three; a longer block that asks for money says more than that.
@@ -177,7 +177,7 @@ LANGUAGES = tuple(_BY_LANGUAGE)
 class _Rule:
     """The appeals a page is searched for: English and its own language's."""
 
-    cues: tuple[bytes, ...]  # as `_lowered_bytes` writes text
+    cues: tuple[bytes, ...]  # as `pipeline.rules.short_kept.lowered` writes text
     opened: re.Pattern[str]
     anywhere: re.Pattern[str]
 
@@ -212,24 +212,24 @@ def is_support_appeal(text: str, language: str | None = None) -> bool:
     return len(text) <= MAX_CHARS and _is_appeal(text.lower(), _rule_for(language))
 
 
-def _is_appeal(lowered: str, rule: _Rule) -> bool:
+def _is_appeal(text: str, rule: _Rule) -> bool:
     # The imperatives are tried where a sentence opens (a dozen places in a block), not at every
     # character: a search for them from each cost several times as much.
-    if rule.opened.match(lowered) is not None:
+    if rule.opened.match(text) is not None:
         return True
-    for end in _BREAK.finditer(lowered):
-        if rule.opened.match(lowered, end.end()) is not None:
+    for end in _BREAK.finditer(text):
+        if rule.opened.match(text, end.end()) is not None:
             return True
     for word in _PLEASE:
-        at = lowered.find(word)
+        at = text.find(word)
         while at >= 0:
-            if _starts_word(lowered, at) and rule.opened.match(lowered, at) is not None:
+            if _starts_word(text, at) and rule.opened.match(text, at) is not None:
                 return True
-            at = lowered.find(word, at + 1)
-    for found in rule.anywhere.finditer(lowered):
-        if _starts_word(lowered, found.start()):
+            at = text.find(word, at + 1)
+    for found in rule.anywhere.finditer(text):
+        if _starts_word(text, found.start()):
             return True
-    return len(lowered) <= BUTTON_CHARS and _BUTTON.search(lowered) is not None
+    return len(text) <= BUTTON_CHARS and _BUTTON.search(text) is not None
 
 
 def _starts_word(text: str, at: int) -> bool:
@@ -241,30 +241,22 @@ def guard(
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept blocks that are appeals for support in English or the page's
     ``language``, and the page note when it dropped any."""
-    return drop_appeals(keep, short_kept(keep, blocks, MAX_CHARS), language)
+    return drop_appeals(keep, short_kept(keep, [b.text for b in blocks], MAX_CHARS), language)
 
 
 def drop_appeals(
-    keep: np.ndarray, short: Sequence[tuple[int, str]], language: str | None = None
+    keep: np.ndarray,
+    short: Sequence[tuple[int, str]],
+    language: str | None = None,
+    data: bytes | None = None,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """`guard` on the kept blocks ``short`` (`pipeline.rules.short_kept.short_kept`'s list, of
-    this bound), which the page rules build once for the guards that read them."""
+    this bound or a larger one) and their `pipeline.rules.short_kept.lowered` text ``data`` (None:
+    written here), which the page rules build once for the guards that read them."""
     rule = _rule_for(language)
-    # The texts apart by NUL, which the parser never leaves in a text (a text that held one
-    # would only shift which blocks are searched below, never what is dropped).
-    data = _lowered_bytes("\0".join([text for _, text in short]))
-    found: set[int] = set()
-    for cue in rule.cues:
-        at = data.find(cue)
-        while at >= 0:
-            found.add(data.count(b"\0", 0, at))
-            at = data.find(cue, at + len(cue))
-    # Only the blocks a cue falls in are searched for an appeal.
-    drop = [
-        short[k][0]
-        for k in sorted(found)
-        if k < len(short) and is_support_appeal(short[k][1], language)
-    ]
+    if data is None:
+        data = lowered(short)
+    drop = [i for i, text in holding(short, data, rule.cues) if is_support_appeal(text, language)]
     if not drop:
         return keep, ()
     out = keep.copy()
@@ -275,13 +267,5 @@ def drop_appeals(
 def holds_cue(text: str, language: str | None = None) -> bool:
     """Whether ``text`` holds a word the guard looks for before it searches for an appeal in
     English or ``language``: a block without one is not searched."""
-    data = _lowered_bytes(text)
+    data = lowered([(0, text)])
     return any(cue in data for cue in _rule_for(language).cues)
-
-
-def _lowered_bytes(text: str) -> bytes:
-    """``text`` in UTF-8 with its ASCII letters lowered, where the cues are looked for: half the
-    cost of `str.lower` and the searches in its result (most pages' text is not pure ASCII,
-    which makes both slow). So the cues are written without a letter that has a non-ASCII
-    capital where a sentence may capitalize it."""
-    return text.encode("utf-8", "surrogatepass").lower()

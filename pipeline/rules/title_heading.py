@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
+from itertools import compress
 from urllib.parse import urlsplit
 
 import numpy as np
 
-from pipeline.types import Block
+from pipeline.types import Block, block_fields
 
 # The page note that says a title heading was kept that the model's answer left out.
 TITLE_KEPT = "title_kept"
@@ -46,6 +47,7 @@ _MAX_PARTS = 8
 WINDOW = 50
 # Kept blocks at the start of the text looked at for a title heading kept already.
 _START = 10
+_IS_HEADING = Block._fields.index("is_heading")
 
 
 def words(text: str) -> tuple[str, ...]:
@@ -63,8 +65,10 @@ def title_forms(titles: Sequence[str]) -> set[tuple[str, ...]]:
     and, unless one of them is a single part (the bare title: then a heading naming another part
     names the site, or its tagline), each title's separated parts with parts left off at either
     end."""
-    forms = {words(t) for t in titles}
     split = [_parts(t) for t in titles]
+    # Each whole title's words are its parts' words in order (`words` of the title itself): no
+    # separator holds a word character, and NFKC composes nothing across one.
+    forms = {tuple(w for p in parts for w in p) for parts in split}
     if all(len(parts) > 1 for parts in split):
         for parts in split:
             if len(parts) > _MAX_PARTS:
@@ -138,31 +142,34 @@ def keep_title(
     titles: Sequence[str],
     site_names: Iterable[str | None] = (),
     url: str | None = None,
+    fields: Sequence[Sequence] | None = None,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` with the page's title heading kept too (see the module's docstring), and the
     page note when it kept one. ``titles``: the head's titles; ``site_names`` and ``url`` (the
-    page's address or its canonical one) say what the site is called."""
+    page's address or its canonical one) say what the site is called. ``fields``: the blocks'
+    `block_fields`, when at hand."""
     if not titles:
         return keep, ()
     kept = np.flatnonzero(keep)
     if not len(kept):
         return keep, ()
     first, last = int(kept[0]), int(kept[-1])
+    # The headings' indexes: a few of a page's blocks, looked at instead of every block.
+    flags = (block_fields(blocks) if fields is None else fields)[_IS_HEADING]
+    headings = list(compress(range(len(flags)), flags))
     match = _Matcher(titles, site_names, url)
     chosen = None
     # The nearest above the text, within WINDOW blocks, else the first inside it.
-    for i in range(first - 1, max(first - WINDOW, 0) - 1, -1):
-        block = blocks[i]
-        if block.is_heading:
-            said = match.names_title(block)
-            if said is not None and not match.is_site(said):
-                chosen = i
-                break
+    top = bisect_left(headings, first)
+    for i in reversed(headings[bisect_left(headings, first - WINDOW) : top]):
+        said = match.names_title(blocks[i])
+        if said is not None and not match.is_site(said):
+            chosen = i
+            break
     else:
-        for i in range(first + 1, last):
-            block = blocks[i]
-            if block.is_heading and not keep[i]:
-                said = match.names_title(block)
+        for i in headings[bisect_right(headings, first) : bisect_left(headings, last)]:
+            if not keep[i]:
+                said = match.names_title(blocks[i])
                 if said is not None and not match.is_site(said):
                     chosen = i
                     break

@@ -18,11 +18,11 @@ from pipeline.html.page_cues import page_cues
 from pipeline.html.segment import parse, segment
 from pipeline.learned.columns import FEATURE_NAMES, N_FEATURES, STACK_FEATURES
 from pipeline.learned.decision import expected_f1_threshold
-from pipeline.learned.features import block_fields, page_features
+from pipeline.learned.features import page_features
 from pipeline.learned.model import DEFAULT_MODEL, FORMAT, ModelError, load_model, model_from_json
 from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.rules.repeats import REPEAT_MIN_CHARS, without_repeats
-from pipeline.types import Block, Verdict
+from pipeline.types import Block, Verdict, block_fields
 from tests.model_builders import LOG_CHARS, stump
 from tests.scripts import load_script
 

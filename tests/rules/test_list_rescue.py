@@ -185,3 +185,39 @@ def test_it_only_adds_list_items_and_the_lines_right_above_kept_items(
         )
         assert block.link_density < list_rescue.MAX_LINK_DENSITY
         assert is_item or (block.text.endswith(":") and above_kept_item)
+
+
+def _reference(keep: np.ndarray, blocks: list[Block]) -> np.ndarray:
+    items = list_rescue.list_items(blocks)
+    return list_rescue.keep_labels(list_rescue.fill_lists(keep, blocks, items), blocks, items)
+
+
+_PARTS = {
+    "p": "<p>Prose sentence {i}.</p>",
+    "label": "<p>Label {i}:</p>",
+    "ul": "<ul><li>Item {i}a</li><li>Item {i}b</li><li><a href='/{i}'>Link {i}</a></li></ul>",
+    "ol": "<ol><li>Step {i}a</li><li>Step {i}b</li><li>Step {i}c</li><li>Step {i}d</li></ol>",
+    "nested": "<ul><li>Outer {i}<ul><li>Inner {i}a</li><li>Inner {i}b</li></ul></li></ul>",
+    "li": "<ul><li>Item {i}</li></ul>",
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(sorted(_PARTS)), max_size=10),
+    st.lists(st.booleans(), min_size=40, max_size=40),
+)
+def test_it_is_fill_lists_then_keep_labels_over_every_list_item(
+    kinds: list[str], kept: list[bool]
+) -> None:
+    # rescue reads only the stretches of items around kept ones; the answer is the two steps'
+    # over all the page's items.
+    blocks = blocks_of("".join(_PARTS[k].format(i=i) for i, k in enumerate(kinds)))
+    keep = np.array(kept[: len(blocks)], dtype=bool)
+    out, notes = list_rescue.rescue(keep, blocks, "en")
+    assert out.tolist() == _reference(keep, blocks).tolist()
+    filled = list_rescue.fill_lists(keep, blocks, list_rescue.list_items(blocks))
+    expected = ((list_rescue.LIST_ITEMS_KEPT,) if (filled != keep).any() else ()) + (
+        (list_rescue.LIST_LABEL_KEPT,) if (out != filled).any() else ()
+    )
+    assert notes == expected

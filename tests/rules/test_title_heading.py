@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pipeline
 from pipeline.html.segment import parse, segment
 from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.rules import title_heading
-from pipeline.rules.title_heading import TITLE_KEPT, keep_title, title_forms, words
+from pipeline.rules.title_heading import TITLE_KEPT, _parts, keep_title, title_forms, words
 from pipeline.types import Block
 
 BODY = (
@@ -239,3 +241,22 @@ def test_the_option_is_checked_and_named() -> None:
     assert "title_heading" not in NeighboursCleaner().params()
     with pytest.raises(ValueError, match="title_heading must be true or false"):
         NeighboursCleaner(title_heading="no")  # type: ignore[arg-type]
+
+
+# Separators, the characters around them that normalization could join to them (combining marks,
+# compatibility forms, Hangul jamo), letters, digits and other punctuation.
+_TITLE_CHARS = st.sampled_from(
+    [
+        *" \t\u00a0\u3000|-–—•·»«~/\\:_.,!?'\"ａＺ１｜：",
+        *("\u0301", "\u0338", "\u20d2", "\u3099", "\u1161", "\u11a8", "\ufb01"),
+        *("ß", "Σ", "İ", "e", "A", "7"),
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TITLE_CHARS, max_size=30).map("".join))
+def test_a_titles_words_are_its_parts_words_in_order(title: str) -> None:
+    # title_forms builds each whole title's form from its parts' words instead of reading the
+    # title twice; this is what makes that the same form.
+    assert words(title) == tuple(w for part in _parts(title) for w in part)
