@@ -782,7 +782,7 @@ cdef bint _is_tex_script(wc_node *node):
 cdef object _block(
     Py_ssize_t index, Text *raw, str tag, str dom_path, str style_text, bint heading,
     Py_ssize_t link_chars, Py_ssize_t tags, Py_ssize_t markup, Runs *runs, Py_ssize_t run,
-    int ancestor_cues, object shape, object pre_raw, Py_ssize_t marks,
+    int ancestor_cues, object shape, object pre_raw, Py_ssize_t marks, list tex,
 ):
     # walk._block, with the text already normalised; empties ``raw`` for the next block. None
     # when the block held nothing but the marks of empty inline code (the Python walk makes no
@@ -834,6 +834,10 @@ cdef object _block(
     _put(block, 11, None if runs == NULL else _runs_tuple(runs, run))
     _put(block, 12, ancestor_cues)
     _put(block, 13, shape)
+    # segment.with_tex's test, on the text while it is at hand: after the walk it cost a pass
+    # over every block's text.
+    if tex is not None and ("\\" in text or "$$" in text):
+        tex.append(index)
     return block
 
 
@@ -1075,11 +1079,14 @@ def walk(
     deadline: object,
     kinds: dict,
     too_complex: type,
+    tex: list | None = None,
 ) -> list | None:
     """`segment`'s blocks for the tree under the node at ``root_address`` (a `LexborNode.mem_id`
     of ``parser``, which must stay alive), or None when the page must go to the Python walk.
 
     ``kinds`` is walk.py's tag-name -> flags table and ``too_complex`` its `PageTooComplex`.
+    ``tex``: a list to which the index of every block whose text may hold TeX
+    (`pipeline.html.tex_text.may_hold_tex`) is appended, in order.
     """
     cdef Stack stack = Stack(NULL, NULL, 0)
     cdef Text raw = Text(NULL, 0, 0, 0, True, False)
@@ -1098,7 +1105,7 @@ def walk(
         return _walk(
             <wc_node *> <uintptr_t> root_address, max_nodes, record_runs, deadline, kinds,
             too_complex, &stack, &raw, &runs if record_runs else NULL, &paths, &styles,
-            &cue_cache,
+            &cue_cache, tex,
         )
     except _MarkedText:
         _fallback("text holds the code marks")
@@ -1127,7 +1134,7 @@ cdef inline int _fallback(str reason) except -1:
 cdef object _walk(
     wc_node *root, object max_nodes, bint record_runs, object deadline, dict kinds,
     object too_complex, Stack *stack, Text *raw, Runs *runs, Paths *paths, Styles *styles,
-    CueCache *cue_cache,
+    CueCache *cue_cache, list tex,
 ):
     # The state machine of walk.walk, variable for variable (comments there), with
     # the block's raw text in ``raw`` instead of a list of str pieces: it is non-empty exactly
@@ -1380,7 +1387,7 @@ cdef object _walk(
                             _style_text(styles, style_at, style_texts), heading, link_chars, tags,
                             markup, runs, run, ancestor_cues, shape,
                             None if pre_text is None else pre_shown(pre_text, pre_codes == 1),
-                            marks,
+                            marks, tex,
                         )
                         marks = 0
                         if block is not None:
@@ -1459,7 +1466,7 @@ cdef object _walk(
                             _style_text(styles, style_at, style_texts), heading, link_chars, tags,
                             markup, runs, run, ancestor_cues, shape,
                             None if pre_text is None else pre_shown(pre_text, pre_codes == 1),
-                            marks,
+                            marks, tex,
                         )
                         marks = 0
                         if block is not None:
@@ -1512,7 +1519,7 @@ cdef object _walk(
         block = _block(
             len(blocks), raw, block_tag, dom_path or "", _style_text(styles, style_at, style_texts),
             heading, link_chars, tags, markup, runs, run, ancestor_cues, shape,
-            None if pre_text is None else pre_shown(pre_text, pre_codes == 1), marks,
+            None if pre_text is None else pre_shown(pre_text, pre_codes == 1), marks, tex,
         )
         if block is not None:
             blocks.append(block)

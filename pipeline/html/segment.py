@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Sequence
 from types import ModuleType
 
 import selectolax.lexbor
@@ -202,25 +203,33 @@ def segment(
     if root is None:
         return []
     if _c_walk is not None or (_c_walk_state is None and c_walk_status() == "active"):
+        tex: list[int] = []
         blocks = _c_walk.walk(
-            tree, root.mem_id, max_nodes, record_runs, deadline, _KINDS, PageTooComplex
+            tree, root.mem_id, max_nodes, record_runs, deadline, _KINDS, PageTooComplex, tex
         )
         if blocks is not None:
-            return with_tex(tree, blocks)
+            return with_tex(tree, blocks, tex)
     return with_tex(tree, _walk.walk(root, max_nodes, record_runs, deadline))
 
 
-def with_tex(tree: LexborHTMLParser, blocks: list[Block]) -> list[Block]:
+def with_tex(
+    tree: LexborHTMLParser, blocks: list[Block], candidates: Sequence[int] | None = None
+) -> list[Block]:
     """``blocks`` with the TeX written in their text between MathJax's or KaTeX's delimiters made
     math spans (`pipeline.html.tex_text`; on a page that loads neither, only formulas holding a
     TeX command); the same list, changed in place. After the walk, so that both walks give the
     same blocks: a block's text, character and word counts and spans change, its link characters
-    at most down to its length. A ``<pre>``'s block is left alone, as MathJax leaves it."""
-    # Most pages hold neither a backslash nor "$$": one scan of all their text in C says so.
-    if not may_hold_tex("\n".join([block.text for block in blocks])):
-        return blocks
+    at most down to its length. A ``<pre>``'s block is left alone, as MathJax leaves it.
+    ``candidates``: the indexes of the blocks whose text `may_hold_tex`, in order, when the walk
+    listed them (None: found here)."""
+    if candidates is None:
+        # Most pages hold neither a backslash nor "$$": one scan of all their text in C says so.
+        if not may_hold_tex("\n".join([block.text for block in blocks])):
+            return blocks
+        candidates = range(len(blocks))
     typeset: bool | None = None  # whether the page loads a typesetter, asked once it matters
-    for i, block in enumerate(blocks):
+    for i in candidates:
+        block = blocks[i]
         shape = block.shape
         if not may_hold_tex(block.text) or (shape is not None and shape.pre):
             continue

@@ -23,6 +23,7 @@ import pipeline.html.segment as segment
 import pipeline.html.walk as python_walk
 from pipeline import compiled
 from pipeline.errors import PageTooComplex
+from pipeline.html.tex_text import may_hold_tex
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,8 @@ def fresh_choice(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def _c_walk(walk: ModuleType, tree: object, runs: bool, **kw: object) -> list | None:
-    return walk.walk(
+    tex: list[int] = []
+    blocks = walk.walk(
         tree,
         tree.root.mem_id,  # type: ignore[attr-defined]
         kw.get("max_nodes"),
@@ -56,7 +58,30 @@ def _c_walk(walk: ModuleType, tree: object, runs: bool, **kw: object) -> list | 
         kw.get("deadline"),
         python_walk._KINDS,
         PageTooComplex,
+        tex,
     )
+    if blocks is not None:
+        # What segment.with_tex reads in place of a pass over every block's text.
+        assert tex == [i for i, block in enumerate(blocks) if may_hold_tex(block.text)]
+    return blocks
+
+
+def test_the_c_walk_lists_the_blocks_that_may_hold_tex(walk: ModuleType) -> None:
+    html = (
+        "<p>Plain words.</p><p>Inline \\(x^2\\) here.</p><pre>C:\\temp</pre>"
+        "<p>Tiers $, $$ or $$$.</p><p>One $ only.</p><div>a<code>b\\c</code>d</div>"
+    )
+    tree = segment.parse(html)
+    tex: list[int] = []
+    blocks = walk.walk(
+        tree, tree.root.mem_id, None, False, None, python_walk._KINDS, PageTooComplex, tex
+    )
+    assert [blocks[i].text for i in tex] == [
+        "Inline \\(x^2\\) here.",
+        "C:\\temp",
+        "Tiers $, $$ or $$$.",
+        "ab\\cd",
+    ]
 
 
 # Pages the C walk hands to the Python walk: math (only the Python walk turns it into LaTeX), and
