@@ -65,6 +65,18 @@ def test_only_english_pages_are_rescued() -> None:
         assert out is keep and notes == ()
 
 
+def test_the_kept_share_counts_a_list_from_its_first_item_at_the_start_of_the_page() -> None:
+    # Seven items, the page's first blocks: two kept of seven (0.29) is under the share, though
+    # two of the six from the second item on would not be.
+    seven = [f"Entry number {i}" for i in range(7)]
+    blocks = blocks_of("<ol>" + "".join(f"<li>{t}</li>" for t in seven) + "</ol>")
+    assert blocks[0].text == seven[0]
+    assert added(blocks, {seven[4], seven[6]}) == ([], ())
+    # With the first item left out of the list, the same two kept fill the one between them.
+    six = blocks_of("<p>Intro</p><ol>" + "".join(f"<li>{t}</li>" for t in seven[1:]) + "</ol>")
+    assert added(six, {seven[4], seven[6]}) == ([seven[5]], (list_rescue.LIST_ITEMS_KEPT,))
+
+
 def test_items_past_the_last_kept_item_stay_dropped() -> None:
     new, notes = added(blocks_of(recipe()), {INTRO, ITEMS[1], ITEMS[2]})
     assert new == [] and notes == ()
@@ -199,13 +211,17 @@ _PARTS = {
     "ol": "<ol><li>Step {i}a</li><li>Step {i}b</li><li>Step {i}c</li><li>Step {i}d</li></ol>",
     "nested": "<ul><li>Outer {i}<ul><li>Inner {i}a</li><li>Inner {i}b</li></ul></li></ul>",
     "li": "<ul><li>Item {i}</li></ul>",
+    "long": "<ol>" + "".join(f"<li>Entry {{i}}.{k}</li>" for k in range(8)) + "</ol>",
+    # Blocks with a shape that are not list items: a heading, a table cell.
+    "h": "<h3>Heading {i}</h3>",
+    "td": "<table><tr><td>Cell {i}</td><td>Value {i}</td></tr></table>",
 }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     st.lists(st.sampled_from(sorted(_PARTS)), max_size=10),
-    st.lists(st.booleans(), min_size=40, max_size=40),
+    st.lists(st.booleans(), min_size=80, max_size=80),
 )
 def test_it_is_fill_lists_then_keep_labels_over_every_list_item(
     kinds: list[str], kept: list[bool]
