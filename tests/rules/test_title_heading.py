@@ -99,6 +99,27 @@ def test_nothing_changes_without_kept_text_a_title_or_a_heading() -> None:
     assert keep_title(kept_body(plain), plain, [TITLE])[1] == ()
 
 
+def test_inside_the_text_only_the_first_heading_that_names_the_title_is_kept() -> None:
+    blocks = blocks_of(
+        f"<p>{BODY}</p><h2>Contents</h2><h2>{TITLE}</h2><p>{BODY}</p><h3>{TITLE}</h3><p>{BODY}</p>"
+    )
+    keep, notes = keep_title(kept_body(blocks), blocks, [TITLE])
+    assert notes == (TITLE_KEPT,)
+    assert [(b.tag, b.text) for b, k in zip(blocks, keep, strict=True) if k and b.is_heading] == [
+        ("h2", TITLE)
+    ]
+
+
+@pytest.mark.parametrize("fillers", [title_heading.WINDOW - 1, title_heading.WINDOW])
+def test_a_heading_is_looked_for_at_most_window_blocks_above_the_text(fillers: int) -> None:
+    filler = "".join(f"<p>Menu entry {i}</p>" for i in range(fillers))
+    blocks = blocks_of(f"<h1>{TITLE}</h1>{filler}<p>{BODY}</p>")
+    keep, notes = keep_title(kept_body(blocks), blocks, [TITLE])
+    # The heading is fillers + 1 blocks above the first kept one.
+    assert bool(notes) is (fillers + 1 <= title_heading.WINDOW)
+    assert bool(keep[0]) is bool(notes)
+
+
 def test_a_title_already_kept_is_left_alone() -> None:
     blocks = blocks_of(ARTICLE)
     keep = kept_body(blocks) | np.array([b.text == TITLE and b.tag == "h1" for b in blocks])
