@@ -50,7 +50,7 @@ import numpy as np
 
 from pipeline.html.class_cues import ANCESTOR_CUES
 from pipeline.rules.comments import container_texts, in_containers, squeeze
-from pipeline.types import Block, block_fields
+from pipeline.types import Block, block_column
 
 # The page note that says kept blocks of a consent dialog were dropped.
 CONSENT_DROPPED = "consent_dropped"
@@ -186,7 +186,6 @@ SELECTOR = ", ".join(
 )
 _COOKIE_CUE = 1 << next(i for i, (name, _) in enumerate(ANCESTOR_CUES) if name == "cookie")
 _NOT_INSIDE = "main, article, [role=main]"
-_CUES = Block._fields.index("ancestor_cues")
 
 
 def _named(value: str, dialog: Any) -> str:
@@ -268,11 +267,11 @@ def guard(
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept blocks of the page's consent dialogs, and the page note when it
     dropped any; unchanged when there is no ``tree`` or nothing else would stay kept.
-    ``fields``: the blocks' `block_fields`, when at hand."""
+    ``fields``: the blocks' `pipeline.types.block_fields`, when at hand."""
     if tree is None or not keep.any():
         return keep, ()
     kept = np.flatnonzero(keep).tolist()
-    cues = (block_fields(blocks) if fields is None else fields)[_CUES]
+    cues = block_column(blocks, "ancestor_cues", fields)
     # Read in C (map over the kept blocks' cue bits): a generator costs three times as much.
     if not any(map(_COOKIE_CUE.__and__, map(cues.__getitem__, kept))):
         return keep, ()

@@ -37,7 +37,7 @@ from itertools import pairwise
 import numpy as np
 
 from pipeline.rules.link_guard import TRUSTED_LANGUAGES
-from pipeline.types import Block, Shape, block_fields
+from pipeline.types import Block, Shape, block_column
 
 MIN_KEPT_ITEMS = 2
 MIN_KEPT_SHARE = 0.3
@@ -47,8 +47,6 @@ MAX_LABEL_CHARS = 120
 # The page notes that say list blocks were kept that the model's answer left out.
 LIST_ITEMS_KEPT = "list_items_kept"
 LIST_LABEL_KEPT = "list_label_kept"
-
-_SHAPE = Block._fields.index("shape")
 
 
 def list_items(blocks: Sequence[Block]) -> list[tuple[int, tuple[str, str]]]:
@@ -124,10 +122,11 @@ def rescue(
 
     The same answer as `fill_lists` then `keep_labels` over all the page's `list_items`, read
     only where either can change something, from the kept items out: most of a page's list items
-    are a menu's that the model dropped. ``fields``: the blocks' `block_fields`, when at hand."""
+    are a menu's that the model dropped. ``fields``: the blocks' `pipeline.types.block_fields`,
+    when at hand."""
     if language not in TRUSTED_LANGUAGES:
         return keep, ()
-    shapes = (block_fields(blocks) if fields is None else fields)[_SHAPE]
+    shapes = block_column(blocks, "shape", fields)
     kept = [i for i in np.flatnonzero(keep).tolist() if _is_item(shapes[i])]
     if not kept:
         return keep, ()

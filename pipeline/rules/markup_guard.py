@@ -24,15 +24,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline.types import Block, block_fields
+from pipeline.types import Block, block_column
 
 MIN_CHARS = 80
 MIN_MARKUP_SHARE = 0.5
 
 # The page note that says the guard dropped blocks the model kept.
 MARKUP_DROPPED = "markup_text"
-
-_TEXT = Block._fields.index("text")
 
 # A start tag with at least one attribute. Neither class can cross a '<' or '>', so every
 # character is scanned from at most one '<': linear time on any text.
@@ -59,8 +57,8 @@ def guard(
     keep: np.ndarray, blocks: Sequence[Block], fields: Sequence[Sequence] | None = None
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept blocks that are markup text, and the page note when it dropped
-    any. ``fields``: the blocks' `block_fields`, when at hand."""
-    texts = (block_fields(blocks) if fields is None else fields)[_TEXT]
+    any. ``fields``: the blocks' `pipeline.types.block_fields`, when at hand."""
+    texts = block_column(blocks, "text", fields)
     # Most kept blocks hold no "<": they are not looked at further.
     drop = [
         i for i in np.flatnonzero(keep).tolist() if "<" in texts[i] and is_markup_text(blocks[i])

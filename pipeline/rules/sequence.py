@@ -27,9 +27,7 @@ from pipeline.rules import (
 )
 from pipeline.rules.link_guard import guard
 from pipeline.rules.short_kept import lowered, short_kept
-from pipeline.types import Block, block_fields
-
-_TEXT = Block._fields.index("text")
+from pipeline.types import Block, block_column, block_fields
 
 
 def guarded(
@@ -123,7 +121,7 @@ def notices_and_appeals(
     page's short kept blocks and their lowered text, made once (a notice the first drops stays
     in the list: the second only ever drops more). ``fields``: the blocks' `block_fields`, when at
     hand."""
-    texts = (block_fields(blocks) if fields is None else fields)[_TEXT]
+    texts = block_column(blocks, "text", fields)
     short = short_kept(keep, texts, max(script_notice.MAX_CHARS, support_appeal.MAX_CHARS))
     data = lowered(short)
     keep, noticed = script_notice.drop_notices(keep, short, data)

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from pipeline.types import Block, block_fields
+from pipeline.types import Block, block_column
 
 # The page note that says a title heading was kept that the model's answer left out.
 TITLE_KEPT = "title_kept"
@@ -47,7 +47,6 @@ _MAX_PARTS = 8
 WINDOW = 50
 # Kept blocks at the start of the text looked at for a title heading kept already.
 _START = 10
-_IS_HEADING = Block._fields.index("is_heading")
 
 
 def words(text: str) -> tuple[str, ...]:
@@ -147,7 +146,7 @@ def keep_title(
     """``keep`` with the page's title heading kept too (see the module's docstring), and the
     page note when it kept one. ``titles``: the head's titles; ``site_names`` and ``url`` (the
     page's address or its canonical one) say what the site is called. ``fields``: the blocks'
-    `block_fields`, when at hand."""
+    `pipeline.types.block_fields`, when at hand."""
     if not titles:
         return keep, ()
     kept = np.flatnonzero(keep)
@@ -155,7 +154,7 @@ def keep_title(
         return keep, ()
     first, last = int(kept[0]), int(kept[-1])
     # The headings' indexes: a few of a page's blocks, looked at instead of every block.
-    flags = (block_fields(blocks) if fields is None else fields)[_IS_HEADING]
+    flags = block_column(blocks, "is_heading", fields)
     headings = list(compress(range(len(flags)), flags))
     match = _Matcher(titles, site_names, url)
     chosen = None
