@@ -54,12 +54,7 @@ def list_items(blocks: Sequence[Block]) -> list[tuple[int, tuple[str, str]]]:
     ``dom_path`` and list nesting (`pipeline.types.Shape.lists`), tells which list the block is an
     item of, as far as consecutive blocks can tell. The ``items`` that `fill_lists` and
     `keep_labels` take; empty on a page without list items."""
-    # Most blocks of most pages have no shape: one attribute test each, then the few items.
-    return [
-        (b.index, (b.dom_path, b.shape.lists))
-        for b in blocks
-        if b.shape is not None and b.shape.item
-    ]
+    return _keyed(blocks, [b.index for b in blocks if _is_item(b.shape)])
 
 
 def fill_lists(

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pipeline.rules.short_kept import holding, lowered, short_kept
-from pipeline.types import Block
+from pipeline.types import Block, block_column
 
 # Notices are a sentence or two; a longer block that names JavaScript is about it.
 MAX_CHARS = 300
@@ -111,7 +111,7 @@ def _names_javascript(text: str) -> bool:
 def guard(keep: np.ndarray, blocks: Sequence[Block]) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept blocks that are JavaScript notices, and the page note when it
     dropped any."""
-    return drop_notices(keep, short_kept(keep, [b.text for b in blocks], MAX_CHARS))
+    return drop_notices(keep, short_kept(keep, block_column(blocks, "text"), MAX_CHARS))
 
 
 def drop_notices(

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.rules.short_kept import holding, lowered, short_kept
-from pipeline.types import Block
+from pipeline.types import Block, block_column
 
 # Appeals are a sentence or three; a longer block that asks for money says more than that.
 MAX_CHARS = 400
@@ -241,7 +241,7 @@ def guard(
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept blocks that are appeals for support in English or the page's
     ``language``, and the page note when it dropped any."""
-    return drop_appeals(keep, short_kept(keep, [b.text for b in blocks], MAX_CHARS), language)
+    return drop_appeals(keep, short_kept(keep, block_column(blocks, "text"), MAX_CHARS), language)
 
 
 def drop_appeals(
