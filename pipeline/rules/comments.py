@@ -19,14 +19,24 @@ A kept block is a comment when it lies in a comment section, found from the pars
 - or a run of replies titled "re: <title>" (at least `MIN_REPLIES` blocks starting "re:", "回复:"
   and the like): from the first such block on, the blocks laid out like the replies.
 
+Customer reviews under a product are a shop's reader comments: text by its buyers, not the
+product's description, and WCXB's product references leave them out. A kept block is one when it
+lies in a reviews section (an id in `REVIEW_SECTION_IDS` such as ``reviews``, a class in
+`REVIEW_SECTION_CLASSES`: Amazon's and the review widgets' lists) or in one of at least
+`MIN_REVIEWS` review items (schema.org Review microdata, Amazon's ``data-hook="review"``, a class
+in `REVIEW_ITEM_CLASSES`). One review item alone is not enough: an editorial review marks its own
+article up as a schema.org Review. A bare ``reviews`` class is not one either: review sites wrap
+their own articles in it. The page gets the note `REVIEWS_LABELLED` as well.
+
 Nothing is relabelled on a forum thread or a Q&A page, whose posts are the content: a page is one
 when its URL has a forum's shape (``/t/``, ``/threads/``, ``viewtopic.php``), its head declares a
 discussion (schema.org DiscussionForumPosting, QAPage), its body carries such microdata, or its
 markup names forum software (Discourse, phpBB, vBulletin, XenForo, ...). Nor when relabelling
 would leave less than `MIN_LEFT_CHARS` of content: a page that is all comments is what it is.
 
-The rule reads the tree only on pages that have a comment container or "re:" blocks; on the others
-it costs one selector pass (see `find_comments`). Measured in README.md, "Reader comments".
+The rule reads the tree only on pages where a kept block sits in an element whose class or id
+names comments or reviews, or that have "re:" blocks (see `label_comments`). Measured in
+docs/library.md, "Reader comments".
 """
 
 from __future__ import annotations
@@ -44,8 +54,9 @@ from pipeline.types import Block, LabeledBlock, Verdict
 # every page.
 check_fresh(__name__, __file__)
 
-# The page note that says kept blocks were labelled comments.
+# The page notes that say kept blocks were labelled comments, and that some of them were reviews.
 COMMENTS_LABELLED = "comments"
+REVIEWS_LABELLED = "reviews"
 
 MIN_REPLIES = 3
 MIN_LEFT_CHARS = 200
@@ -72,6 +83,43 @@ CONTAINER_SELECTOR = ", ".join(
         '[itemtype*="schema.org/Comment"]',
         '[itemtype*="schema.org/UserComments"]',
         '[itemprop="comment"]',
+    )
+)
+# A reviews section: the common ids and classes, Amazon's list, and those of the review widgets
+# shops embed (Yotpo, Stamped, Shopify Product Reviews, Okendo, Judge.me).
+REVIEW_SECTION_IDS = frozenset(
+    ("reviews", "customer-reviews", "customerReviews", "product-reviews", "cm-cr-dp-review-list")
+)
+REVIEW_SECTION_CLASSES = frozenset(
+    (
+        "customer-reviews",
+        "product-reviews",
+        "review-list",
+        "reviews-list",
+        "yotpo-reviews",
+        "stamped-reviews",
+        "spr-reviews",
+        "okeReviews-reviews",
+        "jdgm-rev-widg__reviews",
+    )
+)
+# One customer review: schema.org microdata (``itemprop="review"``, an ``itemtype`` of
+# schema.org/Review), Amazon's ``data-hook="review"``, the widgets' items, and the text classes
+# that shops' own templates give a review's body.
+REVIEW_ITEM_CLASSES = frozenset(
+    ("jdgm-rev", "yotpo-review", "stamped-review", "spr-review", "review-text", "reviewText")
+)
+MIN_REVIEWS = 2
+# Every element that may be one of them, in one selector pass, sorted by `_review_kind`: a pass
+# over the exact names cost twice as much (lexbor tests each selector of a list on every element).
+_REVIEW_CANDIDATES = ", ".join(
+    (
+        '[class*="review" i]',
+        '[id*="review" i]',
+        '[class*="jdgm-rev"]',
+        '[itemprop~="review"]',
+        '[data-hook="review"]',
+        '[itemtype*="schema.org/Review"]',
     )
 )
 _FORUM_TYPES = frozenset({"DiscussionForumPosting", "QAPage", "Question", "Answer"})
@@ -111,6 +159,7 @@ _FORUM_GENERATORS = re.compile(
     re.IGNORECASE,
 )
 _COMMENT_CUE = 1 << next(i for i, (name, _) in enumerate(ANCESTOR_CUES) if name == "comment")
+_REVIEW_CUE = 1 << next(i for i, (name, _) in enumerate(ANCESTOR_CUES) if name == "review")
 _REPLY = re.compile(r"^\s*(?:re|回复|回覆|답변|ответ)\s*[:：]", re.IGNORECASE)
 # What a text matching _REPLY can start with: its words' first letters, in either case, and every
 # blank (str.isspace: none is above U+3000), so that one set lookup decides.
@@ -161,6 +210,37 @@ def _containers(tree: Any) -> list[str]:
     if root is None:
         return []
     return container_texts(root.css(CONTAINER_SELECTOR))
+
+
+def _review_containers(tree: Any) -> list[str]:
+    """The squeezed texts of the outermost reviews sections and, when there are at least
+    `MIN_REVIEWS` of them, review items, in document order."""
+    root = tree.body
+    if root is None:
+        return []
+    kinds = [(node, _review_kind(node.attributes)) for node in root.css(_REVIEW_CANDIDATES)]
+    items = container_texts([node for node, kind in kinds if kind is _ITEM])
+    wanted = (_SECTION, _ITEM) if len(items) >= MIN_REVIEWS else (_SECTION,)
+    return container_texts([node for node, kind in kinds if kind in wanted])
+
+
+_SECTION, _ITEM = "section", "item"
+
+
+def _review_kind(attrs: dict[str, str | None]) -> str | None:
+    """Whether an element with attributes ``attrs`` is a reviews section (`_SECTION`), a review
+    item (`_ITEM`), or neither (None): see `REVIEW_SECTION_IDS` and what follows it."""
+    classes = set((attrs.get("class") or "").split())
+    if (
+        classes & REVIEW_ITEM_CLASSES
+        or "review" in (attrs.get("itemprop") or "").split()
+        or attrs.get("data-hook") == "review"
+        or "schema.org/Review" in (attrs.get("itemtype") or "")
+    ):
+        return _ITEM
+    if attrs.get("id") in REVIEW_SECTION_IDS or classes & REVIEW_SECTION_CLASSES:
+        return _SECTION
+    return None
 
 
 def container_texts(nodes: Sequence[Any]) -> list[str]:
@@ -256,21 +336,47 @@ def find_comments(
     url: str | None,
     *,
     look_for_containers: bool = True,
+    look_for_reviews: bool = False,
     schema_types: frozenset[str] | None = None,
 ) -> set[int]:
-    """The indexes of the blocks that lie in the page's comment sections; empty on a forum.
-    ``look_for_containers=False`` skips the selector pass (reply threads are still found);
-    ``schema_types`` as `is_forum` takes them."""
+    """The indexes of the blocks that lie in the page's comment sections or, with
+    ``look_for_reviews``, its customer reviews; empty on a forum. See `find_sections`."""
+    found, reviews = find_sections(
+        blocks,
+        tree,
+        url,
+        look_for_containers=look_for_containers,
+        look_for_reviews=look_for_reviews,
+        schema_types=schema_types,
+    )
+    return found | reviews
+
+
+def find_sections(
+    blocks: Sequence[Block],
+    tree: Any,
+    url: str | None,
+    *,
+    look_for_containers: bool = True,
+    look_for_reviews: bool = False,
+    schema_types: frozenset[str] | None = None,
+) -> tuple[set[int], set[int]]:
+    """The indexes of the blocks that lie in the page's comment sections, and of those in its
+    customer reviews (only with ``look_for_reviews``; none of the first); both empty on a forum.
+    ``look_for_containers=False`` skips the comment selector pass (reply threads are still
+    found); ``schema_types`` as `is_forum` takes them."""
     containers = _containers(tree) if tree is not None and look_for_containers else []
+    reviews = _review_containers(tree) if tree is not None and look_for_reviews else []
     replies = _replies(blocks)
-    if not containers and not replies:
-        return set()
+    if not containers and not reviews and not replies:
+        return set(), set()
     if tree is not None and is_forum(tree, url, schema_types):
-        return set()
+        return set(), set()
     found = set(replies)
     if containers:
         found.update(in_containers(blocks, tree, containers))
-    return found
+    in_reviews = set(in_containers(blocks, tree, reviews)) - found if reviews else set()
+    return found, in_reviews
 
 
 def label_comments(
@@ -280,15 +386,17 @@ def label_comments(
     schema_types: frozenset[str] | None = None,
 ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
     """``labeled`` with the kept blocks of the page's comment sections labelled
-    `Verdict.COMMENT`, and the page note when any were (see the module's docstring).
+    `Verdict.COMMENT`, and the page notes when any were (see the module's docstring).
     ``schema_types``: the head's JSON-LD types, when read already (`is_forum`)."""
     good = Verdict.GOOD
-    kept = look = False
+    kept = look = reviews = False
     for lb in labeled:
         if lb.verdict is good:
             kept = True
-            if lb.block.ancestor_cues & _COMMENT_CUE:
-                look = True
+            cues = lb.block.ancestor_cues
+            look = look or bool(cues & _COMMENT_CUE)
+            reviews = reviews or bool(cues & _REVIEW_CUE)
+            if look and reviews:
                 break
     if not kept:
         return list(labeled), ()
@@ -297,18 +405,19 @@ def label_comments(
     # walk's cues: "comment", "comments", "reply", ...). A comment section that no class or id
     # names (bare microdata, Disqus's thread, which crawls rarely hold: Disqus serves comments
     # in an iframe) is not looked for; searching the page's source for such markers cost
-    # 0.13 ms per marker per WCXB page. Reply threads need neither.
-    found = find_comments(
+    # 0.13 ms per marker per WCXB page. Reply threads need neither. Reviews, likewise, only
+    # where a kept block sits in an element that names reviews or ratings (a page in fourteen).
+    found, in_reviews = find_sections(
         [lb.block for lb in labeled],
         tree,
         url,
         look_for_containers=look,
+        look_for_reviews=reviews,
         schema_types=schema_types,
     )
-    hits = [i for i in sorted(found) if labeled[i].verdict is good]
-    if not hits:
+    hit = {i for i in found | in_reviews if labeled[i].verdict is good}
+    if not hit:
         return list(labeled), ()
-    hit = set(hits)
     left = sum(
         lb.block.n_chars for i, lb in enumerate(labeled) if lb.verdict is good and i not in hit
     )
@@ -316,4 +425,6 @@ def label_comments(
         return list(labeled), ()
     comment = Verdict.COMMENT
     out = [lb._replace(verdict=comment) if i in hit else lb for i, lb in enumerate(labeled)]
-    return out, (COMMENTS_LABELLED,)
+    if hit.isdisjoint(in_reviews):
+        return out, (COMMENTS_LABELLED,)
+    return out, (COMMENTS_LABELLED, REVIEWS_LABELLED)

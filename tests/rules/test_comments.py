@@ -300,3 +300,149 @@ def test_reply_starts_are_the_blocks_the_pattern_matches(texts: list[str]) -> No
     expected = list(range(starts[0], len(texts))) if len(starts) >= comments.MIN_REPLIES else []
     # Every test block shares one DOM path, so a thread runs from its first reply to the end.
     assert comments._replies(blocks) == expected
+
+
+# --- customer reviews: a shop's reader comments ----------------------------------------------
+
+PRODUCT = "Trail running shoe with a grippy outsole"
+DESCRIPTION = (
+    "This lightweight trail running shoe has a breathable mesh upper, a cushioned midsole made "
+    "from recycled foam and a rubber outsole with deep lugs that grip on wet rock and loose "
+    "gravel. The heel counter is firm without rubbing, and the laces stay tied on long runs."
+)
+DETAILS = (
+    "Weight 280 grams for a size 9. Drop 6 millimetres. Made in Portugal from materials that are "
+    "at least half recycled, and shipped in a box made from recycled cardboard."
+)
+REVIEW_1 = (
+    "I bought these for a mountain race and they were great on the rocky descent, my feet stayed "
+    "dry in the mud and I had no blisters at all after thirty kilometres of running."
+)
+REVIEW_2 = (
+    "Comfortable from the first run, but they run half a size small, so order one size up if "
+    "you have wide feet like mine. The grip on wet roots is better than my old pair."
+)
+REVIEW_3 = (
+    "After three months of running almost every day the outsole still looks new, which I did not "
+    "expect at this price. My husband liked them so much that he ordered a pair for himself."
+)
+REVIEWS = (REVIEW_1, REVIEW_2, REVIEW_3)
+
+
+def product_page(reviews: str, head: str = "") -> str:
+    return (
+        f"<html><head><title>{PRODUCT}</title>{head}</head><body><main>"
+        f'<div class="product-info"><h1>{PRODUCT}</h1><p>{DESCRIPTION}</p><p>{DETAILS}</p></div>'
+        f"{reviews}</main></body></html>"
+    )
+
+
+def review_section() -> str:
+    """A reviews tab: ``#reviews`` around a list of reviews (WooCommerce's own list is also a
+    ``commentlist``, which the comment selector finds: not this one)."""
+    items = "".join(
+        f'<li class="review"><p class="meta"><strong>Buyer {i}</strong> on May {i}, 2024</p>'
+        f'<div class="description"><p>{text}</p></div></li>'
+        for i, text in enumerate(REVIEWS, 1)
+    )
+    return (
+        f'<div id="reviews" class="woocommerce-Reviews"><h2>3 reviews for {PRODUCT}</h2>'
+        f'<ol class="review-items">{items}</ol></div>'
+    )
+
+
+def review_items(count: int = 3) -> str:
+    """Amazon-style review items (``data-hook="review"``) inside a ratings widget, no section."""
+    items = "".join(
+        f'<div data-hook="review" class="a-section"><span class="a-profile-name">Buyer {i}</span>'
+        f'<div class="a-row a-spacing-small"><span>{text}</span></div></div>'
+        for i, text in enumerate(REVIEWS[:count], 1)
+    )
+    return f'<div class="ratings-widget">{items}</div>'
+
+
+def review_texts(html: str, url: str | None = None) -> tuple[list[str], list[str]]:
+    blocks = blocks_of(html)
+    found, reviews = comments.find_sections(
+        blocks, parse(html.encode()), url, look_for_reviews=True
+    )
+    return [blocks[i].text for i in sorted(found)], [blocks[i].text for i in sorted(reviews)]
+
+
+def test_a_reviews_section_is_found_and_the_product_is_not():
+    found, reviews = review_texts(product_page(review_section()))
+    assert found == []
+    assert set(REVIEWS) <= set(reviews)
+    assert f"3 reviews for {PRODUCT}" in reviews
+    assert DESCRIPTION not in reviews and DETAILS not in reviews and PRODUCT not in reviews
+
+
+def test_review_items_count_from_two_on():
+    _, reviews = review_texts(product_page(review_items(3)))
+    assert set(REVIEWS) <= set(reviews) and DESCRIPTION not in reviews
+    _, reviews = review_texts(product_page(review_items(2)))
+    assert set(REVIEWS[:2]) <= set(reviews)
+    # one review item alone is not a list of customer reviews
+    assert review_texts(product_page(review_items(1))) == ([], [])
+
+
+def test_an_editorial_review_is_not_a_customer_review():
+    # A review site marks its own article up as one schema.org Review, and wraps its articles
+    # in a "reviews" class: neither is a reviews section.
+    article_review = (
+        '<div class="reviews"><article itemscope itemtype="https://schema.org/Review">'
+        f'<h1 itemprop="name">{PRODUCT}: our verdict</h1>'
+        f'<div itemprop="reviewBody"><p>{DESCRIPTION}</p><p>{DETAILS}</p></div></article></div>'
+    )
+    html = f"<html><head><title>{PRODUCT}</title></head><body>{article_review}</body></html>"
+    assert review_texts(html) == ([], [])
+
+
+def test_reviews_are_looked_for_only_when_asked():
+    html = product_page(review_section())
+    blocks = blocks_of(html)
+    assert comments.find_comments(blocks, parse(html.encode()), None) == set()
+    found = comments.find_comments(blocks, parse(html.encode()), None, look_for_reviews=True)
+    assert {blocks[i].text for i in found} >= set(REVIEWS)
+
+
+def test_kept_reviews_are_labelled_comment_and_noted():
+    for reviews in (review_section(), review_items(3)):
+        result = clean_html(product_page(reviews))
+        assert DESCRIPTION in result.text and DETAILS in result.text
+        for text in REVIEWS:
+            assert text not in result.text and text not in result.markdown
+        labels = [lb.verdict for lb in result.blocks if lb.block.text in REVIEWS]
+        # the model kept some of them (else this page tests nothing), and they are comments now
+        assert Verdict.COMMENT in labels
+        assert set(labels) <= {Verdict.COMMENT, Verdict.BAD}
+        assert result.notes[-2:] == (comments.COMMENTS_LABELLED, comments.REVIEWS_LABELLED)
+        with_ = clean_html(product_page(reviews), include_comments=True)
+        assert [lb.verdict for lb in with_.blocks] == [lb.verdict for lb in result.blocks]
+        kept = [b.block.text for b in result.blocks if b.verdict is Verdict.COMMENT]
+        assert all(text in with_.text for text in kept)
+
+
+def test_reader_comments_alone_get_no_reviews_note():
+    result = clean_html(replies())
+    assert comments.COMMENTS_LABELLED in result.notes
+    assert comments.REVIEWS_LABELLED not in result.notes
+
+
+def test_reviews_on_a_forum_stay_content():
+    html = product_page(review_section())
+    blocks = blocks_of(html)
+    url = "https://forum.example.org/t/trail-shoes/12"
+    assert comments.find_sections(blocks, parse(html.encode()), url, look_for_reviews=True) == (
+        set(),
+        set(),
+    )
+
+
+def test_reviews_that_no_class_or_id_names_are_left_to_the_model():
+    # As for comments, the selector pass runs only where a kept block sits in an element whose
+    # class or id names reviews or ratings: here only the data-hook attribute does.
+    html = product_page(review_items(3).replace("ratings-widget", "a-box"))
+    result = clean_html(html)
+    assert comments.REVIEWS_LABELLED not in result.notes
+    assert any(lb.verdict is Verdict.GOOD for lb in result.blocks if lb.block.text in REVIEWS)
