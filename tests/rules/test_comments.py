@@ -446,3 +446,46 @@ def test_reviews_that_no_class_or_id_names_are_left_to_the_model():
     result = clean_html(html)
     assert comments.REVIEWS_LABELLED not in result.notes
     assert any(lb.verdict is Verdict.GOOD for lb in result.blocks if lb.block.text in REVIEWS)
+
+
+def _reviews_as(item: str, wrapper: str = '<div class="ratings-widget">{}</div>') -> str:
+    """The three reviews, each its own element made by formatting ``item`` with its text."""
+    return wrapper.format("".join(item.format(text) for text in REVIEWS))
+
+
+def test_every_documented_kind_of_review_markup_is_found():
+    # Each kind the module names: review items by microdata, Amazon's hook and each widget's
+    # class, and reviews sections by their ids and classes around unmarked items.
+    plain = "<div class='entry'><p>{}</p></div>"
+    markups = {
+        "itemprop": _reviews_as('<div itemprop="review" itemscope><p>{}</p></div>'),
+        "itemtype": _reviews_as(
+            '<div itemscope itemtype="https://schema.org/Review"><p>{}</p></div>'
+        ),
+        "data-hook": _reviews_as('<div data-hook="review"><p>{}</p></div>'),
+        **{
+            f"item .{name}": _reviews_as(f'<div class="{name} other"><p>{{}}</p></div>')
+            for name in sorted(comments.REVIEW_ITEM_CLASSES)
+        },
+        **{
+            f"section #{name}": _reviews_as(plain, f'<section id="{name}">{{}}</section>')
+            for name in sorted(comments.REVIEW_SECTION_IDS)
+        },
+        **{
+            f"section .{name}": _reviews_as(plain, f'<div class="x {name}">{{}}</div>')
+            for name in sorted(comments.REVIEW_SECTION_CLASSES)
+        },
+    }
+    for kind, markup in markups.items():
+        _, reviews = review_texts(product_page(markup))
+        assert set(REVIEWS) <= set(reviews), kind
+        assert DESCRIPTION not in reviews, kind
+    # and the same unmarked items under a plain wrapper are no reviews
+    assert review_texts(product_page(_reviews_as(plain))) == ([], [])
+
+
+def test_review_names_are_whole_class_words():
+    # "review-text-toggle" or "previewText" holds a review class only as a part of a word.
+    for name in ("review-text-toggle", "previewText", "product-reviews-summary"):
+        html = product_page(_reviews_as(f'<div class="{name}"><p>{{}}</p></div>'))
+        assert review_texts(html) == ([], []), name
