@@ -59,9 +59,10 @@ class NeighboursCleaner:
     line left as the model says), ``title_heading=False`` `pipeline.rules.title_heading` (for a
     corpus whose texts leave the page's title out, as WCXB's references mostly do),
     ``fragments=False`` `pipeline.rules.fragments` (a page whose kept text is a few short
-    fragments keeps them), ``strictness`` sets the power the probabilities of a page outside
-    English are raised to before the model's rule decides (`page_rule`; 1: as the model says
-    them; higher: stricter).
+    fragments keeps them), ``signatures=False`` `pipeline.rules.signatures` (a forum post's
+    signature kept as the model says), ``strictness`` sets the power the probabilities of a page
+    outside English are raised to before the model's rule decides (`page_rule`; 1: as the model
+    says them; higher: stricter).
     Under that rule, blocks of markup written out as text (`pipeline.rules.markup_guard`),
     notices asking for JavaScript (`pipeline.rules.script_notice`) and appeals for the site's
     funding (`pipeline.rules.support_appeal`) are never kept."""
@@ -90,12 +91,13 @@ class NeighboursCleaner:
         title_heading: bool = True,
         list_rescue: bool = True,
         fragments: bool = True,
+        signatures: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
         options += (("consent_guard", consent_guard), ("code_rescue", code_rescue))
         options += (("title_heading", title_heading), ("list_rescue", list_rescue))
-        options += (("fragments", fragments),)
+        options += (("fragments", fragments), ("signatures", signatures))
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -113,6 +115,8 @@ class NeighboursCleaner:
         self.list_rescue = list_rescue
         # Applied by `pipeline.clean` once tables are decided whole (`pipeline.rules.fragments`).
         self.drops_fragments = fragments
+        # Applied by `pipeline.clean` after the comment labels (`pipeline.rules.signatures`).
+        self.drops_signatures = signatures
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or self.default_model)
@@ -142,6 +146,8 @@ class NeighboursCleaner:
             out["list_rescue"] = False
         if not self.drops_fragments:
             out["fragments"] = False
+        if not self.drops_signatures:
+            out["signatures"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
             out["strictness"] = self.strictness
         return out

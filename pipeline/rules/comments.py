@@ -181,6 +181,13 @@ def _forum_url(url: str) -> bool:
     return _FORUM_URL.search(path.rstrip("/") + "/") is not None
 
 
+def forum_by_address(urls: Sequence[str | None], schema_types: frozenset[str]) -> bool:
+    """Whether a page is a forum thread or a Q&A page by what costs no pass over it: one of
+    ``urls`` (its address, its canonical address) has a forum's shape, or ``schema_types`` (its
+    head's JSON-LD types) declare a discussion. `is_forum` also reads the head and the body."""
+    return any(_forum_url(url) for url in urls if url) or not schema_types.isdisjoint(_FORUM_TYPES)
+
+
 def is_forum(tree: Any, url: str | None, schema_types: frozenset[str] | None = None) -> bool:
     """Whether the page is a forum thread or a Q&A page (see the module's docstring).
     ``schema_types``: the head's JSON-LD types when the caller has read them
