@@ -337,28 +337,6 @@ def _replies(blocks: Sequence[Block]) -> list[int]:
     return list(range(first_start, end))
 
 
-def find_comments(
-    blocks: Sequence[Block],
-    tree: Any,
-    url: str | None,
-    *,
-    look_for_containers: bool = True,
-    look_for_reviews: bool = False,
-    schema_types: frozenset[str] | None = None,
-) -> set[int]:
-    """The indexes of the blocks that lie in the page's comment sections or, with
-    ``look_for_reviews``, its customer reviews; empty on a forum. See `find_sections`."""
-    found, reviews = find_sections(
-        blocks,
-        tree,
-        url,
-        look_for_containers=look_for_containers,
-        look_for_reviews=look_for_reviews,
-        schema_types=schema_types,
-    )
-    return found | reviews
-
-
 def find_sections(
     blocks: Sequence[Block],
     tree: Any,

@@ -142,7 +142,8 @@ def blocks_of(html: str) -> list[Block]:
 
 def comment_texts(html: str, url: str | None = None) -> list[str]:
     blocks = blocks_of(html)
-    found = comments.find_comments(blocks, parse(html.encode()), url)
+    found, reviews = comments.find_sections(blocks, parse(html.encode()), url)
+    assert reviews == set()  # not looked for
     return [blocks[i].text for i in sorted(found)]
 
 
@@ -401,9 +402,11 @@ def test_an_editorial_review_is_not_a_customer_review():
 def test_reviews_are_looked_for_only_when_asked():
     html = product_page(review_section())
     blocks = blocks_of(html)
-    assert comments.find_comments(blocks, parse(html.encode()), None) == set()
-    found = comments.find_comments(blocks, parse(html.encode()), None, look_for_reviews=True)
-    assert {blocks[i].text for i in found} >= set(REVIEWS)
+    assert comments.find_sections(blocks, parse(html.encode()), None) == (set(), set())
+    found, reviews = comments.find_sections(
+        blocks, parse(html.encode()), None, look_for_reviews=True
+    )
+    assert found == set() and {blocks[i].text for i in reviews} >= set(REVIEWS)
 
 
 def test_kept_reviews_are_labelled_comment_and_noted():
