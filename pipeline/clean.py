@@ -19,7 +19,7 @@ from pipeline.html.segment import parse, segment
 from pipeline.lang import langid, stoplists
 from pipeline.render.blocks import render
 from pipeline.render.table_units import keep_whole
-from pipeline.rules import fragments, signatures
+from pipeline.rules import fragments, recommendations, signatures
 from pipeline.rules.comments import label_comments
 from pipeline.types import (
     TRUNCATED_OUTPUT,
@@ -272,6 +272,10 @@ def clean_decoded(
     if getattr(impl, "drops_signatures", False):
         # On a forum thread, the posts' signatures (`pipeline.rules.signatures`).
         labeled, dropped = signatures.drop(labeled, tree, url, head)
+        notes += dropped
+    if getattr(impl, "drops_recommendations", False):
+        # On a product page, the carousels of other products (`pipeline.rules.recommendations`).
+        labeled, dropped = recommendations.drop(labeled, url, head)
         notes += dropped
     if getattr(impl, "drops_fragments", False):
         # On what the page finally keeps, its tables decided whole (`pipeline.rules.fragments`).

@@ -60,9 +60,11 @@ class NeighboursCleaner:
     corpus whose texts leave the page's title out, as WCXB's references mostly do),
     ``fragments=False`` `pipeline.rules.fragments` (a page whose kept text is a few short
     fragments keeps them), ``signatures=False`` `pipeline.rules.signatures` (a forum post's
-    signature kept as the model says), ``strictness`` sets the power the probabilities of a page
-    outside English are raised to before the model's rule decides (`page_rule`; 1: as the model
-    says them; higher: stricter).
+    signature kept as the model says), ``recommendations=False``
+    `pipeline.rules.recommendations` (a product page's carousels of other products kept as the
+    model says), ``strictness`` sets the power the probabilities of a page outside English are
+    raised to before the model's rule decides (`page_rule`; 1: as the model says them; higher:
+    stricter).
     Under that rule, blocks of markup written out as text (`pipeline.rules.markup_guard`),
     notices asking for JavaScript (`pipeline.rules.script_notice`) and appeals for the site's
     funding (`pipeline.rules.support_appeal`) are never kept."""
@@ -92,12 +94,14 @@ class NeighboursCleaner:
         list_rescue: bool = True,
         fragments: bool = True,
         signatures: bool = True,
+        recommendations: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
         options += (("consent_guard", consent_guard), ("code_rescue", code_rescue))
         options += (("title_heading", title_heading), ("list_rescue", list_rescue))
         options += (("fragments", fragments), ("signatures", signatures))
+        options += (("recommendations", recommendations),)
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -117,6 +121,8 @@ class NeighboursCleaner:
         self.drops_fragments = fragments
         # Applied by `pipeline.clean` after the comment labels (`pipeline.rules.signatures`).
         self.drops_signatures = signatures
+        # Applied by `pipeline.clean` after the comment labels (`pipeline.rules.recommendations`).
+        self.drops_recommendations = recommendations
         self.strictness = float(strictness)
         self._model_path = str(model) if model is not None else None
         self.model = load_model(self._model_path or self.default_model)
@@ -148,6 +154,8 @@ class NeighboursCleaner:
             out["fragments"] = False
         if not self.drops_signatures:
             out["signatures"] = False
+        if not self.drops_recommendations:
+            out["recommendations"] = False
         if self.strictness != OUTSIDE_ENGLISH_POWER:
             out["strictness"] = self.strictness
         return out
