@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pipeline.clean import clean_html
 from pipeline.html.metadata import read_head
 from pipeline.html.segment import parse, segment
 from pipeline.rules import recommendations
-from pipeline.types import LabeledBlock, Verdict
+from pipeline.types import Block, LabeledBlock, Shape, Verdict
 
 PRODUCT = "Walnut standing desk with a two-motor frame"
 DESCRIPTION = (
@@ -198,3 +202,53 @@ def test_the_option_is_a_cleaner_parameter():
     assert "recommendations" not in make_cleaner("neighbours").params()
     with pytest.raises(ValueError, match="recommendations must be true or false"):
         make_cleaner("neighbours", recommendations="no")
+
+
+_TAGS = ("div", "section", "ul", "li")
+
+
+@st.composite
+def block_runs(draw: st.DrawFn) -> list[Block]:
+    """Pages of headings (some naming recommendations) and other blocks at random depths."""
+    out: list[Block] = []
+    for index in range(draw(st.integers(0, 30))):
+        path = ".".join(("html", "body", *draw(st.lists(st.sampled_from(_TAGS), max_size=12))))
+        level = draw(st.sampled_from((0, 0, 0, 1, 2, 3)))
+        text = draw(st.sampled_from(("Similar items", "Details", "Price $20", "You may also like")))
+        if level:
+            path += f".h{level}"
+        shape = Shape(heading=level) if level else None
+        block = Block(index, text, "div", path, "", bool(level), len(text), 2, 0, 0, 0, None, 0)
+        out.append(block._replace(shape=shape))
+    return out
+
+
+@given(block_runs())
+def test_sections_are_a_cue_headings_outline_within_its_surroundings(blocks: list[Block]) -> None:
+    ranges = recommendations.sections(blocks)
+    level = [b.shape.heading if b.shape else 0 for b in blocks]
+    assert all(a.stop <= b.start for a, b in pairwise(ranges))
+    for r in ranges:
+        assert r.start < r.stop
+        cues = [
+            i
+            for i in r
+            if level[i] >= 2 and recommendations.RECOMMENDATION_HEADING.search(blocks[i].text)
+        ]
+        assert cues, "a section opens at a heading that names recommendations"
+        i = cues[0]
+        # nothing after it in the section is a heading of its level or above
+        assert not any(0 < level[j] <= level[i] for j in range(i + 1, r.stop))
+        # the blocks before it are parts of the same heading
+        assert all(level[j] == level[i] for j in range(r.start, i))
+        # it stays inside the heading's surroundings, and ends at a heading or where it leaves
+        parts = blocks[i].dom_path.split(".")
+        prefix = ".".join(parts[: max(1, len(parts) - recommendations.MAX_CLIMB)]) + "."
+        assert all(blocks[j].dom_path.startswith(prefix) for j in range(i + 1, r.stop))
+        if r.stop < len(blocks) and not 0 < level[r.stop] <= level[i]:
+            assert not blocks[r.stop].dom_path.startswith(prefix)
+    # every cue heading of level 2 or below is in a section
+    covered = {i for r in ranges for i in r}
+    for i, b in enumerate(blocks):
+        if level[i] >= 2 and recommendations.RECOMMENDATION_HEADING.search(b.text):
+            assert i in covered
