@@ -54,6 +54,8 @@ class NeighboursCleaner:
     as content, as WCXB's references do), ``teaser_lists=False``
     `pipeline.rules.teaser_lists` (likewise for lists of teasers), ``consent_guard=False``
     `pipeline.rules.consent_guard` (cookie-consent dialogs kept as the model says),
+    ``closed_dialogs=False`` `pipeline.rules.closed_dialogs` (dialogs the page holds closed kept
+    as the model says),
     ``code_rescue=False`` `pipeline.rules.code_rescue` (code between kept content left as the
     model says), ``list_rescue=False`` `pipeline.rules.list_rescue` (a list's items and label
     line left as the model says), ``title_heading=False`` `pipeline.rules.title_heading` (for a
@@ -95,13 +97,14 @@ class NeighboursCleaner:
         fragments: bool = True,
         signatures: bool = True,
         recommendations: bool = True,
+        closed_dialogs: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
         options += (("consent_guard", consent_guard), ("code_rescue", code_rescue))
         options += (("title_heading", title_heading), ("list_rescue", list_rescue))
         options += (("fragments", fragments), ("signatures", signatures))
-        options += (("recommendations", recommendations),)
+        options += (("recommendations", recommendations), ("closed_dialogs", closed_dialogs))
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -114,6 +117,7 @@ class NeighboursCleaner:
         self.link_lists = link_lists
         self.teaser_lists = teaser_lists
         self.consent_guard = consent_guard
+        self.closed_dialogs = closed_dialogs
         self.code_rescue = code_rescue
         self.title_heading = title_heading
         self.list_rescue = list_rescue
@@ -144,6 +148,8 @@ class NeighboursCleaner:
             out["teaser_lists"] = False
         if not self.consent_guard:
             out["consent_guard"] = False
+        if not self.closed_dialogs:
+            out["closed_dialogs"] = False
         if not self.code_rescue:
             out["code_rescue"] = False
         if not self.title_heading:
@@ -192,7 +198,7 @@ class NeighboursCleaner:
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
         """The labelled blocks and the page notes (`pipeline.rules.markup_guard`'s,
         `pipeline.rules.script_notice`'s, `pipeline.rules.support_appeal`'s,
-        `pipeline.rules.consent_guard`'s,
+        `pipeline.rules.consent_guard`'s, `pipeline.rules.closed_dialogs`',
         `pipeline.rules.link_guard`'s, `pipeline.rules.link_lists`'s,
         `pipeline.rules.teaser_lists`'s, `pipeline.rules.lead_rescue`'s,
         `pipeline.rules.code_rescue`'s, `pipeline.rules.list_rescue`'s, then
@@ -202,8 +208,8 @@ class NeighboursCleaner:
         computes from the parsed page and its URL; None labels the page as one that declares
         nothing and has no known URL. ``language``: the page's ISO 639 code, which decides
         whether the rule is the stricter one and the link guard looks at the page (None: both).
-        ``tree``: the parsed page the blocks were cut from, which the consent guard reads (None:
-        no consent guard). ``head``: what the page's head says
+        ``tree``: the parsed page the blocks were cut from, which the consent guard and the
+        closed dialogs read (None: neither). ``head``: what the page's head says
         (`pipeline.html.metadata.read_head`), whose titles the title heading is matched to
         (None: no title heading kept).
         The guards, whose bounds were set on the model's probabilities, see those, and so do the
@@ -232,6 +238,7 @@ class NeighboursCleaner:
                 self.title_heading,
                 self.list_rescue,
                 fields,
+                self.closed_dialogs,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]

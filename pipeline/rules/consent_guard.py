@@ -252,7 +252,7 @@ def consent_blocks(blocks: Sequence[Block], tree: Any) -> list[int]:
     return in_containers(blocks, tree, texts, unique=True)
 
 
-def _could_be_inside(blocks: Sequence[Block], kept: list[int], texts: list[str]) -> bool:
+def could_be_inside(blocks: Sequence[Block], kept: list[int], texts: list[str]) -> bool:
     """Whether the text of one of the ``kept`` blocks occurs in a container's text: when none
     does, no kept block is inside one, and the body's text need not be built and searched."""
     for i in kept:
@@ -276,7 +276,7 @@ def guard(
     if not any(map(_COOKIE_CUE.__and__, map(cues.__getitem__, kept))):
         return keep, ()
     texts = container_texts(consent_containers(tree))
-    if not texts or not _could_be_inside(blocks, kept, texts):
+    if not texts or not could_be_inside(blocks, kept, texts):
         return keep, ()
     inside = [i for i in in_containers(blocks, tree, texts, unique=True) if keep[i]]
     if not inside:

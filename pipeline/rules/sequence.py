@@ -14,6 +14,7 @@ import numpy as np
 
 from pipeline.html.metadata import HeadFacts
 from pipeline.rules import (
+    closed_dialogs,
     code_rescue,
     consent_guard,
     lead_rescue,
@@ -47,18 +48,21 @@ def guarded(
     title: bool = True,
     list_items: bool = True,
     fields: Sequence[Sequence] | None = None,
+    dialogs: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
     (`pipeline.rules.markup_guard`), the JavaScript notices (`pipeline.rules.script_notice`),
     the appeals for support (`pipeline.rules.support_appeal`), the consent-dialog guard on the
-    parsed page ``tree`` (`pipeline.rules.consent_guard`; none without a tree), the link guard
+    parsed page ``tree`` (`pipeline.rules.consent_guard`; none without a tree), the closed
+    dialogs (`pipeline.rules.closed_dialogs`, likewise), the link guard
     (`pipeline.rules.link_guard`), the link-list items dropped (`pipeline.rules.link_lists`),
     the teaser-list items dropped (`pipeline.rules.teaser_lists`), the standfirst above the
     body (`pipeline.rules.lead_rescue`), the code blocks between kept content
     (`pipeline.rules.code_rescue`), a kept list's dropped items and label line
     (`pipeline.rules.list_rescue`), then the page's title heading
     (`pipeline.rules.title_heading`, from what its ``head`` says; none without it).
-    ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``, ``lead=False``,
+    ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``,
+    ``dialogs=False``, ``lead=False``,
     ``code=False``, ``list_items=False`` and ``title=False`` leave out those steps (the
     cleaner's options; a benchmark's comparison). ``fields``: the blocks' `block_fields`, when
     at hand: the rules that look at one field of every block read its column there."""
@@ -73,6 +77,10 @@ def guarded(
     if consent:
         # So is a consent dialog's prose, which is never content in any language.
         keep, dropped = consent_guard.guard(keep, blocks, tree, fields)
+        notes += dropped
+    if dialogs:
+        # And a dialog the page holds closed, which no reader sees until they click.
+        keep, dropped = closed_dialogs.guard(keep, blocks, tree, fields)
         notes += dropped
     if link_guard:
         keep, linked = guard(keep, probs, blocks, stoplist, language)

@@ -1,0 +1,113 @@
+"""Kept blocks inside a dialog that the page holds closed are dropped, in every language.
+
+Pages carry their dialogs in the markup, closed until a script opens one: a shop's "What's wrong
+with this listing?" report form, eBay's "Oops! Looks like we're having trouble connecting to our
+server" and its image lightbox ("Gallery", "Picture 1 of 4"), a news site's republishing terms, a
+glossary's pop-ups. A reader never sees them unless they click, and much of it is link-free prose
+that the model keeps; the references we score against mostly leave it out.
+
+A block is dropped when the model kept it and it lies in a *closed dialog*: an element that is a
+dialog (``role="dialog"`` or ``"alertdialog"``, ``aria-modal="true"``, or a ``<dialog>``), closed
+on load (the ``hidden`` attribute, ``aria-hidden="true"``, an inline ``display: none`` or
+``visibility: hidden``, or a ``<dialog>`` without ``open``), inside the body and holding no
+``main`` or ``article`` element. ``hidden="until-found"`` is not closed: that is collapsed text the
+browser's find-in-page opens, meant to be read. A block belongs to a dialog when its place in the
+body's text falls within the dialog's text (`pipeline.rules.comments.in_containers`), as with
+consent dialogs (`pipeline.rules.consent_guard`, which takes those whether open or closed).
+Nothing is dropped when nothing else would stay kept.
+
+The selector pass runs only where a kept block sits in an element whose class or id names a
+modal, popup or overlay (the segmentation walk's "cookie" cue, the consent guard's gate, which
+costs nothing here). Measured in BENCHMARKS.md, "Closed dialogs".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pipeline.html.class_cues import ANCESTOR_CUES
+from pipeline.rules.comments import container_texts, in_containers
+from pipeline.rules.consent_guard import could_be_inside
+from pipeline.types import Block, block_column
+
+# The page note that says kept blocks of closed dialogs were dropped.
+CLOSED_DIALOG_DROPPED = "closed_dialog_dropped"
+
+SELECTOR = '[role$="dialog"], [aria-modal="true"], dialog'
+_DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+_HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_NOT_INSIDE = "main, article, [role=main]"
+# Class and id words of modals, popups and overlays, among others (`ANCESTOR_CUES`' "cookie").
+_MODAL_CUE = 1 << next(i for i, (name, _) in enumerate(ANCESTOR_CUES) if name == "cookie")
+
+
+def is_closed_dialog(node: Any) -> bool:
+    """Whether ``node`` is a dialog the page holds closed (see the module's docstring), before
+    the structural checks."""
+    attrs = node.attributes
+    if node.tag != "dialog" and not (
+        attrs.get("role") in _DIALOG_ROLES or attrs.get("aria-modal") == "true"
+    ):
+        return False
+    if "hidden" in attrs and (attrs["hidden"] or "").strip().lower() != "until-found":
+        return True
+    if attrs.get("aria-hidden") == "true":
+        return True
+    if _HIDING_STYLE.search(attrs.get("style") or "") is not None:
+        return True
+    return node.tag == "dialog" and "open" not in attrs
+
+
+def closed_dialogs(tree: Any) -> list[Any]:
+    """The page's outermost closed dialogs, in document order."""
+    root = tree.body if tree is not None else None
+    if root is None:
+        return []
+    found: list[Any] = []
+    taken: set[int] = set()
+    for node in root.css(SELECTOR):
+        # The pass sees the body's descendants only; a node comes twice when it matches two
+        # of the selectors.
+        if node.mem_id in taken or not is_closed_dialog(node):
+            continue
+        parent, inside = node.parent, False
+        while parent is not None:  # document order: an outer dialog came first
+            if parent.mem_id in taken:
+                inside = True
+                break
+            parent = parent.parent
+        if inside or node.css_first(_NOT_INSIDE) is not None:
+            continue
+        taken.add(node.mem_id)
+        found.append(node)
+    return found
+
+
+def guard(
+    keep: np.ndarray, blocks: Sequence[Block], tree: Any, fields: Sequence[Sequence] | None = None
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """``keep`` without the kept blocks of the page's closed dialogs, and the page note when it
+    dropped any; unchanged when there is no ``tree`` or nothing else would stay kept.
+    ``fields``: the blocks' `pipeline.types.block_fields`, when at hand."""
+    if tree is None or not keep.any():
+        return keep, ()
+    kept = np.flatnonzero(keep).tolist()
+    cues = block_column(blocks, "ancestor_cues", fields)
+    if not any(map(_MODAL_CUE.__and__, map(cues.__getitem__, kept))):
+        return keep, ()
+    texts = container_texts(closed_dialogs(tree))
+    # Placing blocks reads the whole body's text: only where a kept block's text is a dialog's.
+    if not texts or not could_be_inside(blocks, kept, texts):
+        return keep, ()
+    inside = [i for i in in_containers(blocks, tree, texts, unique=True) if keep[i]]
+    if not inside:
+        return keep, ()
+    out = keep.copy()
+    out[inside] = False
+    if not out.any():
+        return keep, ()
+    return out, (CLOSED_DIALOG_DROPPED,)
