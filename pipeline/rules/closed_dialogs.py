@@ -31,7 +31,7 @@ import numpy as np
 
 from pipeline.html.class_cues import ANCESTOR_CUES
 from pipeline.rules.comments import container_texts, in_containers
-from pipeline.rules.consent_guard import could_be_inside
+from pipeline.rules.consent_guard import could_be_inside, outermost
 from pipeline.types import Block, block_column
 
 # The page note that says kept blocks of closed dialogs were dropped.
@@ -40,7 +40,6 @@ CLOSED_DIALOG_DROPPED = "closed_dialog_dropped"
 SELECTOR = '[role$="dialog"], [aria-modal="true"], dialog'
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 _HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
-_NOT_INSIDE = "main, article, [role=main]"
 # Class and id words of modals, popups and overlays, among others (`ANCESTOR_CUES`' "cookie").
 _MODAL_CUE = 1 << next(i for i, (name, _) in enumerate(ANCESTOR_CUES) if name == "cookie")
 
@@ -67,24 +66,7 @@ def closed_dialogs(tree: Any) -> list[Any]:
     root = tree.body if tree is not None else None
     if root is None:
         return []
-    found: list[Any] = []
-    taken: set[int] = set()
-    for node in root.css(SELECTOR):
-        # The pass sees the body's descendants only; a node comes twice when it matches two
-        # of the selectors.
-        if node.mem_id in taken or not is_closed_dialog(node):
-            continue
-        parent, inside = node.parent, False
-        while parent is not None:  # document order: an outer dialog came first
-            if parent.mem_id in taken:
-                inside = True
-                break
-            parent = parent.parent
-        if inside or node.css_first(_NOT_INSIDE) is not None:
-            continue
-        taken.add(node.mem_id)
-        found.append(node)
-    return found
+    return outermost(root.css(SELECTOR), is_closed_dialog)
 
 
 def guard(

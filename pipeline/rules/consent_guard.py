@@ -43,7 +43,7 @@ only where a kept block's text occurs in a container's. Measured in README.md, "
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -226,10 +226,21 @@ def consent_containers(tree: Any) -> list[Any]:
     root = tree.body if tree is not None else None
     if root is None:
         return []
+    return outermost(
+        root.css(SELECTOR),
+        lambda node: node.tag not in ("body", "html") and is_consent_container(node),
+    )
+
+
+def outermost(nodes: Iterable[Any], accept: Callable[[Any], bool]) -> list[Any]:
+    """The outermost of ``nodes`` (a selector pass's elements, in document order, a node twice
+    when it matches two selectors) that ``accept`` takes and that hold no ``main`` or
+    ``article``, in document order: the containers whose text `in_containers` places blocks in.
+    `pipeline.rules.closed_dialogs` shares it."""
     found: list[Any] = []
     taken: set[int] = set()
-    for node in root.css(SELECTOR):
-        if node.tag in ("body", "html") or not is_consent_container(node):
+    for node in nodes:
+        if node.mem_id in taken or not accept(node):
             continue
         parent, inside = node.parent, False
         while parent is not None:  # document order: an outer container came first
