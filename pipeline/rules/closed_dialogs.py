@@ -29,10 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.html.class_cues import ANCESTOR_CUES
-from pipeline.rules.comments import container_texts, in_containers
-from pipeline.rules.consent_guard import could_be_inside, outermost
-from pipeline.types import Block, block_column
+from pipeline.rules.consent_guard import drop_inside, outermost
+from pipeline.types import Block
 
 # The page note that says kept blocks of closed dialogs were dropped.
 CLOSED_DIALOG_DROPPED = "closed_dialog_dropped"
@@ -40,8 +38,6 @@ CLOSED_DIALOG_DROPPED = "closed_dialog_dropped"
 SELECTOR = '[role$="dialog"], [aria-modal="true"], dialog'
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 _HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
-# Class and id words of modals, popups and overlays, among others (`ANCESTOR_CUES`' "cookie").
-_MODAL_CUE = 1 << next(i for i, (name, _) in enumerate(ANCESTOR_CUES) if name == "cookie")
 
 
 def is_closed_dialog(node: Any) -> bool:
@@ -75,21 +71,4 @@ def guard(
     """``keep`` without the kept blocks of the page's closed dialogs, and the page note when it
     dropped any; unchanged when there is no ``tree`` or nothing else would stay kept.
     ``fields``: the blocks' `pipeline.types.block_fields`, when at hand."""
-    if tree is None or not keep.any():
-        return keep, ()
-    kept = np.flatnonzero(keep).tolist()
-    cues = block_column(blocks, "ancestor_cues", fields)
-    if not any(map(_MODAL_CUE.__and__, map(cues.__getitem__, kept))):
-        return keep, ()
-    texts = container_texts(closed_dialogs(tree))
-    # Placing blocks reads the whole body's text: only where a kept block's text is a dialog's.
-    if not texts or not could_be_inside(blocks, kept, texts):
-        return keep, ()
-    inside = [i for i in in_containers(blocks, tree, texts, unique=True) if keep[i]]
-    if not inside:
-        return keep, ()
-    out = keep.copy()
-    out[inside] = False
-    if not out.any():
-        return keep, ()
-    return out, (CLOSED_DIALOG_DROPPED,)
+    return drop_inside(keep, blocks, tree, fields, closed_dialogs, CLOSED_DIALOG_DROPPED)

@@ -32,7 +32,8 @@ Nothing is relabelled on a forum thread or a Q&A page, whose posts are the conte
 when its URL has a forum's shape (``/t/``, ``/threads/``, ``viewtopic.php``), its head declares a
 discussion (schema.org DiscussionForumPosting, QAPage), its body carries such microdata, or its
 markup names forum software (Discourse, phpBB, vBulletin, XenForo, ...). Nor when relabelling
-would leave less than `MIN_LEFT_CHARS` of content: a page that is all comments is what it is.
+would leave less than `pipeline.rules.relabel.MIN_LEFT_CHARS` of content: a page that is all
+comments is what it is.
 
 The rule reads the tree only on pages where a kept block sits in an element whose class or id
 names comments or reviews, or that have "re:" blocks (see `label_comments`). Measured in
@@ -48,6 +49,7 @@ from typing import Any
 from pipeline.compiled import check_fresh
 from pipeline.html.class_cues import ANCESTOR_CUES
 from pipeline.html.page_cues import declared_types
+from pipeline.rules.relabel import relabel_kept
 from pipeline.types import Block, LabeledBlock, Verdict
 
 # Compiled with Cython when the install can (hatch_build.py): this runs over every block of
@@ -59,7 +61,6 @@ COMMENTS_LABELLED = "comments"
 REVIEWS_LABELLED = "reviews"
 
 MIN_REPLIES = 3
-MIN_LEFT_CHARS = 200
 # Placing blocks in the page's text (`in_containers`): scripts, styles and hidden widgets lie
 # between blocks, so a block may be found far past the previous one, but a short one found that
 # far is more likely a repeat of its text further on.
@@ -401,15 +402,9 @@ def label_comments(
         schema_types=schema_types,
     )
     hit = {i for i in found | in_reviews if labeled[i].verdict is good}
-    if not hit:
+    out = relabel_kept(labeled, hit, Verdict.COMMENT)
+    if out is None:
         return list(labeled), ()
-    left = sum(
-        lb.block.n_chars for i, lb in enumerate(labeled) if lb.verdict is good and i not in hit
-    )
-    if left < MIN_LEFT_CHARS:
-        return list(labeled), ()
-    comment = Verdict.COMMENT
-    out = [lb._replace(verdict=comment) if i in hit else lb for i, lb in enumerate(labeled)]
     if hit.isdisjoint(in_reviews):
         return out, (COMMENTS_LABELLED,)
     return out, (COMMENTS_LABELLED, REVIEWS_LABELLED)

@@ -279,6 +279,21 @@ def guard(
     """``keep`` without the kept blocks of the page's consent dialogs, and the page note when it
     dropped any; unchanged when there is no ``tree`` or nothing else would stay kept.
     ``fields``: the blocks' `pipeline.types.block_fields`, when at hand."""
+    return drop_inside(keep, blocks, tree, fields, consent_containers, CONSENT_DROPPED)
+
+
+def drop_inside(
+    keep: np.ndarray,
+    blocks: Sequence[Block],
+    tree: Any,
+    fields: Sequence[Sequence] | None,
+    containers: Callable[[Any], list[Any]],
+    note: str,
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """``keep`` without the kept blocks inside the ``containers`` of the parsed page ``tree``,
+    and ``note`` when it dropped any; the tree is searched only where a kept block sits under
+    a class or id that names cookies, consent, privacy or a modal (see the module's docstring).
+    `pipeline.rules.closed_dialogs` shares it."""
     if tree is None or not keep.any():
         return keep, ()
     kept = np.flatnonzero(keep).tolist()
@@ -286,7 +301,7 @@ def guard(
     # Read in C (map over the kept blocks' cue bits): a generator costs three times as much.
     if not any(map(_COOKIE_CUE.__and__, map(cues.__getitem__, kept))):
         return keep, ()
-    texts = container_texts(consent_containers(tree))
+    texts = container_texts(containers(tree))
     if not texts or not could_be_inside(blocks, kept, texts):
         return keep, ()
     inside = [i for i in in_containers(blocks, tree, texts, unique=True) if keep[i]]
@@ -296,4 +311,4 @@ def guard(
     out[inside] = False
     if not out.any():
         return keep, ()
-    return out, (CONSENT_DROPPED,)
+    return out, (note,)

@@ -20,10 +20,10 @@ heading (with the blocks of the same heading element before it: a heading may be
 several) and the blocks after it up to the next heading of its level or above, as a reader's
 outline would have it, and no further than the blocks stay inside the elements around the
 heading (`MAX_CLIMB` levels up its path); the page's title, an ``<h1>``, never opens one. Kept
-blocks in such a section are dropped, unless that would leave less than `MIN_LEFT_CHARS` of kept
-text. Only the cleaners that ask for it (``drops_recommendations``: the default one) run it,
-after the comment labels (`pipeline.clean.clean_decoded`). Measured in BENCHMARKS.md, "Product
-recommendations".
+blocks in such a section are dropped, unless that would leave less than
+`pipeline.rules.relabel.MIN_LEFT_CHARS` of kept text. Only the cleaners that ask for it
+(``drops_recommendations``: the default one) run it, after the comment labels
+(`pipeline.clean.clean_decoded`). Measured in BENCHMARKS.md, "Product recommendations".
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from pipeline.html.metadata import HeadFacts
-from pipeline.rules.comments import MIN_LEFT_CHARS
+from pipeline.rules.relabel import relabel_kept
 from pipeline.types import Block, LabeledBlock, Verdict
 
 # The page note that says kept blocks of recommendation sections were dropped.
@@ -160,14 +160,7 @@ def drop(
     good = Verdict.GOOD
     blocks = [lb.block for lb in labeled]
     hit = {i for r in sections(blocks) for i in r if labeled[i].verdict is good}
-    if not hit:
+    out = relabel_kept(labeled, hit, Verdict.BAD)
+    if out is None:
         return list(labeled), ()
-    left = sum(
-        lb.block.n_chars for i, lb in enumerate(labeled) if lb.verdict is good and i not in hit
-    )
-    if left < MIN_LEFT_CHARS:
-        return list(labeled), ()
-    bad = Verdict.BAD
-    return [lb._replace(verdict=bad) if i in hit else lb for i, lb in enumerate(labeled)], (
-        RECOMMENDATIONS_DROPPED,
-    )
+    return out, (RECOMMENDATIONS_DROPPED,)

@@ -25,12 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from pipeline.html.metadata import HeadFacts
-from pipeline.rules.comments import (
-    MIN_LEFT_CHARS,
-    container_texts,
-    forum_by_address,
-    in_containers,
-)
+from pipeline.rules.comments import container_texts, forum_by_address, in_containers
+from pipeline.rules.relabel import relabel_kept
 from pipeline.types import LabeledBlock, Verdict
 
 # The page note that says kept blocks of signatures were dropped.
@@ -79,12 +75,7 @@ def drop(
         return list(labeled), ()
     blocks = [lb.block for lb in labeled]
     hit = {i for i in in_containers(blocks, tree, containers) if labeled[i].verdict is good}
-    left = sum(
-        b.n_chars for i, b in enumerate(blocks) if labeled[i].verdict is good and i not in hit
-    )
-    if not hit or left < MIN_LEFT_CHARS:
+    out = relabel_kept(labeled, hit, Verdict.BAD)
+    if out is None:
         return list(labeled), ()
-    bad = Verdict.BAD
-    return [lb._replace(verdict=bad) if i in hit else lb for i, lb in enumerate(labeled)], (
-        SIGNATURES_DROPPED,
-    )
+    return out, (SIGNATURES_DROPPED,)
