@@ -60,6 +60,8 @@ class NeighboursCleaner:
     model says), ``list_rescue=False`` `pipeline.rules.list_rescue` (a list's items and label
     line left as the model says), ``title_heading=False`` `pipeline.rules.title_heading` (for a
     corpus whose texts leave the page's title out, as WCXB's references mostly do),
+    ``description_lead=False`` `pipeline.rules.description_lead` (the block the head's description
+    quotes left as the model says),
     ``fragments=False`` `pipeline.rules.fragments` (a page whose kept text is a few short
     fragments keeps them), ``signatures=False`` `pipeline.rules.signatures` (a forum post's
     signature kept as the model says), ``recommendations=False``
@@ -98,6 +100,7 @@ class NeighboursCleaner:
         signatures: bool = True,
         recommendations: bool = True,
         closed_dialogs: bool = True,
+        description_lead: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
@@ -105,6 +108,7 @@ class NeighboursCleaner:
         options += (("title_heading", title_heading), ("list_rescue", list_rescue))
         options += (("fragments", fragments), ("signatures", signatures))
         options += (("recommendations", recommendations), ("closed_dialogs", closed_dialogs))
+        options += (("description_lead", description_lead),)
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -120,6 +124,7 @@ class NeighboursCleaner:
         self.closed_dialogs = closed_dialogs
         self.code_rescue = code_rescue
         self.title_heading = title_heading
+        self.description_lead = description_lead
         self.list_rescue = list_rescue
         # Applied by `pipeline.clean` once tables are decided whole (`pipeline.rules.fragments`).
         self.drops_fragments = fragments
@@ -156,6 +161,8 @@ class NeighboursCleaner:
             out["title_heading"] = False
         if not self.list_rescue:
             out["list_rescue"] = False
+        if not self.description_lead:
+            out["description_lead"] = False
         if not self.drops_fragments:
             out["fragments"] = False
         if not self.drops_signatures:
@@ -202,7 +209,7 @@ class NeighboursCleaner:
         `pipeline.rules.link_guard`'s, `pipeline.rules.link_lists`'s,
         `pipeline.rules.teaser_lists`'s, `pipeline.rules.lead_rescue`'s,
         `pipeline.rules.code_rescue`'s, `pipeline.rules.list_rescue`'s, then
-        `pipeline.rules.title_heading`'s).
+        `pipeline.rules.title_heading`'s and `pipeline.rules.description_lead`'s).
 
         ``cues``: the page's `pipeline.html.page_cues.page_cues`, which `pipeline.clean_html`
         computes from the parsed page and its URL; None labels the page as one that declares
@@ -211,7 +218,7 @@ class NeighboursCleaner:
         ``tree``: the parsed page the blocks were cut from, which the consent guard and the
         closed dialogs read (None: neither). ``head``: what the page's head says
         (`pipeline.html.metadata.read_head`), whose titles the title heading is matched to
-        (None: no title heading kept).
+        (None: no title heading kept, nor the description's lead).
         The guards, whose bounds were set on the model's probabilities, see those, and so do the
         blocks' scores."""
         # Transposed once for the features, the page rule and the guards, which read the texts,
@@ -239,6 +246,7 @@ class NeighboursCleaner:
                 self.list_rescue,
                 fields,
                 self.closed_dialogs,
+                self.description_lead,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]

@@ -17,6 +17,7 @@ from pipeline.rules import (
     closed_dialogs,
     code_rescue,
     consent_guard,
+    description_lead,
     lead_rescue,
     link_lists,
     list_rescue,
@@ -49,6 +50,7 @@ def guarded(
     list_items: bool = True,
     fields: Sequence[Sequence] | None = None,
     dialogs: bool = True,
+    description: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
     (`pipeline.rules.markup_guard`), the JavaScript notices (`pipeline.rules.script_notice`),
@@ -60,10 +62,12 @@ def guarded(
     body (`pipeline.rules.lead_rescue`), the code blocks between kept content
     (`pipeline.rules.code_rescue`), a kept list's dropped items and label line
     (`pipeline.rules.list_rescue`), then the page's title heading
-    (`pipeline.rules.title_heading`, from what its ``head`` says; none without it).
+    (`pipeline.rules.title_heading`, from what its ``head`` says; none without it) and the lead
+    its description quotes (`pipeline.rules.description_lead`, likewise).
     ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``,
     ``dialogs=False``, ``lead=False``,
-    ``code=False``, ``list_items=False`` and ``title=False`` leave out those steps (the
+    ``code=False``, ``list_items=False``, ``title=False`` and ``description=False`` leave out
+    those steps (the
     cleaner's options; a benchmark's comparison). ``fields``: the blocks' `block_fields`, when
     at hand: the rules that look at one field of every block read its column there."""
     if fields is None:
@@ -115,6 +119,10 @@ def guarded(
             keep, blocks, head.titles, (meta.site_name,), meta.canonical_url, fields
         )
         notes += titled
+    if description and head is not None:
+        # Beside the title, the lead the head's description quotes, where the text is.
+        keep, described = description_lead.keep_description(keep, blocks, head, language, fields)
+        notes += described
     return keep, notes
 
 
