@@ -15,8 +15,8 @@ A block is put back when the model's answer keeps text and the block
   (a forum post, a summary cut off with an ellipsis), or the first sentence or sentences the
   description begins with; either side of `MIN_WORDS` words or more,
 - lies at most `WINDOW` blocks above the first kept block, or between the first `TOP` + 1 kept
-  blocks (the same description repeated further down, in a footer, a sharing box or a list of
-  related pages, is not the text's lead),
+  blocks and at most `BELOW` below the first (the same description repeated further down, in a
+  footer, a sharing box or a list of related pages, is not the text's lead),
 - and is not in the page's banner: a ``<header>`` outside every ``article``, ``main`` and
   ``section`` is the site's, and a description it repeats is the site's tagline (Django's
   documentation: "The web framework for perfectionists with deadlines.").
@@ -55,6 +55,9 @@ WINDOW = 50
 # date above it (on the dev pages the lead was found inside the text after the first kept block
 # 105 times of 112, and after the third, 3 times, 2 of them losing).
 TOP = 3
+# Blocks below the first kept one looked at, at most: a bound on the rule's cost (on the dev pages
+# the lead was found at most 52 blocks below it, on a scholar's profile page).
+BELOW = 200
 
 _WORD = re.compile(r"\w+")
 _LEADING = re.compile(r"\W*")
@@ -102,8 +105,9 @@ def keep_description(
         return keep, ()
     kept_list = kept.tolist()
     first = kept_list[0]
-    # Inside the text, only up to its `TOP`-th kept block is looked at.
-    top = kept_list[min(TOP, len(kept_list) - 1)]
+    # Inside the text, only up to its `TOP`-th kept block, and no further than `BELOW` blocks
+    # below the first: a page of thousands of blocks between its first kept ones is not read.
+    top = min(kept_list[min(TOP, len(kept_list) - 1)], first + BELOW)
     texts = block_column(blocks, "text", fields)
     sizes = block_column(blocks, "n_chars", fields)
     # A cheap test before the words are read, which most blocks fail: room for `MIN_WORDS`

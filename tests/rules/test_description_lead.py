@@ -13,6 +13,7 @@ from pipeline.html.metadata import HeadFacts
 from pipeline.html.segment import parse, segment
 from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.rules.description_lead import (
+    BELOW,
     DESCRIPTION_KEPT,
     MIN_WORDS,
     TOP,
@@ -155,6 +156,18 @@ def test_inside_the_text_only_up_to_its_top_kept_block() -> None:
 
     assert kept(TOP) == [True] * (TOP + 2)
     assert kept(TOP + 1) == [True] * (TOP + 1) + [False, True]
+
+
+def test_inside_the_text_no_further_than_below_blocks_below_the_first_kept() -> None:
+    def kept(gap: int) -> list[bool]:
+        fillers = "".join(f"<p>Filler {i}</p>" for i in range(gap))
+        blocks = blocks_of(f"<main><p>{BODY}</p>{fillers}<p>{LEAD}</p><p>{BODY} 2</p></main>")
+        keep = np.array([b.text.startswith("The council") for b in blocks])
+        return keep_description(keep, blocks, head(), "en")[0].tolist()
+
+    # the first kept block is block 0, the lead block gap + 1
+    assert kept(BELOW - 1)[BELOW] is True
+    assert kept(BELOW)[BELOW + 1] is False
 
 
 def test_the_nearest_above_the_text_is_kept() -> None:
