@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 import pipeline
 from pipeline.html.metadata import HeadFacts
-from pipeline.html.segment import parse, segment
 from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.rules.description_lead import (
     BELOW,
@@ -23,30 +22,14 @@ from pipeline.rules.description_lead import (
     says,
     words,
 )
-from pipeline.types import Block, PageMetadata
+from pipeline.types import PageMetadata
+from tests.rules.council_page import BODY, blocks_of, kept_body, texts
 
-BODY = (
-    "The council met on Tuesday evening to discuss the plans for the new library, which has "
-    "been delayed twice since the first designs were shown to the public three years ago. "
-    "Residents asked why the costs had grown so quickly. "
-)
 LEAD = "The town's library opens a year late, and at twice the price the council first agreed."
 
 
 def head(description: str | None = LEAD, og_type: str | None = None, types=()) -> HeadFacts:
     return HeadFacts(og_type, frozenset(types), PageMetadata(description=description))
-
-
-def blocks_of(body: str) -> list[Block]:
-    return segment(parse(f"<html><body>{body}</body></html>".encode()), record_runs=True)
-
-
-def kept_body(blocks: list[Block]) -> np.ndarray:
-    return np.array([b.text.startswith("The council") for b in blocks])
-
-
-def texts(keep: np.ndarray, blocks: list[Block]) -> list[str]:
-    return [b.text for b, k in zip(blocks, keep, strict=True) if k]
 
 
 PAGE = (

@@ -9,30 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pipeline
-from pipeline.html.segment import parse, segment
 from pipeline.learned.neighbours import NeighboursCleaner
 from pipeline.rules import title_heading
 from pipeline.rules.title_heading import TITLE_KEPT, _parts, keep_title, title_forms, words
 from pipeline.types import Block
+from tests.rules.council_page import BODY, blocks_of, kept_body, texts
 
-BODY = (
-    "The council met on Tuesday evening to discuss the plans for the new library, which has "
-    "been delayed twice since the first designs were shown to the public three years ago. "
-    "Residents asked why the costs had grown so quickly. "
-)
 TITLE = "Why the new library is late again"
-
-
-def blocks_of(body: str) -> list[Block]:
-    return segment(parse(f"<html><body>{body}</body></html>".encode()), record_runs=True)
-
-
-def kept_body(blocks: list[Block]) -> np.ndarray:
-    return np.array([b.text.startswith("The council") for b in blocks])
-
-
-def texts(keep: np.ndarray, blocks: list[Block]) -> list[str]:
-    return [b.text for b, k in zip(blocks, keep, strict=True) if k]
 
 
 ARTICLE = (
