@@ -20,8 +20,8 @@ from pipeline.rules.description_lead import (
     in_banner,
     keep_description,
     says,
-    words,
 )
+from pipeline.rules.title_heading import words
 from pipeline.types import PageMetadata
 from tests.rules.council_page import BODY, blocks_of, kept_body, texts
 
