@@ -65,11 +65,10 @@ def guarded(
     (`pipeline.rules.title_heading`, from what its ``head`` says; none without it) and the lead
     its description quotes (`pipeline.rules.description_lead`, likewise).
     ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``,
-    ``dialogs=False``, ``lead=False``,
-    ``code=False``, ``list_items=False``, ``title=False`` and ``description=False`` leave out
-    those steps (the
-    cleaner's options; a benchmark's comparison). ``fields``: the blocks' `block_fields`, when
-    at hand: the rules that look at one field of every block read its column there."""
+    ``dialogs=False``, ``lead=False``, ``code=False``, ``list_items=False``, ``title=False`` and
+    ``description=False`` leave out those steps (the cleaner's options; a benchmark's
+    comparison). ``fields``: the blocks' `block_fields`, when at hand: the rules that look at one
+    field of every block read its column there."""
     if fields is None:
         fields = block_fields(blocks)
     # Markup first: its long link-free blocks would dilute the link guard's link share.
