@@ -1116,16 +1116,26 @@ def title_heading_sentence() -> str:
 
 def page_type_cost_sentence() -> str:
     """docs/output.md's cost of the page-type classifier in a library call
-    (``python bench/page_type_cost.py``, bench/results/page_type_cost.json)."""
+    (``python bench/page_type_cost.py``, bench/results/page_type_cost.json, and the same bench
+    run on the code before its scans were compiled, page_type_cost_before_stop72.json)."""
     result = _result("page_type_cost.json")
     cost = result["result"]
-    verdict = "over" if cost["ratio"] > cost["target_ratio"] else "within"
+    before = _result("page_type_cost_before_stop72.json")["result"]
+    target = cost["target_ratio"]
+    if cost["ratio"] <= target:
+        verdict = "within"
+    elif cost["ratio"] <= target + 0.02:
+        verdict = "just over"
+    else:
+        verdict = "over"
     return (
-        f"The classification costs {cost['median_classify_ms']:.2f} ms of a "
-        f"{cost['median_call_ms']:.2f} ms median library call, {cost['ratio']:.2f}x the call "
-        f"without it ({cost['share_of_total_cpu']:.0%} of the call), {verdict} the issue's bound "
-        f"of {cost['target_ratio']:g}x for a default (`python bench/page_type_cost.py --pages "
-        f"{cost['pages']}`, {_day(result)}).\n"
+        f"The classification costs {cost['median_classify_ms']:.2f} ms a page at the median: "
+        f"the library call with it is {cost['ratio']:.2f}x the call without it by medians, "
+        f"{cost['ratio_of_totals']:.2f}x by totals ({cost['share_of_total_cpu']:.0%} of its CPU), "
+        f"{verdict} the issue's bound of {target:g}x for a default (it was "
+        f"{before['ratio']:.2f}x before its scans of the markup and the phrases became C loops; "
+        f"`python bench/page_type_cost.py --pages {cost['pages']} --rounds {cost['rounds']}`, "
+        f"{_day(result)}).\n"
     )
 
 

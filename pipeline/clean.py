@@ -119,7 +119,7 @@ def clean_html(
     text alone costs less). Blocks of reader comments are labelled ``comment``
     (`pipeline.rules.comments`) and left out of the text and Markdown unless
     ``include_comments``. ``classify_page`` names the page's type (`CleanResult.page_type`,
-    `pipeline.html.page_type`), which costs about a fifth of a page's cleaning: off by
+    `pipeline.html.page_type`), which adds about a tenth to a page's cleaning: off by
     default."""
     limits = limits or _DEFAULT_LIMITS
     deadline = Deadline(limits.max_seconds)
@@ -257,7 +257,7 @@ def clean_decoded(
     if _stage_hook is not None:
         _stage_hook("labelling")
     # The page's kind is a fact about the page, reported whichever cleaner labels it
-    # (`pipeline.html.page_type`), when asked for: it costs about a fifth of a page's
+    # (`pipeline.html.page_type`), when asked for: it adds about a tenth to a page's
     # cleaning (bench/page_type_cost.py). Its cues are read once for it and the cleaner.
     cues = page_cues(tree, url, head) if classify_page else None
     kind = (

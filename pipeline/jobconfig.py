@@ -48,7 +48,7 @@ class JobConfig:
     # Put reader comments (blocks labelled "comment", `pipeline.rules.comments`) back into the
     # text and Markdown (``--include-comments``); their blocks are labelled "comment" either way.
     include_comments: bool = False
-    # Name each page's type (``--page-type``, `pipeline.html.page_type`): about a fifth of a
+    # Name each page's type (``--page-type``, `pipeline.html.page_type`): about a tenth more of a
     # page's cleaning, so off unless asked for; the columns are null without it.
     classify_page: bool = False
     # At most this many records of each input are read (``--limit``, for a trial run); an input

@@ -120,7 +120,7 @@ def test_json_has_every_block_with_its_features(page: Path) -> None:
         "canonical_url": None,
     }
     assert data["page_type"] in PAGE_TYPES and 0 < data["page_type_prob"] <= 1
-    # Without --page-type the page is not classified (it costs a fifth of the cleaning).
+    # Without --page-type the page is not classified (it adds a tenth to the cleaning).
     _, plain = invoke(str(page), "--cleaner", "bte", "--language", "en", "--json")
     assert json.loads(plain)["page_type"] is None
 

@@ -160,7 +160,7 @@ WORKERS_PER_CPU_WARNING = 4
     "classify_page",
     is_flag=True,
     help="Name each page's type (the page_type and page_type_prob columns: article, product, "
-    "listing, ...); it costs about a fifth of a page's cleaning, so it is off by default.",
+    "listing, ...); it adds about a tenth to a page's cleaning, so it is off by default.",
 )
 @click.option(
     "--no-html-report",

@@ -1,4 +1,5 @@
-"""The guard's scans compiled (markup_scan.pyx) give exactly what its Python code gives."""
+"""The scans compiled in markup_scan.pyx give exactly what the Python code they replace gives:
+the guard's, the UTF-8 check, `bytes.find` and `bytes.count`."""
 
 from __future__ import annotations
 
@@ -182,3 +183,68 @@ def test_real_pages_are_the_same() -> None:
         assert compiled == python, path.name
         compiled, python = both(guard.nesting_depth, page)
         assert compiled == python, path.name
+
+
+# Keys and text for the searches the page-type classifier makes: its two markers, bytes that
+# share their anchors ("@", "y"), and keys of every shape (one byte, repeated bytes, non-ASCII).
+FIND_PIECES = [
+    b'"@type"', b"itemtype", b"ITEMTYPE", b"@", b'"@', b"@type", b"y", b"type", b"item", b'"',
+    b" ", b"a", b"aa", b"\xc3\xa9", b"\x00", b"<div>", b"itemtyp", b'"@typ',
+]  # fmt: skip
+haystack = st.lists(st.sampled_from(FIND_PIECES), max_size=40).map(b"".join)
+find_keys = st.one_of(st.sampled_from(FIND_PIECES), st.binary(min_size=1, max_size=4))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(haystack, find_keys, st.integers(min_value=0, max_value=400))
+def test_find_is_bytes_find(data: bytes, key: bytes, start: int) -> None:
+    assert markup_scan.find(data, key, start) == data.find(key, start)
+
+
+def test_find_walks_every_occurrence_as_bytes_find_does() -> None:
+    data = b'{"@type": "Product", "x": {"@type":"Offer"}} itemtype=x @@type" "@type"'
+    for key in (b'"@type"', b"itemtype", b"@"):
+        found, pos = [], markup_scan.find(data, key, 0)
+        while pos >= 0:
+            found.append(pos)
+            pos = markup_scan.find(data, key, pos + len(key))
+        expected, pos = [], data.find(key)
+        while pos >= 0:
+            expected.append(pos)
+            pos = data.find(key, pos + len(key))
+        assert found == expected and len(found) >= 1
+    assert markup_scan.find(b"abc", b"", 2) == 2
+    with pytest.raises(ValueError, match="0 or more"):
+        markup_scan.find(b"abc", b"a", -1)
+
+
+# Keys that overlap each other ("quote" in "get a quote") and arbitrary short ones.
+named_keys = st.sampled_from([b"add to cart", b"reply", b"replies", b"quote", b"get a quote"])
+phrase_keys = st.lists(
+    st.one_of(named_keys, st.binary(min_size=1, max_size=3)), min_size=1, max_size=64
+).map(tuple)
+phrase_text = st.lists(
+    st.sampled_from([b"add to ", b"cart", b"reply", b"replies ", b"get a quote", b"\n", b"aaa"]),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.one_of(phrase_text, st.binary(max_size=60)), phrase_keys)
+def test_count_each_is_bytes_count_per_key(data: bytes, keys: tuple[bytes, ...]) -> None:
+    assert markup_scan.count_each(data, keys) == [data.count(key) for key in keys]
+
+
+def test_count_each_counts_overlapping_keys_apart() -> None:
+    # "quote" inside "get a quote" counts for both keys; "aa" in "aaaa" twice (non-overlapping).
+    data = b"get a quote, quote me: aaaa"
+    assert markup_scan.count_each(data, (b"quote", b"get a quote", b"aa")) == [2, 1, 2]
+
+
+def test_count_each_refuses_what_it_cannot_count() -> None:
+    with pytest.raises(ValueError, match="at most 64 keys"):
+        markup_scan.count_each(b"x", tuple(bytes([65 + i % 26]) for i in range(65)))
+    with pytest.raises(ValueError, match="non-empty bytes"):
+        markup_scan.count_each(b"x", (b"x", b""))
+    with pytest.raises(ValueError, match="non-empty bytes"):
+        markup_scan.count_each(b"x", ("x",))
