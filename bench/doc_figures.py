@@ -1145,10 +1145,14 @@ def page_type_accuracy() -> str:
     meta = _model_metadata(REPO / "pipeline" / "models" / "page-type.json")
     elsewhere = meta["predicted_elsewhere"]
     ml, daniel = elsewhere["multilingual-dev"], elsewhere["daniel"]
+    mh = meta["magic_html"]
     return (
-        f"On the {meta['test_pages']} pages of the held-out test sites it names the type right on "
-        f"{meta['test_accuracy']:.3f}, and on {meta['test_accuracy_without_urls']:.3f} of them "
-        f"when no URL is given; of multilingual-dev's {sum(ml.values())} pages, mostly news, it "
+        f"On the {meta['test_pages']} WCXB pages of the held-out test sites it names the type "
+        f"right on {meta['test_accuracy']:.3f}, and on {meta['test_accuracy_without_urls']:.3f} "
+        f"of them when no URL is given; on magic-html's {mh['test_pages']} held-out articles and "
+        f"forum threads in several languages, {mh['test_accuracy']:.3f} "
+        f"({mh['test_accuracy_without_urls']:.3f} without URLs); "
+        f"of multilingual-dev's {sum(ml.values())} pages, mostly news, it "
         f"calls {ml['article']} `article`, and of daniel's {sum(daniel.values()):,} news pages, "
         f"which have no URL, {daniel['article']} `article` and {daniel['listing']} `listing` "
         "(the model file's metadata, `pipeline/models/page-type.json`).\n"

@@ -41,6 +41,7 @@ def measure(pages: int, rounds: int) -> dict:
     from pipeline.html.metadata import read_head
     from pipeline.html.page_cues import page_cues
     from pipeline.html.segment import parse, segment
+    from pipeline.lang.langid import detect_blocks
 
     files = sorted(DATA.glob("*.html.gz"))[:pages]
     raw = [gzip.decompress(f.read_bytes()) for f in files]
@@ -53,8 +54,9 @@ def measure(pages: int, rounds: int) -> dict:
         tree = parse(markup)
         blocks = segment(tree, record_runs=True)
         cues = page_cues(tree, None, read_head(tree, None))
+        language = detect_blocks(blocks).code
         start = time.process_time()
-        page_type.classify(blocks, cues, markup, None, tree)
+        page_type.classify(blocks, cues, markup, None, tree, language)
         return time.process_time() - start
 
     def call(page: bytes, classify_page: bool) -> float:

@@ -261,7 +261,9 @@ def clean_decoded(
     # cleaning (bench/page_type_cost.py). Its cues are read once for it and the cleaner.
     cues = page_cues(tree, url, head) if classify_page else None
     kind = (
-        page_type.classify(blocks, cues, decoded.html if utf8 is None else utf8, url, tree)
+        page_type.classify(
+            blocks, cues, decoded.html if utf8 is None else utf8, url, tree, guess.code
+        )
         if classify_page
         else None
     )

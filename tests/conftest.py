@@ -106,6 +106,11 @@ def daniel_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def magic_html_dir() -> Path:
+    return _shared_path("data", "magic-html")
+
+
+@pytest.fixture(scope="session")
 def real_warcs_dir() -> Path:
     return _shared_path("warcs", "real")
 

@@ -6,7 +6,8 @@ shapes are read:
 * WCXB: ``ground_truth.main_content`` / ``with`` / ``without`` and ``_internal.page_type.primary``;
   every page is English.
 * multilingual: top-level ``language``, and either ``main_content`` or ``with``/``without``
-  snippets (``main_content`` is null on snippet-only pages).
+  snippets (``main_content`` is null on snippet-only pages); a top-level ``page_type`` where the
+  set has one (magic-html: ``article`` or ``forum``).
 
 Where the folder says so, each page also gets the source dataset and the site it came from (the
 multilingual set's ``manifest.jsonl``: ``dataset`` and ``site``; WCXB's ``metadata-*.json``:
@@ -93,7 +94,7 @@ def load_page(truth_path: Path, html_dir: Path) -> Page:
         language = doc.get("language")
         if not isinstance(language, str) or not language:
             raise DatasetError(f"{where}: no 'language' and no WCXB 'ground_truth' object")
-        ptype = None
+        ptype = doc.get("page_type")  # magic-html's "article" or "forum"; absent elsewhere
     main = _optional_str(truth.get("main_content"), where)
     with_ = _as_snippets(truth.get("with"), where)
     without = _as_snippets(truth.get("without"), where)

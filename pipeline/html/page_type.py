@@ -20,10 +20,12 @@ The evidence (`TYPE_FEATURE_NAMES`), all of it cheap beside the cleaning:
   simply absent and the other evidence decides);
 - the page's shape: repeated sibling structures (blocks sharing a tag path and class string four
   times or more: a catalogue's cards, a forum's posts), headings, code, table cells, list items,
-  its size and link density.
+  its size and link density;
+- whether the page is in English, as the cleaner detected its language.
 
 The classifier is a multinomial logistic regression over those columns, standardised, trained
-on the WCXB dev pages' types by `jobs/train_page_type.py` and shipped as data
+on the WCXB dev pages' types and magic-html's articles and forum threads in 19 languages by
+`jobs/train_page_type.py` and shipped as data
 (`pipeline/models/page-type.json`): a matrix product and a softmax per page. Measured with
 folds grouped by site and on the held-out test sites (BENCHMARKS.md, "Page types").
 """
@@ -128,12 +130,16 @@ SHAPE_NAMES: tuple[str, ...] = (
     "link_density",
     "longest_share",
 )
+# Whether the page is in English: the phrases are English, so on other pages their absence says
+# nothing, and the model has to know which pages those are (the language the cleaner detected).
+LANGUAGE_NAMES: tuple[str, ...] = ("language_english",)
 TYPE_FEATURE_NAMES: tuple[str, ...] = (
     *PAGE_CUE_NAMES,
     *(f"schema_{name}" for name in SCHEMA_COUNTED),
     *URL_KIND_NAMES,
     *TITLE_KIND_NAMES,
     *SHAPE_NAMES,
+    *LANGUAGE_NAMES,
 )
 
 
@@ -228,15 +234,18 @@ def type_features(
     markup: str | bytes | None = None,
     url: str | None = None,
     tree: Any = None,
+    language: str | None = None,
 ) -> np.ndarray:
     """The `TYPE_FEATURE_NAMES` row of one page: ``cues`` its `page_cues` (None: computed from
     ``tree`` and ``url``), ``markup`` its HTML as text or UTF-8 bytes (None: no schema.org type
-    counted), ``url`` its address and ``tree`` its parsed HTML (None: no title)."""
+    counted), ``url`` its address, ``tree`` its parsed HTML (None: no title) and ``language``
+    the ISO 639 code of its language as detected (None: not English)."""
     if cues is None:
         cues = page_cues(tree, url)
     counts = schema_type_counts(markup) if markup else np.zeros(len(SCHEMA_COUNTED))
+    english = np.array([1.0 if language == "en" else 0.0])
     return np.concatenate(
-        (cues, counts, url_kind_words(url), title_kind_words(tree), shape_features(blocks))
+        (cues, counts, url_kind_words(url), title_kind_words(tree), shape_features(blocks), english)
     )
 
 
@@ -302,6 +311,7 @@ def classify(
     markup: str | bytes | None = None,
     url: str | None = None,
     tree: Any = None,
+    language: str | None = None,
 ) -> PageType:
     """The page's type by the shipped model, from what `type_features` reads."""
-    return load_model().classify(type_features(blocks, cues, markup, url, tree))
+    return load_model().classify(type_features(blocks, cues, markup, url, tree, language))

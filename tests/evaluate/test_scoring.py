@@ -103,6 +103,14 @@ def test_load_multilingual_layout(tmp_path: Path) -> None:
     assert page.page_type is None
 
 
+def test_multilingual_layout_reads_a_page_type_where_the_set_has_one(tmp_path: Path) -> None:
+    # magic-html's ground truth names the page's kind at the top level.
+    truth = {"language": "zh", "main_content": "帖子", "page_type": "forum", "with": []}
+    _write_page(tmp_path, "zh-magic-for-001", "<p>帖子</p>", truth)
+    (page,) = ds.load_dataset(tmp_path)
+    assert (page.language, page.page_type) == ("zh", "forum")
+
+
 def test_read_ids_ignores_blanks_comments_and_suffixes(tmp_path: Path) -> None:
     ids = tmp_path / "ids.txt"
     ids.write_text("0001\n\n# a comment\n0002.json  # trailing\n0003.html.gz\n")

@@ -195,6 +195,47 @@ def test_shipped_model_types_every_cleaned_page():
     assert clean_html(shop_page(8)).page_type is None
 
 
+def test_the_last_column_says_whether_the_page_is_english():
+    blocks = segment(parse(shop_page(3)), record_runs=True)
+    assert TYPE_FEATURE_NAMES[-1] == "language_english"
+    assert type_features(blocks, language="en")[-1] == 1.0
+    for other in ("de", "zh", None):
+        assert type_features(blocks, language=other)[-1] == 0.0
+    # The rest of the row does not depend on the language.
+    assert type_features(blocks, language="en")[:-1].tolist() == type_features(blocks)[:-1].tolist()
+
+
+def test_the_call_types_a_page_by_the_language_it_detected(monkeypatch):
+    seen = []
+    real = page_type.type_features
+
+    def spy(*args, **kwargs):
+        seen.append(args[5] if len(args) > 5 else kwargs.get("language"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(page_type, "type_features", spy)
+    german = "<p>" + "Der Hund läuft schnell über die Straße und die Katze schläft. " * 6 + "</p>"
+    clean_html(german, classify_page=True)
+    clean_html(german, classify_page=True, language="en")
+    assert seen == ["de", "en"]
+
+
+@pytest.mark.shared
+def test_magic_html_held_out_articles_and_threads_are_named_right(magic_html_dir):
+    """magic-html's held-out test sites (articles and forum threads, most not in English), read
+    as `clean_html` reads them: the model learnt non-English pages from its training sites."""
+    from pipeline.evaluate.datasets import load_dataset
+
+    ids = page_type.load_model().metadata["magic_html"]["test_ids"]
+    pages = load_dataset(magic_html_dir, ids)
+    right = sum(
+        clean_html(p.read_html(), url=p.url, classify_page=True).page_type == p.page_type
+        for p in pages
+    )
+    assert len(pages) >= 40 and sum(p.language != "en" for p in pages) >= 20
+    assert right / len(pages) >= 0.85
+
+
 @pytest.mark.shared
 def test_type_named_right_on_three_in_four_held_out_wcxb_pages(wcxb_dir):
     """The held-out test sites of the shipped model, read from the pages as `clean_html` reads
