@@ -51,8 +51,16 @@ LEAD_WORDS: frozenset[str] = frozenset(
     "lead lede intro standfirst deck dek excerpt summary subtitle subheadline abstract "
     "chapo chapeau sapo entradilla vorspann bajada epigraph preface desc description".split()
 )
+# What only the page rules read: bits after `ANCESTOR_CUES`' in `Block.ancestor_cues`, which the
+# model's columns (`pipeline.learned.columns.ANCESTOR_NAMES`, one per `ANCESTOR_CUES` entry) leave
+# out, so a rule can gate on them without a retrained model. "facet": a shop's or a search's
+# filter panel (`pipeline.rules.facet_filters`).
+RULE_CUES: tuple[tuple[str, str], ...] = (
+    ("facet", "facet facets filter filters refine refinement refinements"),
+)
+ALL_ANCESTOR_CUES: tuple[tuple[str, str], ...] = (*ANCESTOR_CUES, *RULE_CUES)
 ANCESTOR_WORDS: dict[str, int] = {
-    word: i for i, (_, words) in enumerate(ANCESTOR_CUES) for word in words.split()
+    word: i for i, (_, words) in enumerate(ALL_ANCESTOR_CUES) for word in words.split()
 }
 _SPLIT = re.compile(r"[^a-z0-9]+")
 
@@ -98,5 +106,10 @@ def has_lead_class(style: str) -> bool:
 
 
 def ancestor_cue_names(bits: int) -> list[str]:
-    """The names of the `ANCESTOR_CUES` whose bits are set, in table order."""
-    return [name for i, (name, _) in enumerate(ANCESTOR_CUES) if bits >> i & 1]
+    """The names of the `ALL_ANCESTOR_CUES` whose bits are set, in table order."""
+    return [name for i, (name, _) in enumerate(ALL_ANCESTOR_CUES) if bits >> i & 1]
+
+
+def cue_bit(name: str) -> int:
+    """The bit of the `ALL_ANCESTOR_CUES` entry ``name`` in `Block.ancestor_cues`."""
+    return 1 << next(i for i, (cue, _) in enumerate(ALL_ANCESTOR_CUES) if cue == name)

@@ -55,7 +55,8 @@ class NeighboursCleaner:
     `pipeline.rules.teaser_lists` (likewise for lists of teasers), ``consent_guard=False``
     `pipeline.rules.consent_guard` (cookie-consent dialogs kept as the model says),
     ``closed_dialogs=False`` `pipeline.rules.closed_dialogs` (dialogs the page holds closed kept
-    as the model says),
+    as the model says), ``facet_filters=False`` `pipeline.rules.facet_filters` (a filter panel's
+    choices kept as the model says),
     ``code_rescue=False`` `pipeline.rules.code_rescue` (code between kept content left as the
     model says), ``list_rescue=False`` `pipeline.rules.list_rescue` (a list's items and label
     line left as the model says), ``title_heading=False`` `pipeline.rules.title_heading` (for a
@@ -101,6 +102,7 @@ class NeighboursCleaner:
         recommendations: bool = True,
         closed_dialogs: bool = True,
         description_lead: bool = True,
+        facet_filters: bool = True,
     ) -> None:
         options = (("link_guard", link_guard), ("lead_rescue", lead_rescue))
         options += (("link_lists", link_lists), ("teaser_lists", teaser_lists))
@@ -108,7 +110,7 @@ class NeighboursCleaner:
         options += (("title_heading", title_heading), ("list_rescue", list_rescue))
         options += (("fragments", fragments), ("signatures", signatures))
         options += (("recommendations", recommendations), ("closed_dialogs", closed_dialogs))
-        options += (("description_lead", description_lead),)
+        options += (("description_lead", description_lead), ("facet_filters", facet_filters))
         for name, value in options:
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -122,6 +124,7 @@ class NeighboursCleaner:
         self.teaser_lists = teaser_lists
         self.consent_guard = consent_guard
         self.closed_dialogs = closed_dialogs
+        self.facet_filters = facet_filters
         self.code_rescue = code_rescue
         self.title_heading = title_heading
         self.description_lead = description_lead
@@ -155,6 +158,8 @@ class NeighboursCleaner:
             out["consent_guard"] = False
         if not self.closed_dialogs:
             out["closed_dialogs"] = False
+        if not self.facet_filters:
+            out["facet_filters"] = False
         if not self.code_rescue:
             out["code_rescue"] = False
         if not self.title_heading:
@@ -206,6 +211,7 @@ class NeighboursCleaner:
         """The labelled blocks and the page notes (`pipeline.rules.markup_guard`'s,
         `pipeline.rules.script_notice`'s, `pipeline.rules.support_appeal`'s,
         `pipeline.rules.consent_guard`'s, `pipeline.rules.closed_dialogs`',
+        `pipeline.rules.facet_filters`',
         `pipeline.rules.link_guard`'s, `pipeline.rules.link_lists`'s,
         `pipeline.rules.teaser_lists`'s, `pipeline.rules.lead_rescue`'s,
         `pipeline.rules.code_rescue`'s, `pipeline.rules.list_rescue`'s, then
@@ -247,6 +253,7 @@ class NeighboursCleaner:
                 fields,
                 self.closed_dialogs,
                 self.description_lead,
+                self.facet_filters,
             )
         else:  # an explicit threshold is taken as it is, without the fallback or the guard
             texts = [b.text for b in blocks]

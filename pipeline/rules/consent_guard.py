@@ -236,19 +236,21 @@ def outermost(nodes: Iterable[Any], accept: Callable[[Any], bool]) -> list[Any]:
     """The outermost of ``nodes`` (a selector pass's elements, in document order, a node twice
     when it matches two selectors) that ``accept`` takes and that hold no ``main`` or
     ``article``, in document order: the containers whose text `in_containers` places blocks in.
-    `pipeline.rules.closed_dialogs` shares it."""
+    `pipeline.rules.closed_dialogs` and `pipeline.rules.facet_filters` share it."""
     found: list[Any] = []
     taken: set[int] = set()
     for node in nodes:
-        if node.mem_id in taken or not accept(node):
+        if node.mem_id in taken:
             continue
+        # Before ``accept``, which may read the node's whole text: a selector pass finds a
+        # container's nested elements too (a filter panel's hundreds of ``facets__*``).
         parent, inside = node.parent, False
-        while parent is not None:  # document order: an outer container came first
+        while taken and parent is not None:  # document order: an outer container came first
             if parent.mem_id in taken:
                 inside = True
                 break
             parent = parent.parent
-        if inside or node.css_first(_NOT_INSIDE) is not None:
+        if inside or not accept(node) or node.css_first(_NOT_INSIDE) is not None:
             continue
         taken.add(node.mem_id)
         found.append(node)
@@ -289,18 +291,22 @@ def drop_inside(
     fields: Sequence[Sequence] | None,
     containers: Callable[[Any], list[Any]],
     note: str,
+    cue: int | None = _COOKIE_CUE,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """``keep`` without the kept blocks inside the ``containers`` of the parsed page ``tree``,
     and ``note`` when it dropped any; the tree is searched only where a kept block sits under
-    a class or id that names cookies, consent, privacy or a modal (see the module's docstring).
-    `pipeline.rules.closed_dialogs` shares it."""
+    a class or id that the ``cue`` bit of `Block.ancestor_cues` stands for (by default one that
+    names cookies, consent, privacy or a modal: see the module's docstring; None: the caller has
+    decided that already). `pipeline.rules.closed_dialogs` and `pipeline.rules.facet_filters`
+    share it."""
     if tree is None or not keep.any():
         return keep, ()
     kept = np.flatnonzero(keep).tolist()
-    cues = block_column(blocks, "ancestor_cues", fields)
-    # Read in C (map over the kept blocks' cue bits): a generator costs three times as much.
-    if not any(map(_COOKIE_CUE.__and__, map(cues.__getitem__, kept))):
-        return keep, ()
+    if cue is not None:
+        cues = block_column(blocks, "ancestor_cues", fields)
+        # Read in C (map over the kept blocks' cue bits): a generator costs three times as much.
+        if not any(map(cue.__and__, map(cues.__getitem__, kept))):
+            return keep, ()
     texts = container_texts(containers(tree))
     if not texts or not could_be_inside(blocks, kept, texts):
         return keep, ()

@@ -18,6 +18,7 @@ from pipeline.rules import (
     code_rescue,
     consent_guard,
     description_lead,
+    facet_filters,
     lead_rescue,
     link_lists,
     list_rescue,
@@ -51,12 +52,14 @@ def guarded(
     fields: Sequence[Sequence] | None = None,
     dialogs: bool = True,
     description: bool = True,
+    facets: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
     (`pipeline.rules.markup_guard`), the JavaScript notices (`pipeline.rules.script_notice`),
     the appeals for support (`pipeline.rules.support_appeal`), the consent-dialog guard on the
     parsed page ``tree`` (`pipeline.rules.consent_guard`; none without a tree), the closed
-    dialogs (`pipeline.rules.closed_dialogs`, likewise), the link guard
+    dialogs (`pipeline.rules.closed_dialogs`, likewise), the filter panels
+    (`pipeline.rules.facet_filters`, likewise), the link guard
     (`pipeline.rules.link_guard`), the link-list items dropped (`pipeline.rules.link_lists`),
     the teaser-list items dropped (`pipeline.rules.teaser_lists`), the standfirst above the
     body (`pipeline.rules.lead_rescue`), the code blocks between kept content
@@ -65,10 +68,10 @@ def guarded(
     (`pipeline.rules.title_heading`, from what its ``head`` says; none without it) and the lead
     its description quotes (`pipeline.rules.description_lead`, likewise).
     ``link_guard=False``, ``lists=False``, ``teasers=False``, ``consent=False``,
-    ``dialogs=False``, ``lead=False``, ``code=False``, ``list_items=False``, ``title=False`` and
-    ``description=False`` leave out those steps (the cleaner's options; a benchmark's
-    comparison). ``fields``: the blocks' `block_fields`, when at hand: the rules that look at one
-    field of every block read its column there."""
+    ``dialogs=False``, ``facets=False``, ``lead=False``, ``code=False``, ``list_items=False``,
+    ``title=False`` and ``description=False`` leave out those steps (the cleaner's options; a
+    benchmark's comparison). ``fields``: the blocks' `block_fields`, when at hand: the rules that
+    look at one field of every block read its column there."""
     if fields is None:
         fields = block_fields(blocks)
     # Markup first: its long link-free blocks would dilute the link guard's link share.
@@ -84,6 +87,10 @@ def guarded(
     if dialogs:
         # And a dialog the page holds closed, which no reader sees until they click.
         keep, dropped = closed_dialogs.guard(keep, blocks, tree, fields)
+        notes += dropped
+    if facets:
+        # And a panel of filters beside the results: the page's controls, not its content.
+        keep, dropped = facet_filters.guard(keep, blocks, tree, fields)
         notes += dropped
     if link_guard:
         keep, linked = guard(keep, probs, blocks, stoplist, language)

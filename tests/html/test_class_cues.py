@@ -11,18 +11,21 @@ from hypothesis import strategies as st
 from pipeline.compiled import load_source
 from pipeline.html.class_cues import (
     _CACHED_CHARS,
+    ALL_ANCESTOR_CUES,
     ANCESTOR_CUES,
     ANCESTOR_WORDS,
+    RULE_CUES,
     STYLE_CUES,
     ancestor_cue_bits,
     ancestor_cue_names,
+    cue_bit,
     has_lead_class,
 )
 from pipeline.html.segment import parse, segment
 
 
 def names(bits: int) -> set[str]:
-    return {name for i, (name, _) in enumerate(ANCESTOR_CUES) if bits >> i & 1}
+    return {name for i, (name, _) in enumerate(ALL_ANCESTOR_CUES) if bits >> i & 1}
 
 
 def page(body: str, body_attrs: str = "") -> str:
@@ -39,6 +42,19 @@ def test_the_style_cues_come_first_in_the_same_order() -> None:
     assert [name for name, _ in ANCESTOR_CUES[len(STYLE_CUES) :]] == ["review", "tooltip"]
 
 
+def test_the_rules_cues_come_after_the_models_and_no_column_reads_them() -> None:
+    # The model's anc_* columns are one per ANCESTOR_CUES entry: a bit the rules add after them
+    # must not shift a column or become one, or every shipped model would be refused or misread.
+    from pipeline.learned.columns import ANCESTOR_NAMES
+
+    assert (*ANCESTOR_CUES, *RULE_CUES) == ALL_ANCESTOR_CUES
+    assert tuple(f"anc_{name}" for name, _ in ANCESTOR_CUES) == ANCESTOR_NAMES
+    assert cue_bit("facet") == 1 << len(ANCESTOR_CUES)
+    assert cue_bit("nav") == 1
+    words = [w for _, ws in ALL_ANCESTOR_CUES for w in ws.split()]
+    assert len(words) == len(set(words)) == len(ANCESTOR_WORDS)  # a word names one cue
+
+
 @pytest.mark.parametrize(
     ("value", "want"),
     [
@@ -50,6 +66,10 @@ def test_the_style_cues_come_first_in_the_same_order() -> None:
         ("", set()),
         ("\u212aomment", set()),  # KELVIN SIGN lower-cases to an ASCII "k": "komment"
         ("\u00e9-comment caf\u00e9", {"comment"}),  # non-ASCII letters separate pieces
+        ("collection-filters__list", {"facet", "list"}),
+        ("mobile-facets__details js-filter", {"facet"}),
+        ("a-section d-asin-grid-refinements", {"facet", "list"}),
+        ("filtered-results", set()),  # whole pieces only
     ],
 )
 def test_ancestor_cue_bits(value: str, want: set[str]) -> None:
@@ -60,7 +80,7 @@ def test_names_of_the_bits_in_table_order() -> None:
     assert ancestor_cue_names(0) == []
     bits = ancestor_cue_bits("tooltip footer nav")
     assert ancestor_cue_names(bits) == ["nav", "footer", "tooltip"]
-    assert ancestor_cue_names(2 ** len(ANCESTOR_CUES) - 1) == [n for n, _ in ANCESTOR_CUES]
+    assert ancestor_cue_names(2 ** len(ALL_ANCESTOR_CUES) - 1) == [n for n, _ in ALL_ANCESTOR_CUES]
 
 
 def test_long_values_are_read_but_not_cached() -> None:
@@ -111,7 +131,7 @@ _VALUE = st.lists(
 @given(_VALUE)
 def test_ancestor_cue_bits_is_a_lookup_of_every_piece(value: str) -> None:
     pieces = re.split(r"[^a-z0-9]+", value.lower())
-    want = {ANCESTOR_CUES[ANCESTOR_WORDS[p]][0] for p in pieces if p in ANCESTOR_WORDS}
+    want = {ALL_ANCESTOR_CUES[ANCESTOR_WORDS[p]][0] for p in pieces if p in ANCESTOR_WORDS}
     assert names(ancestor_cue_bits(value)) == want
 
 
