@@ -59,6 +59,8 @@ CHOICE_SHARE = 0.5
 # less than 0.001).
 MIN_CHOICES_KEPT = 8
 CHOICE_CHARS = 40
+# The most elements naming filters whose content a page's pass reads (`filter_panels`).
+MAX_READ = 400
 
 
 def _chars(node: Any) -> int:
@@ -69,11 +71,23 @@ def _chars(node: Any) -> int:
 def is_filter_panel(node: Any) -> bool:
     """Whether ``node`` is a filter panel (see the module's docstring), before the structural
     checks of `pipeline.rules.consent_guard.outermost`."""
+    return names_filters(node) and holds_choices(node)
+
+
+def names_filters(node: Any) -> bool:
+    """Whether ``node``'s class or id has a filter word as a whole piece (and it is no
+    ``body`` or ``html``): a look-up of its attributes, nothing under it read."""
     if node.tag in ("body", "html"):
         return False
     attrs = node.attributes
     named = ancestor_cue_bits(attrs.get("class") or "") | ancestor_cue_bits(attrs.get("id") or "")
-    if not named & _FACET_CUE or len(node.css(_CHOICES)) < 2:
+    return bool(named & _FACET_CUE)
+
+
+def holds_choices(node: Any) -> bool:
+    """Whether ``node`` holds two or more checkboxes or radio buttons whose labels are at least
+    `CHOICE_SHARE` of its text: a read of everything under it."""
+    if len(node.css(_CHOICES)) < 2:
         return False
     total = _chars(node)
     if not total:
@@ -105,7 +119,20 @@ def filter_panels(tree: Any) -> list[Any]:
     root = tree.body if tree is not None else None
     if root is None:
         return []
-    return outermost(root.css(SELECTOR), is_filter_panel)
+    read = 0
+
+    def accept(node: Any) -> bool:
+        # Each element read costs a pass over everything under it: nested elements that all
+        # name filters and none of which is a panel would make the page's cost grow with the
+        # square of their depth. `MAX_READ` bounds it, at twice the most a WCXB dev page reads
+        # (204, all of them rejected: 0656).
+        nonlocal read
+        if read >= MAX_READ or not names_filters(node):
+            return False
+        read += 1
+        return holds_choices(node)
+
+    return outermost(root.css(SELECTOR), accept)
 
 
 def guard(

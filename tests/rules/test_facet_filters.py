@@ -115,6 +115,22 @@ def test_the_tree_is_searched_only_where_a_class_word_names_filters() -> None:
     assert dropped(page(panel(cls="sidebar-filter") + grid())) == PANEL_TEXTS
 
 
+def test_the_elements_read_for_panels_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A deep nest of elements that all name filters and are no panel, then a panel: each one
+    # read is a pass over what it holds, so the pass stops reading at MAX_READ.
+    nest = '<div class="filter">' * 50 + f"<p>{PRODUCTS[0]}</p>" + "</div>" * 50
+    tree = parse(page(nest + panel()))
+    reads = []
+    holds = facet_filters.holds_choices
+    monkeypatch.setattr(facet_filters, "holds_choices", lambda node: reads.append(1) or holds(node))
+    assert len(facet_filters.filter_panels(tree)) == 1
+    assert len(reads) == 51
+    reads.clear()
+    monkeypatch.setattr(facet_filters, "MAX_READ", 10)
+    assert facet_filters.filter_panels(tree) == []  # the panel lies past the bound
+    assert len(reads) == 10
+
+
 def test_a_page_that_is_only_a_panel_keeps_it() -> None:
     html = page(panel())
     blocks = segment(parse(html))
