@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
 import numpy as np
 
+from pipeline.html.segment import parse, segment
 from pipeline.types import Block
 
 
@@ -23,3 +25,21 @@ def assert_drops_exactly(
     kept = np.flatnonzero(keep)
     assert [blocks[i].text in kind for i in kept] == [bool(dropped[i]) for i in kept]
     assert bool(notes) == bool(dropped.any())
+
+
+def dropped_by(
+    guard: Callable[..., tuple[np.ndarray, tuple[str, ...]]],
+    note: str,
+    html: bytes,
+    keep: Sequence[bool] | None = None,
+) -> list[str]:
+    """The texts a guard over the parsed page (``guard(keep, blocks, tree)``) drops when the
+    model keeps ``keep`` (every block when None); it must say ``note`` when, and only when, it
+    drops any."""
+    tree: Any = parse(html)
+    blocks = segment(tree)
+    before = np.ones(len(blocks), dtype=bool) if keep is None else np.array(keep)
+    after, notes = guard(before, blocks, tree)
+    out = [b.text for b, k, a in zip(blocks, before, after, strict=True) if k and not a]
+    assert (notes == (note,)) == bool(out)
+    return out

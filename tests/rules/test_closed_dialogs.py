@@ -3,7 +3,6 @@ text that is only collapsed are kept, and the page says so."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +10,7 @@ from hypothesis import strategies as st
 from pipeline.clean import clean_html
 from pipeline.html.segment import parse, segment
 from pipeline.rules import closed_dialogs
+from tests.rules.guard_checks import dropped_by
 
 ARTICLE = [
     "The ceramic mug is thrown on the wheel, glazed with a folk-art glaze and fired in the "
@@ -40,13 +40,7 @@ def page(dialog_attrs: str, tag: str = "div", cls: str = MODAL) -> bytes:
 
 def dropped(html: bytes, keep: list[bool] | None = None) -> list[str]:
     """What the guard drops when the model keeps ``keep`` (every block when None)."""
-    tree = parse(html)
-    blocks = segment(tree)
-    before = np.ones(len(blocks), dtype=bool) if keep is None else np.array(keep)
-    after, notes = closed_dialogs.guard(before, blocks, tree)
-    out = [b.text for b, k, a in zip(blocks, before, after, strict=True) if k and not a]
-    assert (notes == (closed_dialogs.CLOSED_DIALOG_DROPPED,)) == bool(out)
-    return out
+    return dropped_by(closed_dialogs.guard, closed_dialogs.CLOSED_DIALOG_DROPPED, html, keep)
 
 
 @pytest.mark.parametrize(

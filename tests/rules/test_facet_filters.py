@@ -8,7 +8,6 @@ import gzip
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,6 +16,7 @@ from pipeline.clean import clean_html
 from pipeline.html.class_cues import cue_bit
 from pipeline.html.segment import parse, segment
 from pipeline.rules import facet_filters
+from tests.rules.guard_checks import dropped_by
 
 PRODUCTS = [
     "Sennheiser HD 600 open-back reference headphones with a detachable cable",
@@ -58,13 +58,7 @@ def page(body: str) -> bytes:
 
 def dropped(html: bytes, keep: list[bool] | None = None) -> list[str]:
     """What the guard drops when the model keeps ``keep`` (every block when None)."""
-    tree = parse(html)
-    blocks = segment(tree)
-    before = np.ones(len(blocks), dtype=bool) if keep is None else np.array(keep)
-    after, notes = facet_filters.guard(before, blocks, tree)
-    out = [b.text for b, k, a in zip(blocks, before, after, strict=True) if k and not a]
-    assert (notes == (facet_filters.FACET_DROPPED,)) == bool(out)
-    return out
+    return dropped_by(facet_filters.guard, facet_filters.FACET_DROPPED, html, keep)
 
 
 @pytest.mark.parametrize(
