@@ -244,17 +244,26 @@ def outermost(nodes: Iterable[Any], accept: Callable[[Any], bool]) -> list[Any]:
             continue
         # Before ``accept``, which may read the node's whole text: a selector pass finds a
         # container's nested elements too (a filter panel's hundreds of ``facets__*``).
-        parent, inside = node.parent, False
-        while taken and parent is not None:  # document order: an outer container came first
-            if parent.mem_id in taken:
-                inside = True
-                break
-            parent = parent.parent
-        if inside or not accept(node) or node.css_first(_NOT_INSIDE) is not None:
+        # Document order: an outer container came first.
+        if taken and under_any(node, taken):
+            continue
+        if not accept(node) or node.css_first(_NOT_INSIDE) is not None:
             continue
         taken.add(node.mem_id)
         found.append(node)
     return found
+
+
+def under_any(node: Any, ids: set[int], stop: Any = None) -> bool:
+    """Whether an element above ``node`` (up to, not including, ``stop``; the root when None)
+    has its ``mem_id`` in ``ids``. `pipeline.rules.facet_filters` shares it."""
+    end = None if stop is None else stop.mem_id
+    parent = node.parent
+    while parent is not None and parent.mem_id != end:
+        if parent.mem_id in ids:
+            return True
+        parent = parent.parent
+    return False
 
 
 def consent_blocks(blocks: Sequence[Block], tree: Any) -> list[int]:

@@ -8,7 +8,7 @@ against mostly leave it out (WCXB dev 2897: 44 kept blocks of a Shopify filter f
 products). Its labels are short and link-free, so the model keeps some of them.
 
 A block is dropped when the model kept it and it lies in a *filter panel*: an element inside the
-body whose class or id has a filter word as a whole piece (`FACET_WORDS`, the "facet" cue of
+body whose class or id has a filter word as a whole piece (the "facet" cue of
 `pipeline.html.class_cues.RULE_CUES`: ``facets__form``, ``collection-filters``,
 ``refinements``), that holds two or more checkboxes or radio buttons, and whose choices' text
 (its ``label``, ``summary``, ``legend`` and ``option`` elements) is at least half of its text
@@ -34,14 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.html.class_cues import RULE_CUES, ancestor_cue_bits, cue_bit
-from pipeline.rules.consent_guard import drop_inside, outermost
+from pipeline.html.class_cues import ancestor_cue_bits, cue_bit
+from pipeline.rules.consent_guard import drop_inside, outermost, under_any
 from pipeline.types import Block, block_column
 
 # The page note that says kept blocks of a filter panel were dropped.
 FACET_DROPPED = "facet_filters_dropped"
 
-FACET_WORDS: frozenset[str] = frozenset(dict(RULE_CUES)["facet"].split())
 _FACET_CUE = cue_bit("facet")
 # Elements whose class or id may hold a filter word; the word itself is checked as a whole piece.
 SELECTOR = ", ".join(
@@ -102,13 +101,7 @@ def outermost_choices(node: Any) -> list[Any]:
     found: list[Any] = []
     taken: set[int] = set()
     for choice in node.css(_CHOICE_TEXT):
-        parent, inside = choice.parent, False
-        while parent is not None and parent.mem_id != node.mem_id:
-            if parent.mem_id in taken:
-                inside = True
-                break
-            parent = parent.parent
-        if not inside:
+        if not (taken and under_any(choice, taken, node)):
             taken.add(choice.mem_id)
             found.append(choice)
     return found
