@@ -71,8 +71,9 @@ class NeighboursCleaner:
     raised to before the model's rule decides (`page_rule`; 1: as the model says them; higher:
     stricter).
     Under that rule, blocks of markup written out as text (`pipeline.rules.markup_guard`),
-    notices asking for JavaScript (`pipeline.rules.script_notice`) and appeals for the site's
-    funding (`pipeline.rules.support_appeal`) are never kept."""
+    media files' addresses (`pipeline.rules.asset_urls`), notices asking for JavaScript
+    (`pipeline.rules.script_notice`) and appeals for the site's funding
+    (`pipeline.rules.support_appeal`) are never kept."""
 
     name: ClassVar[str] = "neighbours"
     needs_runs: ClassVar[bool] = True
@@ -209,6 +210,7 @@ class NeighboursCleaner:
         head: HeadFacts | None = None,
     ) -> tuple[list[LabeledBlock], tuple[str, ...]]:
         """The labelled blocks and the page notes (`pipeline.rules.markup_guard`'s,
+        `pipeline.rules.asset_urls`',
         `pipeline.rules.script_notice`'s, `pipeline.rules.support_appeal`'s,
         `pipeline.rules.consent_guard`'s, `pipeline.rules.closed_dialogs`',
         `pipeline.rules.facet_filters`',

@@ -14,6 +14,7 @@ import numpy as np
 
 from pipeline.html.metadata import HeadFacts
 from pipeline.rules import (
+    asset_urls,
     closed_dialogs,
     code_rescue,
     consent_guard,
@@ -55,7 +56,8 @@ def guarded(
     facets: bool = True,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The model's answer ``keep`` after the page guards, and their page notes: the markup guard
-    (`pipeline.rules.markup_guard`), the JavaScript notices (`pipeline.rules.script_notice`),
+    (`pipeline.rules.markup_guard`), the media files' addresses (`pipeline.rules.asset_urls`),
+    the JavaScript notices (`pipeline.rules.script_notice`),
     the appeals for support (`pipeline.rules.support_appeal`), the consent-dialog guard on the
     parsed page ``tree`` (`pipeline.rules.consent_guard`; none without a tree), the closed
     dialogs (`pipeline.rules.closed_dialogs`, likewise), the filter panels
@@ -76,6 +78,9 @@ def guarded(
         fields = block_fields(blocks)
     # Markup first: its long link-free blocks would dilute the link guard's link share.
     keep, notes = markup_guard.guard(keep, blocks, fields)
+    # Nor is a media file's address printed as text (a shop's hidden fields, a player's source).
+    keep, dropped = asset_urls.guard(keep, blocks, fields)
+    notes += dropped
     # A notice asking for JavaScript is never content either, in any language; nor is an appeal
     # for the site's funding.
     keep, dropped = notices_and_appeals(keep, blocks, language, fields)
