@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
@@ -174,3 +175,19 @@ def test_the_shop_systems_fields_of_wcxb_0604_go_and_the_product_text_stays() ->
         assert snippet in result.text
     assert "cat_thumb_" not in result.text and "WEB_THUMBNAILS" not in result.text
     assert asset_urls.ASSET_URLS_DROPPED in result.notes
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("ab:/.?#[]@% \n\tjpgJPG0é\x00"), max_size=60),
+    st.sampled_from(["", "http://", "https://", "//", "x: https://"]),
+)
+def test_any_text_gets_an_answer_and_a_yes_is_one_media_address(tail: str, head: str) -> None:
+    text = head + tail
+    if asset_urls.is_media_address(text):
+        address = text.strip().split()[-1]
+        assert "//" in address
+        # From its "//" on, an address parses the same with or without its scheme.
+        path = urlsplit(address[address.find("//") :]).path
+        suffix = path.rpartition("/")[2].rpartition(".")[2]
+        assert suffix.lower() in asset_urls.MEDIA_SUFFIXES
