@@ -74,7 +74,10 @@ RECOMMENDATION_HEADING = re.compile(
 
 
 def _product_path(url: str) -> bool:
-    path = urlsplit(url).path.lower()
+    try:
+        path = urlsplit(url).path.lower()
+    except ValueError:  # an unbalanced IPv6 bracket ("http://a.net]a.net/"): no path to read
+        return False
     return _PRODUCT_PATH.search(path.rstrip("/") + "/") is not None
 
 

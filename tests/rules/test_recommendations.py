@@ -169,6 +169,24 @@ def test_off_a_product_page_the_section_is_left_alone(url: str | None) -> None:
     assert dropped_texts(product_page(), url) == []
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        # A record of a real crawl (arc2warc-conversion's crawl-002 ARC file, in ../shared) has
+        # this address: urlsplit reads its "]" as an unbalanced IPv6 bracket and raises.
+        "http://www.insuranceforpets.net]www.insuranceforpets.net/",
+        "http://[::1/products/desk",
+    ],
+)
+def test_an_unreadable_address_is_no_product_address(url: str) -> None:
+    assert not recommendations.product_by_address((url,), read_head(parse(product_page()), None))
+    assert dropped_texts(product_page(), url) == []
+    # ... and the page is cleaned, not failed: the canonical link may be unreadable as well
+    head = f'<link rel="canonical" href="{url}">'
+    result = clean_html(product_page(head=head), url=url)
+    assert all(paragraph in result.text for paragraph in DESCRIPTION)
+
+
 def test_nothing_is_dropped_when_nothing_else_would_stay_kept():
     html = (
         f"<html><head><title>{PRODUCT}</title></head><body><h2>Similar items</h2>"
