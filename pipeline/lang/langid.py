@@ -7,10 +7,11 @@ trial, so the same text gets the same answer in every process and on every call.
 are loaded once per process, on first use (0.4-0.8 s CPU, under a lock because Dask worker
 threads may race to build them).
 
-`detect_blocks` detects on a bounded sample of the page (its longest, least linked blocks,
-`SAMPLE_CHARS` characters). Against langdetect's own detector (1 seeded trial) on the same
-samples (bench/langid.py): as accurate or more (multilingual-dev 290 vs 288 of 297 pages, wcxb-dev
-1340 vs 1338 of the 1350 with text, daniel 1610 vs 1474 of 1611: see `_SCRIPT_GATES`) and 4-6x
+`detect_blocks` detects on a bounded sample of the page (its longest, least linked blocks that
+are not code, each text once, `SAMPLE_CHARS` characters). Against langdetect's own detector (1
+seeded trial) on the same pages (bench/langid.py): as accurate or more (multilingual-dev 293 vs 288
+of 297 pages, wcxb-dev 1343 vs 1338 of the 1350 with text, daniel 1610 vs 1474 of 1611: see
+`_SCRIPT_GATES`) and 4-6x
 cheaper: inside `clean_html`, about 0.4 ms instead of 1.6-2.1 ms CPU per page (medians of two
 runs on a loaded 2-core machine), 1.5-4.5% of a page's cost instead of 11-19%.
 
@@ -211,7 +212,8 @@ def sample_text(blocks: Sequence[Block], max_chars: int = SAMPLE_CHARS) -> str:
     """Up to ``max_chars`` of the page's most telling text: its longest blocks first.
 
     Long blocks are the page's prose, and prose identifies a language best; link-heavy blocks
-    (menus, tag clouds) are used only when the page has nothing else.
+    (menus, tag clouds) and code (`<pre>`) are used only when the page has nothing else, and a
+    text that repeats (a notice printed twice) is taken once.
     """
     # Several blocks rather than one: a single long block is sometimes in another language than
     # the page (a legal notice, an English abstract), and a few blocks outvote it.
@@ -221,7 +223,9 @@ def sample_text(blocks: Sequence[Block], max_chars: int = SAMPLE_CHARS) -> str:
     long_prose = [
         b
         for b in blocks
-        if b.n_chars >= per_block and b.n_link_chars / b.n_chars <= _MAX_LINK_DENSITY
+        if b.n_chars >= per_block
+        and b.n_link_chars / b.n_chars <= _MAX_LINK_DENSITY
+        and (b.shape is None or not b.shape.pre)
     ]
     parts, total = _fill(long_prose, per_block, max_chars)
     if total < max_chars:
@@ -230,27 +234,43 @@ def sample_text(blocks: Sequence[Block], max_chars: int = SAMPLE_CHARS) -> str:
 
 
 def _fill(blocks: Sequence[Block], per_block: int, max_chars: int) -> tuple[list[str], int]:
-    """Block texts, cut to ``per_block``, until ``max_chars``: prose longest first, then links."""
+    """Block texts, cut to ``per_block``, until ``max_chars``: prose longest first, then links
+    and code."""
     parts: list[str] = []
+    seen: set[str] = set()
     total = 0
-    linky: list[Block] = []
+    later: list[Block] = []
     # Longest first, ties in page order (the sort is stable also when reversed), prose before
-    # link-heavy blocks. One C-level sort on a field, then a walk that stops once the sample is
-    # full.
+    # link-heavy blocks and code. One C-level sort on a field, then a walk that stops once the
+    # sample is full. Code is English keywords whatever the page's language (a Japanese post's
+    # Rust, a Chinese forum's shell commands), and the longest blocks of a page are often its
+    # code: those read as English.
     for block in sorted(blocks, key=_N_CHARS, reverse=True):
         n = block.n_chars
         if not n or total >= max_chars:
             break
-        if block.n_link_chars / n > _MAX_LINK_DENSITY:
-            linky.append(block)
+        if block.n_link_chars / n > _MAX_LINK_DENSITY or (
+            block.shape is not None and block.shape.pre
+        ):
+            later.append(block)
             continue
-        parts.append(block.text[: min(per_block, max_chars - total)])
-        total += len(parts[-1]) + 1
-    for block in linky:
+        part = block.text[: min(per_block, max_chars - total)]
+        # A text repeated (a licence line in the header and the footer, markup printed as text
+        # in each of a page's frames) would outvote the rest of the page.
+        if part in seen:
+            continue
+        seen.add(part)
+        parts.append(part)
+        total += len(part) + 1
+    for block in later:
         if total >= max_chars:
             break
-        parts.append(block.text[: min(per_block, max_chars - total)])
-        total += len(parts[-1]) + 1
+        part = block.text[: min(per_block, max_chars - total)]
+        if part in seen:
+            continue
+        seen.add(part)
+        parts.append(part)
+        total += len(part) + 1
     return parts, total
 
 

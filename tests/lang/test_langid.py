@@ -27,7 +27,7 @@ from pipeline.lang.langid import (
     sample_text,
 )
 from pipeline.lang.stoplists import available_languages
-from pipeline.types import UND, Block, LangGuess
+from pipeline.types import UND, Block, LangGuess, Shape
 
 ENGLISH = (
     "The committee met on Tuesday to discuss the new budget, and most of its members agreed "
@@ -83,7 +83,22 @@ SAMPLES = {
 }
 
 
-def block(index: int, text: str, link_chars: int = 0) -> Block:
+def block(index: int, text: str, link_chars: int = 0, pre: bool = False) -> Block:
+    if pre:
+        return Block(
+            index,
+            text,
+            "pre",
+            "html.body.pre",
+            "pre",
+            False,
+            len(text),
+            len(text.split()),
+            link_chars,
+            1,
+            11,
+            shape=Shape(pre=index + 1),
+        )
     return Block(
         index, text, "p", "html.body.p", "p", False, len(text), len(text.split()), link_chars, 1, 7
     )
@@ -413,12 +428,36 @@ def test_every_profile_gram_is_found() -> None:
 def test_sample_is_bounded_and_prefers_long_unlinked_blocks() -> None:
     menu = block(0, "Home About Contact Login Register Search " * 5, link_chars=200)
     short = block(1, "Share")
-    prose = [block(i, GERMAN * 3) for i in range(2, 6)]
+    prose = [block(i, f"{i}. {GERMAN * 3}") for i in range(2, 6)]
     sample = sample_text([menu, short, *prose])
     assert len(sample) <= SAMPLE_CHARS + 5  # plus one separator per block
     assert "Home" not in sample and "Share" not in sample
     assert sample.count("\n") >= 2  # several blocks, not one
     assert detect_blocks([menu, short, *prose]).code == "de"
+
+
+RUST = (
+    'extern "C" {\n    fn console_log(start: i32);\n}\n\nfn cstr(s: &str) -> i32 {\n'
+    "    std::ffi::CString::new(s).unwrap().into_raw() as i32\n}\n" * 3
+)
+
+
+def test_code_is_sampled_only_when_nothing_else() -> None:
+    # A Japanese post about Rust: its longest blocks are its code, which reads as English.
+    code = [block(i, RUST, pre=True) for i in range(3)]
+    prose = block(3, SAMPLES["ja"] * 2)
+    sample = sample_text([*code, prose])
+    assert sample.startswith(SAMPLES["ja"][:20]) and "extern" in sample
+    assert detect_blocks([*code, prose]).code == "ja"
+    assert detect_blocks(code).code == "en"  # a page of code alone is still read
+
+
+def test_a_repeated_text_is_sampled_once() -> None:
+    # An English licence line in the header and in the footer of a Japanese news page.
+    notice = ENGLISH * 2
+    page = [block(0, notice), block(1, notice), block(2, SAMPLES["ja"] * 2)]
+    assert sample_text(page).count(notice[:50]) == 1
+    assert detect_blocks(page).code == "ja"
 
 
 def test_links_used_when_nothing_else() -> None:
@@ -434,32 +473,43 @@ def test_page_language_outvotes_one_foreign_block() -> None:
 
 
 def _reference_sample(blocks: list[Block], max_chars: int) -> str:
-    """The sample as its docstring defines it: prose longest first, then links longest first."""
+    """The sample as its docstring defines it: prose longest first, then links and code longest
+    first, a text already taken skipped."""
     usable = [b for b in blocks if b.n_chars]
-    prose = [b for b in usable if b.n_link_chars / b.n_chars <= 0.5]
-    links = [b for b in usable if b.n_link_chars / b.n_chars > 0.5]
-    ranked = sorted(prose, key=attrgetter("n_chars"), reverse=True)
-    ranked += sorted(links, key=attrgetter("n_chars"), reverse=True)
+
+    def later(b: Block) -> bool:
+        return b.n_link_chars / b.n_chars > 0.5 or (b.shape is not None and b.shape.pre > 0)
+
+    ranked = sorted((b for b in usable if not later(b)), key=attrgetter("n_chars"), reverse=True)
+    ranked += sorted((b for b in usable if later(b)), key=attrgetter("n_chars"), reverse=True)
     per_block = max(100, max_chars // 3)
     parts: list[str] = []
     total = 0
     for b in ranked:
         if total >= max_chars:
             break
-        parts.append(b.text[: min(per_block, max_chars - total)])
-        total += len(parts[-1]) + 1
+        part = b.text[: min(per_block, max_chars - total)]
+        if part not in parts:
+            parts.append(part)
+            total += len(part) + 1
     return "\n".join(parts)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
-    st.lists(st.tuples(st.integers(0, 400), st.floats(0, 1)), max_size=30),
+    st.lists(
+        st.tuples(st.integers(0, 400), st.floats(0, 1), st.integers(0, 40), st.booleans()),
+        max_size=30,
+    ),
     st.sampled_from([100, 300, 1000]),
 )
-def test_sample_is_the_documented_one(sizes: list[tuple[int, float]], max_chars: int) -> None:
+def test_sample_is_the_documented_one(
+    sizes: list[tuple[int, float, int, bool]], max_chars: int
+) -> None:
+    # Words drawn from 41 names, so that blocks repeat one another's text now and then.
     blocks = [
-        block(i, (f"w{i} " * n)[:n], link_chars=int(n * share))
-        for i, (n, share) in enumerate(sizes)
+        block(i, (f"w{word} " * n)[:n], link_chars=int(n * share), pre=pre)
+        for i, (n, share, word, pre) in enumerate(sizes)
     ]
     assert sample_text(blocks, max_chars) == _reference_sample(blocks, max_chars)
 
@@ -486,9 +536,11 @@ def test_accuracy_on_multilingual_dev(multilingual_dir: Path) -> None:
     pages = load_dataset(multilingual_dir)
     guesses = [detect_blocks(_page_blocks(p)) for p in pages]
     correct = sum(g.code == p.language for g, p in zip(guesses, pages, strict=True))
-    # Measured 290/297 (langdetect's own detector: 288); 3 misses are isiXhosa/isiZulu, which no
-    # profile covers, 3 Japanese pages whose longest blocks are English (bench/langid.py).
-    assert correct >= 289
+    # Measured 293/297 (langdetect's own detector: 288); the misses are isiXhosa/isiZulu and
+    # Icelandic, which no profile covers (bench/langid.py). The 3 Japanese pages whose longest
+    # blocks are code or an English notice printed twice are read as Japanese since code and
+    # repeats wait in the sample.
+    assert correct >= 292
     assert all(0.0 < g.prob <= 1.0 for g in guesses)
 
 
