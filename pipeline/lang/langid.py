@@ -237,9 +237,19 @@ def _fill(blocks: Sequence[Block], per_block: int, max_chars: int) -> tuple[list
     """Block texts, cut to ``per_block``, until ``max_chars``: prose longest first, then links
     and code."""
     parts: list[str] = []
-    seen: set[str] = set()
     total = 0
     later: list[Block] = []
+
+    def take(block: Block) -> int:
+        """Add the block's part to the sample; the characters it adds, 0 for a text the sample
+        has: a text repeated (a licence line in the header and the footer, markup printed as
+        text in each of a page's frames) would outvote the rest of the page."""
+        part = block.text[: min(per_block, max_chars - total)]
+        if part in parts:
+            return 0
+        parts.append(part)
+        return len(part) + 1
+
     # Longest first, ties in page order (the sort is stable also when reversed), prose before
     # link-heavy blocks and code. One C-level sort on a field, then a walk that stops once the
     # sample is full. Code is English keywords whatever the page's language (a Japanese post's
@@ -253,24 +263,12 @@ def _fill(blocks: Sequence[Block], per_block: int, max_chars: int) -> tuple[list
             block.shape is not None and block.shape.pre
         ):
             later.append(block)
-            continue
-        part = block.text[: min(per_block, max_chars - total)]
-        # A text repeated (a licence line in the header and the footer, markup printed as text
-        # in each of a page's frames) would outvote the rest of the page.
-        if part in seen:
-            continue
-        seen.add(part)
-        parts.append(part)
-        total += len(part) + 1
+        else:
+            total += take(block)
     for block in later:
         if total >= max_chars:
             break
-        part = block.text[: min(per_block, max_chars - total)]
-        if part in seen:
-            continue
-        seen.add(part)
-        parts.append(part)
-        total += len(part) + 1
+        total += take(block)
     return parts, total
 
 
