@@ -22,6 +22,7 @@ from tests.jobhelpers import REPO, dask_cluster, rows, stale_lock
 from tests.sitehelpers import (
     NEWSLETTER,
     SITES,
+    article,
     clean,
     content,
     documents,
@@ -298,6 +299,50 @@ def test_the_job_runs_the_stage_and_reports_it(tmp_path: Path, cleaned) -> None:
     assert "Site stage" in html and "news.a.example" in html
 
 
+def test_a_document_whose_every_kept_block_repeats_is_left_as_a_row_with_no_text(
+    tmp_path: Path, client
+) -> None:
+    # e.example's four pages are made of three boxes, each on three of them, and no two pages
+    # alike (exact copies would count once): every kept block is a repeat at K 3. Its fifth
+    # page has the newsletter box and a story of its own, so does f.example's one page.
+    boxes = {"x": f"<p>{NEWSLETTER}</p>", "y": article(5), "z": article(6), "s": article(7)}
+    pages = [
+        (
+            f"https://e.example/page/{which}",
+            f"<html><body>{''.join(boxes[b] for b in which)}</body></html>",
+        )
+        for which in ("xy", "xz", "yz", "xyz", "xs")
+    ]
+    pages.append(("https://f.example/story/1", page(1, newsletter=True)))
+    out = tmp_path / "out"
+    clean(client, write_warcs(tmp_path / "in", pages, 2), out)
+    before = documents(out)
+    assert sorted(before) == sorted(url for url, _ in pages)
+    result = run_site_stage(client, str(out), K3)
+    after = documents(out)
+    assert after.keys() == before.keys()  # every record is still a row
+    for which in ("xy", "xz", "yz", "xyz"):
+        row = after[f"https://e.example/page/{which}"]
+        assert before[f"https://e.example/page/{which}"]["n_chars"] > 0
+        assert {b["label"] for b in row["blocks"]} <= {"repeat", "bad"}
+        assert (row["text"], row["markdown"], row["n_chars"], row["n_good"]) == ("", "", 0, 0)
+    own = after["https://e.example/page/xs"]
+    assert NEWSLETTER not in own["text"] and own["n_chars"] == len(own["text"]) > 0
+    story = after["https://f.example/story/1"]
+    assert story["text"] == before["https://f.example/story/1"]["text"] != ""
+    assert result.report["totals"]["docs_emptied"] == 4
+    assert result.report["totals"]["docs_changed"] == 5
+    from pipeline.job.site_command import print_site_result
+
+    printed: list[str] = []
+    print_site_result(result, printed.append)
+    assert "marked repeat in 5 of 6 documents (4 left with no text)" in printed[0]
+    from pipeline.report.run_report import build_report
+
+    html = build_report(str(out), with_charts=False)
+    assert "in 5 documents (4 documents of them left with no text: n_chars 0, still a row)" in html
+
+
 def test_the_site_command_runs_on_an_output_and_refuses_what_is_not_one(
     tmp_path: Path, cleaned
 ) -> None:
@@ -550,13 +595,18 @@ def test_the_shuffled_stage_reads_and_rewrites_a_batch_a_task(
             "site stage: 7 files, 1,234 blocks (1 character) marked repeat in 0 of 26 "
             "documents, 0 duplicates, 0.5 s",
         ),
+        (
+            (2, 40, 900, 12, 30, 1, 1_200),
+            "site stage: 2 files, 40 blocks (900 characters) marked repeat in 12 of 30 "
+            "documents (1,200 left with no text), 1 duplicate, 0.5 s",
+        ),
     ],
 )
 def test_the_stage_s_line_counts_in_words(counts: tuple[int, ...], line: str) -> None:
     from pipeline.job.site_command import print_site_result
     from pipeline.job.site_stage import SiteResult
 
-    files, blocks, chars, changed, docs, duplicates = counts
+    files, blocks, chars, changed, docs, duplicates, *emptied = counts
     result = SiteResult(settings={}, files=files, seconds=0.5)
     result.report["totals"] = {
         "repeat_blocks": blocks,
@@ -564,6 +614,7 @@ def test_the_stage_s_line_counts_in_words(counts: tuple[int, ...], line: str) ->
         "docs_changed": changed,
         "docs": docs,
         "duplicates": duplicates,
+        **({"docs_emptied": emptied[0]} if emptied else {}),
     }
     printed: list[str] = []
     print_site_result(result, printed.append)

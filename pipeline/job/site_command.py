@@ -104,9 +104,15 @@ def print_site_result(result: Any, echo: Callable[[str], None]) -> None:
         f"site stage: {_counted(result.files, 'file')}, "
         f"{_counted(totals.get('repeat_blocks', 0), 'block')} "
         f"({_counted(totals.get('repeat_chars', 0), 'character')}) marked repeat in "
-        f"{totals.get('docs_changed', 0):,} of {_counted(totals.get('docs', 0), 'document')}, "
+        f"{totals.get('docs_changed', 0):,} of {_counted(totals.get('docs', 0), 'document')}"
+        f"{_emptied(totals.get('docs_emptied', 0))}, "
         f"{_counted(totals.get('duplicates', 0), 'duplicate')}, {result.seconds:.1f} s"
     )
+
+
+def _emptied(n: int) -> str:
+    """The documents left without text, when there are any: they stay rows (n_chars 0)."""
+    return f" ({n:,} left with no text)" if n else ""
 
 
 def _counted(n: int, noun: str) -> str:

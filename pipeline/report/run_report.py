@@ -555,6 +555,13 @@ def _metadata(summary: OutputSummary) -> Safe:
     )
 
 
+def _left_empty(n: int) -> str:
+    """The documents whose every kept block the stage marked, when there are any."""
+    if not n:
+        return ""
+    return f" ({count(n, 'document')} of them left with no text: n_chars 0, still a row)"
+
+
 def _site_stage(summary: OutputSummary) -> Safe:
     """What the last site stage marked: per language, the sites where it took most, and the
     duplicates (`pipeline.job.site_stage`)."""
@@ -606,7 +613,9 @@ def _site_stage(summary: OutputSummary) -> Safe:
             f"count. {count(int(totals.get('repeat_blocks', 0)), 'block')}, "
             f"{count(int(totals.get('repeat_chars', 0)), 'character')} "
             f"({share(totals.get('repeat_chars', 0), totals.get('kept_chars', 0))} of the kept "
-            f"text) in {count(int(totals.get('docs_changed', 0)), 'document')}. "
+            f"text) in {count(int(totals.get('docs_changed', 0)), 'document')}"
+            + _left_empty(int(totals.get("docs_emptied", 0)))
+            + ". "
             f"{count(int(totals.get('duplicates', 0)), 'document')} "
             + agree(
                 int(totals.get("duplicates", 0)), "is an exact duplicate", "are exact duplicates"

@@ -64,6 +64,8 @@ STATS_COLUMNS = (
     "kept_chars",
     "repeat_blocks",
     "repeat_chars",
+    # Documents whose every kept block is now a repeat: rows with no text left.
+    "docs_emptied",
 )
 
 # What `rewrite_file` returns: per (language, site), its counts in `STATS_COLUMNS` order.
@@ -362,15 +364,18 @@ def _rewrite_group(
     # What the report counts: per site, the documents, those changed and the duplicates, and
     # the blocks and characters the text held and those now marked.
     kept = np.isin(k.labels, list(kept_labels(include_comments)))
+    kept_per_doc = _per_doc(kept, doc_of, n_docs)
+    repeat_per_doc = _per_doc(repeat, doc_of, n_docs)
     per_doc = np.stack(
         [
             np.ones(n_docs, dtype=np.int64),
             changed.astype(np.int64),
             np.array([first_row + d in copies for d in range(n_docs)], dtype=np.int64),
-            _per_doc(kept, doc_of, n_docs),
+            kept_per_doc,
             _per_doc(np.where(kept, n_chars, 0), doc_of, n_docs),
-            _per_doc(repeat, doc_of, n_docs),
+            repeat_per_doc,
             _per_doc(np.where(repeat, n_chars, 0), doc_of, n_docs),
+            ((repeat_per_doc > 0) & (repeat_per_doc == kept_per_doc)).astype(np.int64),
         ],
         axis=1,
     )
@@ -378,7 +383,7 @@ def _rewrite_group(
     per_site = np.zeros((len(names), per_doc.shape[1]), dtype=np.int64)
     np.add.at(per_site, site_of_doc.reshape(-1), per_doc)
     for site, values in zip(names.tolist(), per_site, strict=True):
-        row = stats.setdefault((language, str(site)), np.zeros(7, dtype=np.int64))
+        row = stats.setdefault((language, str(site)), np.zeros(len(STATS_COLUMNS), dtype=np.int64))
         row += values
 
     columns = {name: group.column(name) for name in group.column_names}
