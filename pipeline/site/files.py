@@ -361,8 +361,9 @@ def _rewrite_group(
     changed = np.zeros(n_docs, dtype=bool)
     changed[doc_of[labels != stored]] = True
 
-    # What the report counts: per site, the documents, those changed and the duplicates, and
-    # the blocks and characters the text held and those now marked.
+    # What the report counts: per site, the documents, those changed and the duplicates, the
+    # blocks and characters the text held and those now marked, and the documents left with no
+    # text (every kept block marked).
     kept = np.isin(k.labels, list(kept_labels(include_comments)))
     kept_per_doc = _per_doc(kept, doc_of, n_docs)
     repeat_per_doc = _per_doc(repeat, doc_of, n_docs)
