@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
@@ -117,6 +117,50 @@ def declared_types(tree: LexborHTMLParser) -> tuple[str | None, frozenset[str]]:
 _NO_URL = (0.0,) * (6 + len(_URL_FAMILIES))
 
 
+# WordPress's "plain" permalinks name the page in the query of the site's root (`?p=123`,
+# `?page_id=7`, `?cat=4`, WooCommerce's `?product=blue-shirt`); each key is read as the path its
+# pretty permalink would have. Without this a site's every post reads as its home page with a
+# query: on daniel's 1,611 news pages given `/?p=N` addresses the default cleaner's F1 fell from
+# 0.915 (as `/2019/05/N/`) to 0.905 and the page type called 36% of them listings (BENCHMARKS.md
+# "Plain permalinks"). The keys are WordPress's own (its Codex, "Using Permalinks").
+_PLAIN_ROOTS = frozenset({"", "/", "/index.php"})
+_PLAIN_ID_KEYS = ("p", "page_id")
+_PLAIN_KEYS: tuple[tuple[str, str], ...] = (
+    ("cat", "/category/"),
+    ("tag", "/tag/"),
+    ("author", "/author/"),
+    ("s", "/search/"),
+    ("product", "/product/"),
+    ("product_cat", "/product-category/"),
+)
+_PLAIN_VALUE = re.compile(r"[\w-]{1,200}")
+
+
+def _plain_permalink(parts: SplitResult) -> tuple[str, bool] | None:
+    """The lower-cased path of the pretty permalink that ``parts``, a WordPress plain permalink,
+    stand for, and whether its last segment is an item's number; None for any other URL."""
+    if not parts.query or parts.path.lower() not in _PLAIN_ROOTS:
+        return None
+    query = dict(parse_qsl(parts.query))
+    for key in _PLAIN_ID_KEYS:
+        if query.get(key, "").isdigit():
+            return "/" + query[key], True
+    for key, prefix in _PLAIN_KEYS:
+        value = query.get(key, "").lower()
+        if _PLAIN_VALUE.fullmatch(value):
+            return prefix + value, False
+    return None
+
+
+def address_path(url: str | SplitResult) -> str:
+    """The lower-cased path of ``url`` as the page is addressed: a WordPress plain permalink's
+    pretty one (``/?product=desk``: ``/product/desk``), any other URL's own path. Raises
+    ValueError for a URL that `urllib.parse.urlsplit` cannot read."""
+    parts = urlsplit(url) if isinstance(url, str) else url
+    plain = _plain_permalink(parts)
+    return parts.path.lower() if plain is None else plain[0]
+
+
 def _url_cues(url: str | None) -> tuple[float, ...]:
     url = url.strip() if url else ""
     if not url:
@@ -125,7 +169,8 @@ def _url_cues(url: str | None) -> tuple[float, ...]:
         parts = urlsplit(url)
     except ValueError:  # e.g. an unbalanced IPv6 bracket: no usable URL
         return _NO_URL
-    path = parts.path.lower()
+    plain = _plain_permalink(parts)
+    path, numbered = (parts.path.lower(), False) if plain is None else plain
     segments = [s for s in path.split("/") if s]
     slug = _EXTENSION.sub("", segments[-1]) if segments else ""
     probe = path + "/"
@@ -134,8 +179,10 @@ def _url_cues(url: str | None) -> tuple[float, ...]:
         min(len(segments), _MAX_DEPTH),
         min(slug.count("-"), _MAX_HYPHENS),
         min(len(slug), _MAX_SLUG),
-        1.0 if _LONG_NUMBER.search(path) else 0.0,
-        1.0 if parts.query else 0.0,
+        # an id in the query names one item whatever its digits; in a path, short numbers are
+        # page numbers and days as often as ids
+        1.0 if numbered or _LONG_NUMBER.search(path) else 0.0,
+        1.0 if parts.query and plain is None else 0.0,
         *(1.0 if pattern.search(probe) else 0.0 for _, pattern in _URL_FAMILIES),
     )
 
@@ -302,7 +349,7 @@ def url_kind_words(url: str | None) -> np.ndarray:
         host = parts.hostname or ""
     except ValueError:
         return _NO_URL_WORDS.copy()
-    segments = [s for s in parts.path.lower().split("/") if s]
+    segments = [s for s in address_path(parts).split("/") if s]
     dirs = set(_WORD_SPLIT.split(" ".join([host, *segments[:-1]])))
     last = set(_WORD_SPLIT.split(segments[-1])) if segments else set()
     out = []

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 from pipeline.html.metadata import HeadFacts
+from pipeline.html.page_cues import address_path
 from pipeline.rules.relabel import relabel_kept
 from pipeline.types import Block, LabeledBlock, Verdict
 
@@ -75,7 +75,7 @@ RECOMMENDATION_HEADING = re.compile(
 
 def _product_path(url: str) -> bool:
     try:
-        path = urlsplit(url).path.lower()
+        path = address_path(url)
     except ValueError:  # an unbalanced IPv6 bracket ("http://a.net]a.net/"): no path to read
         return False
     return _PRODUCT_PATH.search(path.rstrip("/") + "/") is not None

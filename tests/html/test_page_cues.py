@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from pipeline.html import page_cues as pc
 from pipeline.html.metadata import MAX_SCRIPT_CHARS, HeadFacts
-from pipeline.html.page_cues import N_PAGE_CUES, PAGE_CUE_NAMES, declared_types, page_cues
+from pipeline.html.page_cues import (
+    N_PAGE_CUES,
+    PAGE_CUE_NAMES,
+    URL_KIND_NAMES,
+    declared_types,
+    page_cues,
+    url_kind_words,
+)
 from pipeline.html.segment import parse
 from pipeline.types import NO_METADATA
 
@@ -173,6 +180,65 @@ def test_long_number_and_caps():
     assert got["cue_url_depth"] == pc._MAX_DEPTH
     assert got["cue_url_slug_hyphens"] == pc._MAX_HYPHENS
     assert got["cue_url_slug_chars"] == pc._MAX_SLUG
+
+
+def url_cues(url: str) -> dict[str, float]:
+    return {k: v for k, v in cues(url=url).items() if k.startswith("cue_url_")}
+
+
+@pytest.mark.parametrize(
+    ("plain", "pretty"),
+    [
+        # WordPress's plain permalinks read as the pretty ones they stand for
+        ("https://news.example.org/?p=48213", "https://news.example.org/48213/"),
+        ("https://news.example.org/index.php?page_id=48213", "https://news.example.org/48213"),
+        ("https://news.example.org/?cat=12", "https://news.example.org/category/12/"),
+        ("https://news.example.org/?tag=Elections", "https://news.example.org/tag/elections"),
+        (
+            "https://shop.example.com/?product=blue-shirt",
+            "https://shop.example.com/product/blue-shirt",
+        ),
+        ("https://blog.example.net/?s=socks&paged=2", "https://blog.example.net/search/socks"),
+    ],
+)
+def test_plain_permalinks_read_as_their_pretty_form(plain, pretty):
+    assert url_cues(plain) == url_cues(pretty)
+
+
+def test_a_post_number_in_the_query_is_an_item_number_whatever_its_digits():
+    # in a path "/12" may be a page number; "?p=12" is post 12
+    got = url_cues("https://blog.example.net/?p=12")
+    assert got["cue_url_long_number"] == 1.0 and got["cue_url_query"] == 0.0
+    assert got["cue_url_depth"] == 1.0 and got["cue_url_slug_chars"] == 2.0
+    assert url_cues("https://blog.example.net/12")["cue_url_long_number"] == 0.0
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.org/archive/?p=12",  # not the site's root
+        "https://example.org/?p=about",  # p is not a number
+        "https://example.org/?srsltid=AfmBOop",  # a tracking parameter
+        "https://example.org/?tag=<script>",  # not a slug
+        "https://example.org/?cat=",
+    ],
+)
+def test_other_queries_stay_queries(url):
+    got = url_cues(url)
+    assert got["cue_url_query"] == 1.0
+    path_only = url_cues(url.split("?")[0])
+    assert {k: v for k, v in got.items() if k != "cue_url_query"} == {
+        k: v for k, v in path_only.items() if k != "cue_url_query"
+    }
+
+
+def test_plain_permalinks_name_their_kind_to_the_page_type():
+    words = dict(
+        zip(URL_KIND_NAMES, url_kind_words("https://shop.example.com/?product=x"), strict=True)
+    )
+    assert words["url_dirs_product"] == 1.0
+    words = dict(zip(URL_KIND_NAMES, url_kind_words("https://shop.example.com/?s=x"), strict=True))
+    assert words["url_dirs_collection"] == 1.0
 
 
 @pytest.mark.parametrize("url", ["", None, "http://[::1/broken", "   "])

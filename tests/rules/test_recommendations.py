@@ -145,6 +145,8 @@ def test_a_lower_heading_stays_in_the_section_and_a_higher_one_ends_it():
         ("https://www.ebay.com/itm/276702815108", ""),
         ("https://www.amazon.co.uk/dp/B0CHWRXH8B", ""),
         ("https://shop.example.com/p/123", ""),
+        # WooCommerce's plain permalink of a product
+        ("https://shop.example.com/?product=standing-desk", ""),
         (None, '<meta property="og:type" content="product">'),
         (None, '<meta property="og:type" content="product.item">'),
         (None, '<script type="application/ld+json">{"@type": "Product", "name": "x"}</script>'),
