@@ -55,6 +55,23 @@ _RECORD_END = b"\r\n\r\n"
 
 _WARC_VERSIONS = frozenset({"WARC/1.0", "WARC/1.1"})
 _HTTP_SCHEMES = frozenset({"http:", "https:"})
+# warcio's schemes of records that hold no HTTP message, whatever their Content-Type says.
+_NON_HTTP_SCHEMES = frozenset({"dns:", "whois:", "ntp:"})
+
+
+def holds_http(uri: str, content_type: str | None) -> bool:
+    """Whether a response record's block is an HTTP message to parse, by its ``uri`` and its WARC
+    ``content_type``. warcio parses only under a lower-case "http:"/"https:" scheme; but schemes
+    are case-insensitive (RFC 3986, 3.1), and a block the WARC header declares
+    ``application/http`` is one whatever its target says (writers that leave the scheme out,
+    "www.example.com/page", or give another one), except under warcio's non-HTTP schemes."""
+    scheme, colon, _ = uri.partition(":")
+    scheme = scheme.lower() + colon if colon and "/" not in scheme else ""
+    if scheme in _HTTP_SCHEMES:
+        return True
+    declared = (content_type or "").partition(";")[0].strip().lower()
+    return declared == "application/http" and scheme not in _NON_HTTP_SCHEMES
+
 
 Item = RawPage | Rejected
 Convert = Callable[[Any, Any, int], Item]
@@ -275,9 +292,7 @@ def _parse_simple(member: _Member, block_start: int, loader: Any) -> ArcWarcReco
         # (requests and revisits are never parsed: see `_Loader`)
         if uri is None:
             return None  # warcio fails on it: the segment reader says how
-        scheme, colon, _ = uri.partition(":")
-        # (`_Loader` lower-cases the scheme)
-        if scheme.lower() + colon in _HTTP_SCHEMES:
+        if holds_http(uri, rec_headers.get_header("Content-Type")):
             end = data.find(
                 _RECORD_END, block_start, min(block_start + _MAX_HEADER, block_start + size)
             )

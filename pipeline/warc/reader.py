@@ -65,7 +65,7 @@ try:
     from zlib_ng import zlib_ng as _inflate_lib
 except ImportError:  # pragma: no cover - zlib-ng is a dependency; stdlib zlib reads the same
     _inflate_lib = zlib
-from pipeline.warc.members import glued_headers, read_members
+from pipeline.warc.members import glued_headers, holds_http, read_members
 from pipeline.warc.payload import classify_type, decode_payload, media_type, read_capped, sniff_kind
 
 # Record types whose payload can be a page; everything else is counted and skipped unparsed.
@@ -1154,11 +1154,10 @@ class _Loader(ArcWarcRecordLoader):  # type: ignore[misc]
         self.http_cut_short = False
         if rec_type in _UNPARSED_HTTP:
             return None
-        # warcio parses HTTP only under a lower-case "http:"/"https:", but schemes are
-        # case-insensitive (RFC 3986, 3.1): "HTTPS://..." is an HTTP response like any other.
-        if uri:
-            scheme, colon, rest = uri.partition(":")
-            uri = scheme.lower() + colon + rest
+        if rec_type == "response" and uri and self.last_headers is not None:
+            content_type = self.last_headers[1].get_header("Content-Type")
+            # (warcio parses the block under a lower-case "http:" or "https:" target only)
+            uri = "http:" if holds_http(uri, content_type) else uri
         try:
             return super().load_http_headers(rec_type, uri, _CappedLines(stream), length)
         except EOFError:

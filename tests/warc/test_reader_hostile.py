@@ -376,6 +376,26 @@ def test_uri_scheme_is_case_insensitive(scheme: str) -> None:
     assert isinstance(page, RawPage) and page.body == _page(0) and page.http_status == 200
 
 
+@CONTAINERS
+@pytest.mark.parametrize(
+    "uri", ["www.e.com/0", "//e.com/0", "e.com:8080/0", "ftp://e.com/0", "urn:x-page:0"]
+)
+def test_a_block_declared_http_is_read_as_http_whatever_the_target(
+    uri: str, gz: bool | str
+) -> None:
+    # warcio parses the HTTP message only under an "http:"/"https:" target; writers that leave
+    # the scheme out made it read the status line and headers as the page's start
+    (page,) = _read(_join([_record(0, uri=uri)], gz))
+    assert isinstance(page, RawPage) and page.body == _page(0) and page.http_status == 200
+    assert page.url == uri and page.http_headers == (("Content-Type", "text/html"),)
+
+
+@CONTAINERS
+def test_a_dns_record_is_never_read_as_http(gz: bool | str) -> None:
+    (rejected,) = _read(_join([_record(0, uri="dns:e.com")], gz))
+    assert isinstance(rejected, Rejected) and rejected.reason == "not_html"
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     length=st.one_of(

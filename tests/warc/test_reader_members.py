@@ -118,9 +118,9 @@ def test_headers_the_simple_parse_leaves_to_warcio_come_out_the_same() -> None:
         html_response("https://e.example/h", "gzipped", content_encoding="gzip", record_id="h"),
     ]
     items = _assert_same(build_warc(specs))
-    # (the ftp record has no HTTP message: its WARC Content-Type is no HTML type)
+    # (the ftp record's block is declared application/http: it is read as one)
     kinds = [type(i) for i in items]
-    assert kinds == [RawPage] * 4 + [Rejected] * 3 + [RawPage]
+    assert kinds == [RawPage] * 4 + [Rejected] * 2 + [RawPage] * 2
 
 
 def _by_hand(warc: list[str], http: list[str], body: bytes = b"<p>hand</p>") -> bytes:
