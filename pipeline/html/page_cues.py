@@ -117,12 +117,14 @@ def declared_types(tree: LexborHTMLParser) -> tuple[str | None, frozenset[str]]:
 _NO_URL = (0.0,) * (6 + len(_URL_FAMILIES))
 
 
-# WordPress's "plain" permalinks name the page in the query of the site's root (`?p=123`,
-# `?page_id=7`, `?cat=4`, WooCommerce's `?product=blue-shirt`); each key is read as the path its
-# pretty permalink would have. Without this a site's every post reads as its home page with a
-# query: on daniel's 1,611 news pages given `/?p=N` addresses the default cleaner's F1 fell from
-# 0.915 (as `/2019/05/N/`) to 0.905 and the page type called 36% of them listings (BENCHMARKS.md
-# "Plain permalinks"). The keys are WordPress's own (its Codex, "Using Permalinks").
+# Addresses that name the page in their query are read as the path they stand for (BENCHMARKS.md
+# "Items named in the query"). Read as they are, a query-named news story is a section page or
+# the home page with a query: daniel's 1,611 news pages given `/?p=N` addresses were cleaned to
+# F1 0.905 (0.912 as `/N/`) and named articles on 56%, given `/article.php?id=N` 0.903 and 12%.
+#
+# WordPress's "plain" permalinks, at the site's root (`?p=123`, `?page_id=7`, `?cat=4`,
+# WooCommerce's `?product=blue-shirt`): each key as the path of the pretty permalink it stands for.
+# The keys are WordPress's own (its Codex, "Using Permalinks").
 _PLAIN_ROOTS = frozenset({"", "/", "/index.php"})
 _PLAIN_ID_KEYS = ("p", "page_id")
 _PLAIN_KEYS: tuple[tuple[str, str], ...] = (
@@ -134,31 +136,42 @@ _PLAIN_KEYS: tuple[tuple[str, str], ...] = (
     ("product_cat", "/product-category/"),
 )
 _PLAIN_VALUE = re.compile(r"[\w-]{1,200}")
+# A script's page whose query gives a number (`/article.php?id=123`, `/viewtopic.php?t=9`,
+# `Detail.aspx?NewsID=5`): the item's number as the script's last segment.
+_SCRIPT = re.compile(r"\.(?:php\d?|aspx?|jsp|cgi|pl|cfm|do)$")
 
 
-def _plain_permalink(parts: SplitResult) -> tuple[str, bool] | None:
-    """The lower-cased path of the pretty permalink that ``parts``, a WordPress plain permalink,
-    stand for, and whether its last segment is an item's number; None for any other URL."""
-    if not parts.query or parts.path.lower() not in _PLAIN_ROOTS:
+def _query_item(parts: SplitResult) -> tuple[str, bool] | None:
+    """The lower-cased path that ``parts``' query stands for, and whether its last segment is an
+    item's number; None for a URL whose query names no page."""
+    if not parts.query:
         return None
-    query = dict(parse_qsl(parts.query))
-    for key in _PLAIN_ID_KEYS:
-        if query.get(key, "").isdigit():
-            return "/" + query[key], True
-    for key, prefix in _PLAIN_KEYS:
-        value = query.get(key, "").lower()
-        if _PLAIN_VALUE.fullmatch(value):
-            return prefix + value, False
-    return None
+    path = parts.path.lower()
+    if path in _PLAIN_ROOTS:
+        query = dict(parse_qsl(parts.query))
+        for key in _PLAIN_ID_KEYS:
+            if query.get(key, "").isdigit():
+                return "/" + query[key], True
+        for key, prefix in _PLAIN_KEYS:
+            value = query.get(key, "").lower()
+            if _PLAIN_VALUE.fullmatch(value):
+                return prefix + value, False
+    if _SCRIPT.search(path) is None:
+        return None
+    numbers = [v for _, v in parse_qsl(parts.query) if v.isdigit()]
+    # the longest: "?f=20&t=487157" is topic 487157 of forum 20, "&postid=159166&pageid=3" its
+    # post
+    return (path + "/" + max(numbers, key=len), True) if numbers else None
 
 
 def address_path(url: str | SplitResult) -> str:
-    """The lower-cased path of ``url`` as the page is addressed: a WordPress plain permalink's
-    pretty one (``/?product=desk``: ``/product/desk``), any other URL's own path. Raises
-    ValueError for a URL that `urllib.parse.urlsplit` cannot read."""
+    """The lower-cased path of ``url`` as the page is addressed: the path its query stands for
+    when it names the page (a WordPress plain permalink's pretty one, ``/?product=desk``:
+    ``/product/desk``; a script's item, ``/article.php?id=12``: ``/article.php/12``), else its own
+    path. Raises ValueError for a URL that `urllib.parse.urlsplit` cannot read."""
     parts = urlsplit(url) if isinstance(url, str) else url
-    plain = _plain_permalink(parts)
-    return parts.path.lower() if plain is None else plain[0]
+    item = _query_item(parts)
+    return parts.path.lower() if item is None else item[0]
 
 
 def _url_cues(url: str | None) -> tuple[float, ...]:
@@ -169,8 +182,8 @@ def _url_cues(url: str | None) -> tuple[float, ...]:
         parts = urlsplit(url)
     except ValueError:  # e.g. an unbalanced IPv6 bracket: no usable URL
         return _NO_URL
-    plain = _plain_permalink(parts)
-    path, numbered = (parts.path.lower(), False) if plain is None else plain
+    item = _query_item(parts)
+    path, numbered = (parts.path.lower(), False) if item is None else item
     segments = [s for s in path.split("/") if s]
     slug = _EXTENSION.sub("", segments[-1]) if segments else ""
     probe = path + "/"
@@ -182,7 +195,7 @@ def _url_cues(url: str | None) -> tuple[float, ...]:
         # an id in the query names one item whatever its digits; in a path, short numbers are
         # page numbers and days as often as ids
         1.0 if numbered or _LONG_NUMBER.search(path) else 0.0,
-        1.0 if parts.query and plain is None else 0.0,
+        1.0 if parts.query and item is None else 0.0,
         *(1.0 if pattern.search(probe) else 0.0 for _, pattern in _URL_FAMILIES),
     )
 

@@ -28,6 +28,9 @@ from fsspec.implementations.local import LocalFileSystem
 
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 PATHS_SUFFIXES = (".paths", ".paths.gz")
+# Common Crawl's derived files: WET holds the text it extracted, WAT metadata as JSON; neither
+# holds a page. Read, they would end a run of hours with no document and every record skipped.
+_DERIVED = re.compile(r"\.warc\.(wet|wat)(?:\.gz)?$", re.IGNORECASE)
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _STEM_MAX = 80
@@ -35,6 +38,21 @@ _STEM_MAX = 80
 
 class InputError(ValueError):
     """An input spec that names nothing readable (the message names the spec)."""
+
+
+def _refuse_derived(path: str, where: str) -> None:
+    """Raise `InputError` for a Common Crawl WET or WAT file (by its name), saying where the
+    pages are: in the WARC file of the same name under ``warc/``."""
+    found = _DERIVED.search(path)
+    if found is None:
+        return
+    kind = found.group(1).upper()
+    holds = "the text Common Crawl extracted" if kind == "WET" else "metadata as JSON"
+    raise InputError(
+        f"{where}: a {kind} file ({holds}), not a WARC of pages; its pages are in the WARC file "
+        f"of the same name without .{found.group(1).lower()} (in Common Crawl, under warc/ "
+        f"instead of {found.group(1).lower()}/; warc.paths.gz lists them): {path}"
+    )
 
 
 def list_inputs(
@@ -163,19 +181,29 @@ def _expand(spec: str, base_url: str | None, storage_options: dict[str, Any]) ->
         matches = sorted(fs.glob(path))
         if not matches:
             raise InputError(f"input glob matches nothing: {spec}")
+        found = []
         for match in matches:
             if fs.isdir(match):
-                yield from _walk(fs, match)
+                found += _walk(fs, match)
             elif is_warc_name(match):
-                yield _full_name(fs, match)
+                found.append(_full_name(fs, match))
+        if not found:
+            derived = [m for m in matches if _DERIVED.search(m)]
+            if derived:
+                _refuse_derived(derived[0], f"input glob {spec} matches no WARC file")
+        yield from found
         return
     if fs.isdir(path):
         found = list(_walk(fs, path))
         if not found:
+            derived = [p for p in sorted(fs.find(path)) if _DERIVED.search(p)]
+            if derived:
+                _refuse_derived(derived[0], f"input directory {spec} holds no WARC file")
             raise InputError(f"input directory holds no .warc/.warc.gz/.arc/.arc.gz file: {spec}")
         yield from found
         return
     if fs.exists(path):
+        _refuse_derived(spec, "input")
         yield _full_name(fs, path)  # a file named explicitly is read whatever its suffix
         return
     raise InputError(f"input not found: {spec}")
@@ -249,6 +277,7 @@ def _path_list_entries(
         entries += 1
         if entries > MAX_PATH_LIST_ENTRIES:
             raise InputError(f"{list_spec}: more than {MAX_PATH_LIST_ENTRIES:,} paths")
+        _refuse_derived(entry, f"{list_spec}:{number}")
         yield _resolve(entry, base_url, list_dir)
 
 

@@ -199,18 +199,39 @@ def url_cues(url: str) -> dict[str, float]:
             "https://shop.example.com/product/blue-shirt",
         ),
         ("https://blog.example.net/?s=socks&paged=2", "https://blog.example.net/search/socks"),
+        # a script's page whose query gives a number: the item's number (the longest) as its
+        # last segment
+        (
+            "https://news.example.kr/article.php?id=48213",
+            "https://news.example.kr/article.php/48213",
+        ),
+        (
+            "https://f.example.org/viewtopic.php?f=20&t=487157",
+            "https://f.example.org/viewtopic.php/487157",
+        ),
+        (
+            "https://example.cn/News/Detail.aspx?NewsID=5531",
+            "https://example.cn/news/detail.aspx/5531",
+        ),
+        # Joomla's articles, at the root's script with no WordPress key
+        (
+            "https://example.de/index.php?option=com_content&view=article&id=7713",
+            "https://example.de/index.php/7713",
+        ),
     ],
 )
-def test_plain_permalinks_read_as_their_pretty_form(plain, pretty):
+def test_addresses_that_name_the_page_in_their_query_read_as_that_path(plain, pretty):
     assert url_cues(plain) == url_cues(pretty)
 
 
-def test_a_post_number_in_the_query_is_an_item_number_whatever_its_digits():
+def test_a_number_in_the_query_is_an_item_number_whatever_its_digits():
     # in a path "/12" may be a page number; "?p=12" is post 12
     got = url_cues("https://blog.example.net/?p=12")
     assert got["cue_url_long_number"] == 1.0 and got["cue_url_query"] == 0.0
     assert got["cue_url_depth"] == 1.0 and got["cue_url_slug_chars"] == 2.0
     assert url_cues("https://blog.example.net/12")["cue_url_long_number"] == 0.0
+    got = url_cues("https://news.example.kr/view.php?no=7")
+    assert got["cue_url_long_number"] == 1.0 and got["cue_url_depth"] == 2.0
 
 
 @pytest.mark.parametrize(
@@ -221,6 +242,9 @@ def test_a_post_number_in_the_query_is_an_item_number_whatever_its_digits():
         "https://example.org/?srsltid=AfmBOop",  # a tracking parameter
         "https://example.org/?tag=<script>",  # not a slug
         "https://example.org/?cat=",
+        "https://example.org/?id=12",  # the root is no script, and id no WordPress key
+        "https://example.org/search.php?q=socks",  # a script's query with no number
+        "https://example.org/news/story.html?id=12",  # a page, not a script
     ],
 )
 def test_other_queries_stay_queries(url):

@@ -343,23 +343,32 @@ def test_schema_counts_on_bytes_are_the_same_compiled_or_not(markup):
 
 
 @pytest.mark.shared
-def test_news_under_plain_permalinks_reads_as_news(daniel_dir):
-    """daniel's news pages (every 8th: 202 pages on 121 sites) given WordPress plain-permalink
-    addresses (``/?p=N``, as many crawled blogs have): named articles as often as without an
-    address, and cleaned no worse. Read as the site's home page with a query, 56% of all 1,611
-    were named articles and their F1 fell 0.003 below the address-less pages'."""
+def test_news_named_in_the_query_reads_as_news(daniel_dir):
+    """daniel's news pages (every 8th: 202 pages on 121 sites) given addresses that name the
+    story in their query, as many crawled sites do (WordPress's ``/?p=N``, a script's
+    ``/article.php?id=N``): named articles as often as without an address, and cleaned no worse.
+    Read as the site's home page or a section page with a query, 56% and 12% of all 1,611 were
+    named articles, and their F1 fell 0.003 and 0.004 below the address-less pages'."""
     from pipeline.evaluate.datasets import load_dataset
     from pipeline.evaluate.scoring import score_text
 
     pages = load_dataset(daniel_dir)[::8]
-    named = {"plain": 0, "none": 0}
-    f1 = {"plain": 0.0, "none": 0.0}
+    forms = {
+        "none": lambda site, n: None,
+        "plain": lambda site, n: f"https://{site}/?p={n}",
+        "script": lambda site, n: f"https://{site}/article.php?id={n}",
+    }
+    named = dict.fromkeys(forms, 0)
+    f1 = dict.fromkeys(forms, 0.0)
     for i, page in enumerate(pages):
         html = page.read_html()
-        for name, url in (("plain", f"https://{page.site}/?p={i + 1}"), ("none", None)):
-            result = clean_html(html, url=url, markdown=False, classify_page=True)
+        for name, address in forms.items():
+            result = clean_html(
+                html, url=address(page.site, i + 1), markdown=False, classify_page=True
+            )
             named[name] += result.page_type == "article"
             f1[name] += score_text(page, result.text).f1 / len(pages)
     assert len(pages) >= 200 and len({p.site for p in pages}) >= 100
-    assert named["plain"] >= named["none"] >= 0.8 * len(pages)
-    assert f1["plain"] >= f1["none"]
+    assert named["none"] >= 0.8 * len(pages)
+    assert min(named["plain"], named["script"]) >= named["none"]
+    assert min(f1["plain"], f1["script"]) >= f1["none"]

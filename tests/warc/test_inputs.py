@@ -50,6 +50,33 @@ def test_explicit_file_is_taken_whatever_its_name(tree: Path) -> None:
     assert list_inputs([str(tree / "a/skip.txt")]) == [str(tree / "a/skip.txt")]
 
 
+def test_common_crawl_wet_and_wat_files_are_refused_by_name_where_they_are_given(
+    tree: Path,
+) -> None:
+    # they hold no page: read, a run would end with no document and every record skipped
+    derived = tree / "c" / "CC-MAIN-20240301-00000.warc.wet.gz"
+    derived.parent.mkdir()
+    derived.write_bytes(b"")
+    (tree / "c" / "CC-MAIN-20240301-00000.warc.WAT").write_bytes(b"")
+    where_pages_are = r"not a WARC of pages; its pages are in the WARC file of the same name"
+    with pytest.raises(InputError, match=rf"^input: a WET file .*{where_pages_are}"):
+        list_inputs([str(derived)])
+    with pytest.raises(InputError, match=rf"^input: a WAT file .*{where_pages_are}"):
+        list_inputs([str(tree / "a/deeper/x.warc.wat.gz")])
+    with pytest.raises(InputError, match=r"^input directory .*/c holds no WARC file: a WAT"):
+        list_inputs([str(tree / "c")])
+    with pytest.raises(InputError, match=r"^input glob .* matches no WARC file: a WET"):
+        list_inputs([str(tree / "c" / "*.gz")])
+    listing = tree / "wet.paths"
+    listing.write_text("crawl-data/x/warc/a.warc.gz\ncrawl-data/x/wet/a.warc.wet.gz\n")
+    with pytest.raises(InputError, match=r"wet\.paths:2: a WET file .*wet/a\.warc\.wet\.gz$"):
+        list_inputs([str(listing)])
+    # beside WARC files, a directory's or glob's derived files are passed over
+    (tree / "c" / "CC-MAIN-20240301-00000.warc.gz").write_bytes(b"")
+    for spec in (tree / "c", tree / "c" / "*"):
+        assert list_inputs([str(spec)]) == [str(tree / "c" / "CC-MAIN-20240301-00000.warc.gz")]
+
+
 def test_missing_inputs_fail_with_their_name(tree: Path) -> None:
     with pytest.raises(InputError, match="nope"):
         list_inputs([str(tree / "nope.warc.gz")])
