@@ -245,6 +245,9 @@ def test_a_number_in_the_query_is_an_item_number_whatever_its_digits():
         "https://example.org/?id=12",  # the root is no script, and id no WordPress key
         "https://example.org/search.php?q=socks",  # a script's query with no number
         "https://example.org/news/story.html?id=12",  # a page, not a script
+        # past its cap a query is not parsed (a hostile address of 256 KiB took 250 ms)
+        "https://example.org/?p=12&" + "a" * pc.MAX_QUERY_READ,
+        "https://example.org/article.php?id=12&" + "a=1&" * pc.MAX_QUERY_READ,
     ],
 )
 def test_other_queries_stay_queries(url):
