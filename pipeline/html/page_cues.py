@@ -115,6 +115,9 @@ def declared_types(tree: LexborHTMLParser) -> tuple[str | None, frozenset[str]]:
 
 
 _NO_URL = (0.0,) * (6 + len(_URL_FAMILIES))
+# Queries naming a page are short; a longer one stays a query. Parsed, a record's 256 KiB address
+# of "a=1&" pairs took 250 ms, 35 times a page's cleaning.
+MAX_QUERY_READ = 1000
 
 
 # Addresses that name the page in their query are read as the path they stand for (BENCHMARKS.md
@@ -138,9 +141,6 @@ _PLAIN_KEYS: tuple[tuple[str, str], ...] = (
 _PLAIN_VALUE = re.compile(r"[\w-]{1,200}")
 # A script's page whose query gives a number (`/article.php?id=123`, `/viewtopic.php?t=9`,
 # `Detail.aspx?NewsID=5`): the item's number as the script's last segment.
-# Queries naming a page are short; a longer one stays a query. Parsed, a record's 256 KiB address
-# of "a=1&" pairs took 250 ms, 35 times a page's cleaning.
-MAX_QUERY_READ = 1000
 _SCRIPT = re.compile(r"\.(?:php\d?|aspx?|jsp|cgi|pl|cfm|do)$")
 
 
