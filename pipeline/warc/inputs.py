@@ -42,7 +42,7 @@ class InputError(ValueError):
 
 def _refuse_derived(path: str, where: str) -> None:
     """Raise `InputError` for a Common Crawl WET or WAT file (by its name), saying where the
-    pages are: in the WARC file of the same name under ``warc/``."""
+    pages are: in the WARC file of the same name under ``warc/``. Any other path passes."""
     found = _DERIVED.search(path)
     if found is None:
         return
@@ -53,6 +53,11 @@ def _refuse_derived(path: str, where: str) -> None:
         f"of the same name without .{found.group(1).lower()} (in Common Crawl, under warc/ "
         f"instead of {found.group(1).lower()}/; warc.paths.gz lists them): {path}"
     )
+
+
+def _first_derived(paths: Sequence[str]) -> str:
+    """The first WET or WAT file among ``paths`` ("" when there is none)."""
+    return next((p for p in paths if _DERIVED.search(p)), "")
 
 
 def list_inputs(
@@ -188,17 +193,14 @@ def _expand(spec: str, base_url: str | None, storage_options: dict[str, Any]) ->
             elif is_warc_name(match):
                 found.append(_full_name(fs, match))
         if not found:
-            derived = [m for m in matches if _DERIVED.search(m)]
-            if derived:
-                _refuse_derived(derived[0], f"input glob {spec} matches no WARC file")
+            _refuse_derived(_first_derived(matches), f"input glob {spec} matches no WARC file")
         yield from found
         return
     if fs.isdir(path):
         found = list(_walk(fs, path))
         if not found:
-            derived = [p for p in sorted(fs.find(path)) if _DERIVED.search(p)]
-            if derived:
-                _refuse_derived(derived[0], f"input directory {spec} holds no WARC file")
+            where = f"input directory {spec} holds no WARC file"
+            _refuse_derived(_first_derived(sorted(fs.find(path))), where)
             raise InputError(f"input directory holds no .warc/.warc.gz/.arc/.arc.gz file: {spec}")
         yield from found
         return

@@ -1154,8 +1154,9 @@ class _Loader(ArcWarcRecordLoader):  # type: ignore[misc]
         self.http_cut_short = False
         if rec_type in _UNPARSED_HTTP:
             return None
-        if rec_type == "response" and uri and self.last_headers is not None:
-            content_type = self.last_headers[1].get_header("Content-Type")
+        if rec_type == "response" and uri:
+            warc = self.last_headers[1] if self.last_headers is not None else None
+            content_type = warc.get_header("Content-Type") if warc is not None else None
             # (warcio parses the block under a lower-case "http:" or "https:" target only)
             uri = "http:" if holds_http(uri, content_type) else uri
         try:
