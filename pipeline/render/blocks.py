@@ -268,20 +268,26 @@ def _escape_seg(s: str, at_line_start: bool) -> str:
 # --- inline spans ---
 
 _SPAN_KINDS = frozenset(("code", "math", "display_math"))
+_JOINABLE_KINDS = frozenset(("code", "math"))
 _BACKTICKS = re.compile(r"`+")
 _LANG_BAD = re.compile(r"[^\w+#.\-]")
 
 
 def _valid_spans(text: str, spans: tuple[tuple[int, int, str], ...]) -> list[tuple[int, int, str]]:
     """The spans that lie inside ``text``, in order, without overlaps (later overlapping ones and
-    unknown kinds are dropped)."""
+    unknown kinds are dropped). Inline code or math spans that touch are one span: written
+    apart, ``a`` then ``b`` would read as one span holding two backticks (`a``b`), and
+    ``$a$$b$`` as display math."""
     n = len(text)
-    out = []
+    out: list[tuple[int, int, str]] = []
     end = 0
     for sp in sorted(spans, key=lambda x: (x[0], x[1])):
         s, e, kind = sp
         if kind in _SPAN_KINDS and end <= s < e <= n:
-            out.append((s, e, kind))
+            if out and s == end and kind == out[-1][2] and kind in _JOINABLE_KINDS:
+                out[-1] = (out[-1][0], e, kind)
+            else:
+                out.append((s, e, kind))
             end = e
     return out
 

@@ -169,6 +169,51 @@ def test_text_reads_back_as_the_same_characters(text: str) -> None:
     assert _inline_text(md) == text, md
 
 
+def _code_text(md: str) -> tuple[str, list[str]]:
+    """The characters of a one-paragraph Markdown as a reader sees them, and its code spans."""
+    tokens = _MD.parse(md)
+    assert [t.type for t in tokens] == ["paragraph_open", "inline", "paragraph_close"], md
+    children = tokens[1].children or ()
+    assert {c.type for c in children} <= {"text", "code_inline"}, md
+    return "".join(c.content for c in children), [
+        c.content for c in children if c.type == "code_inline"
+    ]
+
+
+@st.composite
+def code_spans(draw: st.DrawFn) -> tuple[str, tuple[tuple[int, int, str], ...]]:
+    """A paragraph and inline code spans over it, some touching, some apart."""
+    text = draw(st.text(st.sampled_from("ab`*_<\\"), min_size=1, max_size=30))
+    cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=8)) | {0, len(text)})
+    spans = [
+        (a, b, "code")
+        for a, b in zip(cuts, cuts[1:], strict=False)
+        if draw(st.booleans())
+    ]
+    return text, tuple(spans)
+
+
+@settings(max_examples=500, deadline=None)
+@given(code_spans())
+def test_code_spans_read_back_as_their_text(page: tuple[str, tuple]) -> None:
+    """Inline code spans, touching or not, read back in CommonMark as the text's characters,
+    every character a span held inside a code span. (Two touching spans written apart,
+    `a``b`, read as one span holding two backticks: wcxb-dev 0415's stacked <code> chips.)"""
+    text, spans = page
+    md = render([blk(text, Shape(spans=spans))]).markdown
+    shown, codes = _code_text(md)
+    assert shown == text, md
+    in_code = {i for a, b, _ in spans for i in range(a, b)}
+    assert "".join(codes) == "".join(text[i] for i in sorted(in_code)), md
+
+
+def test_touching_code_spans_are_one_span() -> None:
+    # wcxb-dev 0415: <code>U+00DF</code><code>0x C3 9F</code>, drawn as two stacked chips.
+    text = "variants 'ß'U+00DF0x C3 9F and"
+    md = render([blk(text, Shape(spans=((12, 18, "code"), (18, 26, "code"))))]).markdown
+    assert md == "variants 'ß'`U+00DF0x C3 9F` and"
+
+
 @pytest.mark.parametrize(
     "text",
     [
