@@ -10,6 +10,7 @@ text's own characters.
 
 from __future__ import annotations
 
+import itertools
 import re
 from html.parser import HTMLParser
 
@@ -185,11 +186,7 @@ def code_spans(draw: st.DrawFn) -> tuple[str, tuple[tuple[int, int, str], ...]]:
     """A paragraph and inline code spans over it, some touching, some apart."""
     text = draw(st.text(st.sampled_from("ab`*_<\\"), min_size=1, max_size=30))
     cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=8)) | {0, len(text)})
-    spans = [
-        (a, b, "code")
-        for a, b in zip(cuts, cuts[1:], strict=False)
-        if draw(st.booleans())
-    ]
+    spans = [(a, b, "code") for a, b in itertools.pairwise(cuts) if draw(st.booleans())]
     return text, tuple(spans)
 
 
