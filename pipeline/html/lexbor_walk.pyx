@@ -27,7 +27,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8, Py_UNICODE_ISSPACE
 from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, strchr
 
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void *op)
@@ -191,6 +191,9 @@ cdef Py_ssize_t _attr_name_length[256]
 cdef uintptr_t _class_attr_id = 0
 cdef uintptr_t _id_attr_id = 0
 cdef uintptr_t _type_attr_id = 0
+cdef uintptr_t _alt_attr_id = 0
+cdef uintptr_t _src_attr_id = 0
+cdef uintptr_t _img_tag_id = 0
 # Why pages went to the Python walk, for the bench and the tests.
 cdef dict _fallbacks = {}
 
@@ -198,7 +201,7 @@ cdef dict _fallbacks = {}
 def _learn_names() -> None:
     """Predefined ids from selectolax's public API: `create_node` gives a known name's tag id;
     an element parsed with known attributes gives their ids, read off its attribute list."""
-    global _class_attr_id, _id_attr_id, _type_attr_id
+    global _class_attr_id, _id_attr_id, _type_attr_id, _alt_attr_id, _src_attr_id, _img_tag_id
     parser = LexborHTMLParser("<p></p>")
     for name in _ELEMENT_NAMES:
         node = parser.create_node(name)
@@ -207,6 +210,8 @@ def _learn_names() -> None:
         # name of its own (which is what the walk meets).
         if tag_id < WC_TAG_LAST_ENTRY and node.tag == name:
             _tag_names[tag_id] = name
+            if name == "img":
+                _img_tag_id = tag_id
     for i in range(256):
         _attr_name_length[i] = -1
     probe = LexborHTMLParser(
@@ -228,6 +233,10 @@ def _learn_names() -> None:
                 _id_attr_id = attr_id
             elif name == "type":
                 _type_attr_id = attr_id
+            elif name == "alt":
+                _alt_attr_id = attr_id
+            elif name == "src":
+                _src_attr_id = attr_id
         attr = attr.next
 
 
@@ -758,6 +767,81 @@ cdef bint _draws_math(const unsigned char *data, Py_ssize_t length) noexcept:
                 return True
         elif c == 107:  # "k"
             if i + 10 <= length and memcmp(data + i, b"katex-html", 10) == 0:
+                return True
+    return False
+
+
+cdef inline unsigned char _lower(unsigned char c) noexcept:
+    return c + 32 if 65 <= c <= 90 else c
+
+
+cdef bint _at(const unsigned char *v, Py_ssize_t n, Py_ssize_t i, const char *word,
+              Py_ssize_t m) noexcept:
+    """Whether ``word`` (lower case) is at ``v[i]``, in any case."""
+    cdef Py_ssize_t j
+    if i + m > n:
+        return False
+    for j in range(m):
+        if _lower(v[i + j]) != <unsigned char> word[j]:
+            return False
+    return True
+
+
+cdef bint _word_at(const unsigned char *v, Py_ssize_t n, Py_ssize_t i, const char *word,
+                   Py_ssize_t m, const char *after) noexcept:
+    """``word`` at ``v[i]``, at the end or followed by a byte of ``after`` (by anything but an
+    ASCII letter when ``after`` is empty), as math_images._followed_by."""
+    cdef unsigned char c
+    if not _at(v, n, i, word, m):
+        return False
+    if i + m == n:
+        return True
+    c = _lower(v[i + m])
+    if after[0] == 0:
+        return not (97 <= c <= 122)
+    return strchr(after, c) != NULL and c != 0
+
+
+cdef bint _math_image_hint(
+    uintptr_t attr_id, wc_hash_entry *entry, const unsigned char *v, Py_ssize_t n
+) noexcept:
+    """`pipeline.html.math_images.may_be_math_image`'s test of one attribute of an <img>."""
+    cdef Py_ssize_t i
+    cdef unsigned char c
+    if n == 0:
+        return False
+    if _is_named(attr_id, entry, _alt_attr_id, b"alt", 3):
+        return (v[0] == 36 and v[n - 1] == 36 and n > 1) or v[0] == 92  # "$...$", a backslash
+    if _is_named(attr_id, entry, _class_attr_id, b"class", 5):
+        for i in range(n):
+            c = _lower(v[i])
+            if c == 116:  # t
+                if _word_at(v, n, i, b"tex", 3, b""):
+                    return True
+            elif c == 109:  # m
+                if _at(v, n, i, b"mathcode", 8) or _word_at(v, n, i, b"math", 4, b""):
+                    return True
+            elif c == 113 or c == 101:  # q, e
+                if _at(v, n, i, b"ql-img", 6) or _at(v, n, i, b"ee_img", 6):
+                    return True
+        return False
+    if not (
+        _is_named(attr_id, entry, _src_attr_id, b"src", 3)
+        or _is_named(attr_id, entry, WC_ATTR_LAST_ENTRY, b"data-src", 8)
+        or _is_named(attr_id, entry, WC_ATTR_LAST_ENTRY, b"data-lazy-src", 13)
+        or _is_named(attr_id, entry, WC_ATTR_LAST_ENTRY, b"data-original", 13)
+    ) or _at(v, n, 0, b"data:", 5):
+        return False
+    for i in range(n):
+        c = _lower(v[i])
+        if c == 108:  # l
+            if _word_at(v, n, i, b"latex", 5, b".?/="):
+                return True
+        elif c == 116:  # t
+            if _at(v, n, i, b"tex=", 4) or _at(v, n, i, b"tex.cgi", 7):
+                return True
+        elif c == 109:  # m
+            if _at(v, n, i, b"math/", 5):
                 return True
     return False
 
@@ -1337,6 +1421,15 @@ cdef object _walk(
                         elif _is_named(attr_id, entry, _id_attr_id, b"id", 2):
                             id_data = value.data if value != NULL else NULL
                             id_length = value.length if value != NULL else 0
+                        if (
+                            tag_id == _img_tag_id
+                            and value != NULL
+                            and value.data != NULL
+                            and _math_image_hint(attr_id, entry, value.data, value.length)
+                        ):
+                            # A formula drawn as a picture: only the Python walk reads its TeX.
+                            _fallback("math image")
+                            return None
                         attr = attr.next
                     # See walk.walk: unwrapped elements count, the root does not.
                     if class_data != NULL:

@@ -280,11 +280,11 @@ def _tex_annotation(semantics: LexborNode) -> str | None:
         if child.tag == "annotation":
             encoding = (child.attributes.get("encoding") or "").strip().lower()
             if encoding in TEX_ENCODINGS:
-                return _unwrap_style(child.text(deep=True).strip())
+                return unwrap_style(child.text(deep=True).strip())
     return None
 
 
-def _unwrap_style(tex: str) -> str:
+def unwrap_style(tex: str) -> str:
     """Wikipedia wraps each formula in {\\displaystyle ...}; only a wrapper around the whole
     source is dropped, as "{\\displaystyle a} + b" has none."""
     start = _STYLE_WRAPPER.match(tex)

@@ -35,6 +35,7 @@ from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.errors import PageTooComplex
 from pipeline.html.class_cues import ancestor_cue_bits
 from pipeline.html.guard import Deadline
+from pipeline.html.math_images import image_latex
 from pipeline.html.mathml import container_latex, math_latex, script_latex
 from pipeline.html.structure import (
     LINE_TAGS,
@@ -622,6 +623,8 @@ def walk(
                         code_start = len(pieces)
             elif pre_depth:
                 kind &= _PRE_MASK
+            elif tag == "img" and attrs:
+                math = image_latex(attrs, node)
             if math is not None:
                 # A formula is text of its block: its LaTeX, as a span (see `Shape.spans`).
                 latex, display = math

@@ -23,6 +23,7 @@ import pipeline.html.segment as segment
 import pipeline.html.walk as python_walk
 from pipeline import compiled
 from pipeline.errors import PageTooComplex
+from pipeline.html.math_images import may_be_math_image
 from pipeline.html.tex_text import may_hold_tex
 
 
@@ -107,6 +108,7 @@ def _same(walk: ModuleType, html: str | bytes, may_fall_back: bool = False) -> N
             for reason, found in (
                 ("math", _MATH.search(source)),
                 ("text holds the code marks", _MARKS.search(source)),
+                ("math image", any(may_be_math_image(i.attributes) for i in tree.css("img"))),
             )
             if found
         ]
@@ -156,6 +158,11 @@ BUILT_PAGES = [
     "<iframe>i</iframe>",
     "<object><p>o</p></object><embed src=e><applet>a</applet><button>b</button><hr><img alt=\xe9>",
     "<?php echo 1; ?><!DOCTYPE html><p>after a processing instruction</p>",
+    # Formulas drawn as pictures go to the Python walk; pictures that only look like them stay.
+    "<p>Let <img class=latex src='https://s0.wp.com/latex.php?latex=q' alt='q &lt; 1'> hold</p>",
+    "<p><IMG CLASS='LaTeX' ALT='x'> and <img src='x.png' data-src='/cgi/mimetex.cgi?a'></p>",
+    "<p><img src='vertex-ai.png' alt='$9K off' class='text-center'><img alt=$alt> photos</p>",
+    "<p><img alt='$' src='data:image/png;base64,latex.php?'><img class='mathematics'>x</p>",
     "<div>" * 2000 + "deep <b>bold</b>" + "</div>" * 2000,
     "<b>" * 300 + "<p>inline nesting</p>" + "</b>" * 300,
     "",
@@ -234,6 +241,14 @@ _ATTRIBUTES = st.sampled_from(
         " id=main-NAV",
         " class='review\u0130tem \u212aomment'",
         " class='TOOLTIP x' id=comments",
+        # Formulas drawn as pictures, and pictures that only look like them.
+        " class=latex alt='x^2'",
+        " src='https://s0.wp.com/latex.php?latex=x'",
+        " alt='$\\alpha$'",
+        " data-src='https://latex.codecogs.com/png.latex?a+b'",
+        " class='ql-img-inline-formula' alt='\\frac{1}{2}'",
+        " src='vortex-logo.png' class='text-center' alt='$9 off'",
+        " src='/_images/math/ab.png' alt='y'",
     ]
 )
 _TEXT = st.lists(
