@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import dask
 import pyarrow.dataset as ds
 import pytest
 from click.testing import CliRunner, Result
@@ -857,3 +858,30 @@ def test_an_input_whose_name_is_not_utf8_is_read_and_shown_escaped(tmp_path: Pat
         cli_main, ["show", str(out), "--record-id", record_id, "-o", str(tmp_path / "v.html")]
     )
     assert view.exit_code == 0, view.output  # the row's escaped name finds the file again
+
+
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        # the dashboard's address, which Dask prints beside the scheduler's
+        ("http://127.0.0.1:8787", "'http://127.0.0.1:8787' is not a Dask scheduler's address"),
+        ("nonsense", "missing port number"),
+        # nothing listens on port 1 (a refused connection: Dask retries until its timeout)
+        ("tcp://127.0.0.1:1", "no Dask scheduler answers at tcp://127.0.0.1:1"),
+    ],
+)
+def test_a_scheduler_address_that_answers_nothing_is_one_clear_error(
+    tmp_path: Path, address: str, message: str
+) -> None:
+    """A wrong --scheduler ends the job before it starts with one line saying so (it was
+    distributed's traceback of 60 lines), and leaves the output unlocked for the next run."""
+    inputs = make_inputs(tmp_path / "in", n=1)
+    out = tmp_path / "out"
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        result = _invoke([*inputs, "--output", str(out), "--scheduler", address])
+    assert result.exit_code == 1, (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    assert message in result.output
+    assert "--scheduler, or DASK_SCHEDULER_ADDRESS" in result.output
+    assert not list(out.glob("*lock*"))

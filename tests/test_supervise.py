@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -210,7 +211,7 @@ def test_a_warmed_child_freezes_its_heap_and_still_frees_a_pages_cycles(tmp_path
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
-        status.close(remove=True)
+        status.close()
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps")
@@ -286,30 +287,75 @@ def test_a_hang_in_any_stage_is_a_timeout(tmp_path: Path, faults) -> None:
 
 
 @pytest.mark.timeout(120)
-def test_the_status_file_of_every_child_goes_with_it(
+def test_no_child_leaves_a_file_in_the_temporary_directory(
     tmp_path: Path, faults, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Each child maps a small status file; a worker kills children for days, so the file of
-    # each, killed at a cap or stopped at the worker's end, must not stay behind.
-    status_dir = tmp_path / "tmp"
-    status_dir.mkdir()
+    # Each child maps a small status file; a worker kills children for days, and a worker can
+    # itself be killed outright (an out-of-memory kill), which no clean-up code outlives: the
+    # files have no name at all, and the spool goes with the input. 86 status files and 12
+    # spool directories (one of 41 MB) had piled up in this machine's /tmp from killed test
+    # workers before.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     supervise.shutdown()  # the idle children of earlier tests have their files elsewhere
-    monkeypatch.setattr(tempfile, "tempdir", str(status_dir))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     faults(hang=["https://bad.example/"])
     warc = write_warc(tmp_path, bad=article("Bad").encode())
     cfg = JobConfig(output=str(tmp_path / "out"), limits=Limits(max_seconds=0.5))
     report = process_warc_supervised(str(warc), cfg, child_argv=FAULT_CHILD)
+    # The parent read the child's progress through the map: the hung page was named.
     assert report.stats.rejects == {"timeout": 1}
-
-    def status_files() -> list[str]:
-        return sorted(
-            p.name for p in status_dir.iterdir() if p.name.startswith("warcclean-status-")
-        )
-
-    idle = [Path(c.status.path).name for c in supervise._IDLE]
-    assert status_files() == sorted(idle) and idle  # the killed child's file is gone
+    assert supervise._IDLE  # a child is alive, idle, its status mapped
+    assert list(tmp.iterdir()) == []
     supervise.shutdown()
-    assert status_files() == []
+    assert list(tmp.iterdir()) == []
+
+
+def test_spools_of_this_hosts_dead_processes_are_removed(tmp_path: Path) -> None:
+    # A worker killed outright leaves its input's spool (rows not yet written); the next input
+    # any worker of the host runs removes it once its process is gone, and nothing else.
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    host_pid = supervise._spool_owner().rsplit("-", 2)[0]
+    left = {
+        "dead": f"warcclean-spool-{host_pid}-{dead.pid}-abc_123",
+        "alive": f"warcclean-spool-{host_pid}-{os.getpid()}-def456",
+        "other host": f"warcclean-spool-otherhost-{dead.pid}-ghi789",
+        "old name": "warcclean-spool-jkl012",
+        "not a spool": f"warcclean-status-{host_pid}-{dead.pid}-x",
+    }
+    for name in left.values():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "docs-en.0.arrows").write_bytes(b"x" * 100)
+    supervise._remove_orphaned_spools(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        name for what, name in left.items() if what != "dead"
+    )
+
+
+def test_a_killed_workers_spool_is_removed_by_the_next_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    # A process that makes its spool, as a worker does for an input, then is killed.
+    code = (
+        "import os, signal, sys, tempfile; tempfile.tempdir = sys.argv[1]; "
+        "from pipeline import supervise; d = supervise._make_spool_dir(); "
+        "open(os.path.join(d, 'docs-en.0.arrows'), 'wb').write(b'rows'); "
+        "print(d, flush=True); os.kill(os.getpid(), signal.SIGKILL)"
+    )
+    killed = subprocess.run(
+        [sys.executable, "-c", code, str(tmp)], capture_output=True, text=True, check=False
+    )
+    assert killed.returncode == -9
+    (orphan,) = tmp.iterdir()
+    assert orphan.name.startswith("warcclean-spool-") and str(orphan) == killed.stdout.strip()
+    warc = write_warc(tmp_path)
+    report = process_warc_supervised(str(warc), JobConfig(output=str(tmp_path / "out")))
+    assert report.stats.balanced
+    assert list(tmp.iterdir()) == []
 
 
 def test_the_temporary_files_a_killed_child_left_for_its_input_are_removed(

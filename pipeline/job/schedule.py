@@ -197,6 +197,28 @@ def local_cluster_config() -> dict[str, Any]:
     return {k: v for k, v in LOCAL_CLUSTER_CONFIG.items() if _env_name(k) not in os.environ}
 
 
+class SchedulerUnreachable(click.ClickException):
+    """The cluster's address is not a scheduler's, or nothing answers there: said in one line
+    before anything runs, instead of Dask's traceback."""
+
+
+def _connect(address: str) -> Client:
+    where = "the scheduler address (--scheduler, or DASK_SCHEDULER_ADDRESS)"
+    try:
+        return Client(address)
+    except ValueError as exc:  # distributed's address parser: scheme, host or port
+        raise SchedulerUnreachable(
+            f"{where} {address!r} is not a Dask scheduler's address ({exc}); give it as "
+            "tcp://host:8786 (the dashboard's http:// address is another one)"
+        ) from exc
+    except OSError as exc:  # refused, timed out, unknown host
+        raise SchedulerUnreachable(
+            f"no Dask scheduler answers at {address}, {where}: {exc}. Start one (`dask "
+            "scheduler`, then `dask worker ADDRESS`) or leave the address out to run on a "
+            "local cluster"
+        ) from exc
+
+
 @contextmanager
 def make_client(
     scheduler: str | None,
@@ -230,7 +252,7 @@ def make_client(
             )
         client = Client(cluster)
     elif address:
-        client = Client(address)
+        client = _connect(address)
     else:
         # Pages are pure-Python work that holds the GIL: processes with one thread each.
         n = workers or os.cpu_count() or 1

@@ -60,6 +60,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import tempfile
@@ -120,20 +121,38 @@ class Status:
     """The child's progress, in a small file both processes map: the child writes, the
     parent reads. The sequence number changes with every `set`, so the parent sees progress
     even when the stage and offset repeat; the step within a page (`set_step`) leaves it
-    alone, so that a page's clock runs across its steps."""
+    alone, so that a page's clock runs across its steps.
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        with open(path, "r+b") as f:
-            self.map = mmap.mmap(f.fileno(), _STATUS.size)
+    The file has no name: it is made unlinked (`tempfile.TemporaryFile`, O_TMPFILE on Linux)
+    and the child inherits its descriptor, so nothing is left in the temporary directory
+    when a worker is killed outright (an out-of-memory kill, a nanny's restart), which no
+    clean-up code outlives."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd: int | None = fd
+        self.map = mmap.mmap(fd, _STATUS.size)
         self.seq = 0
 
     @classmethod
     def create(cls) -> Status:
-        fd, path = tempfile.mkstemp(prefix="warcclean-status-")
-        with os.fdopen(fd, "wb") as f:
+        with tempfile.TemporaryFile(prefix="warcclean-status-") as f:
             f.write(bytes(_STATUS.size))
-        return cls(path)
+            f.flush()
+            return cls(os.dup(f.fileno()))
+
+    @classmethod
+    def inherited(cls, fd: int) -> Status:
+        """The map of a descriptor this process inherited (the child's side)."""
+        status = cls(fd)
+        status.release_fd()
+        return status
+
+    def release_fd(self) -> None:
+        """Close the descriptor once the child holds its own copy: the map stays."""
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
 
     def set(self, stage: int, offset: int | None) -> None:
         self.seq += 1
@@ -153,12 +172,10 @@ class Status:
                 name = STEPS[step] if step < len(STEPS) else ""
                 return seq, stage, None if offset < 0 else offset, name, began / 1e9
 
-    def close(self, *, remove: bool = False) -> None:
+    def close(self) -> None:
         with contextlib.suppress(Exception):
             self.map.close()
-        if remove:
-            with contextlib.suppress(OSError):
-                os.unlink(self.path)
+        self.release_fd()
 
 
 def cfg_to_json(cfg: JobConfig) -> dict[str, Any]:
@@ -230,20 +247,23 @@ class _Child:
         # Asks for a checkpoint at the page being cleaned (`ask_checkpoint`).
         ask, self.checkpoint_pipe = os.pipe()
         os.set_blocking(self.checkpoint_pipe, False)
+        status_fd = self.status.fd
+        assert status_fd is not None
         try:
             self.proc = subprocess.Popen(
-                [*self.argv, self.status.path, str(ask)],
+                [*self.argv, str(status_fd), str(ask)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 env=child_env(),
-                pass_fds=(ask,),
+                pass_fds=(ask, status_fd),
             )
         except BaseException:
             os.close(self.checkpoint_pipe)
-            self.status.close(remove=True)
+            self.status.close()
             raise
         finally:
             os.close(ask)
+            self.status.release_fd()
         self.warmed: set[str] = set()
         self.rss: int | None = None  # resident bytes when last looked at
         # The warm-up key of a warm request sent ahead (a spare child), not yet answered.
@@ -278,7 +298,7 @@ class _Child:
                 stream.close()  # type: ignore[union-attr]
         with contextlib.suppress(OSError):
             os.close(self.checkpoint_pipe)
-        self.status.close(remove=True)
+        self.status.close()
 
     def ask_checkpoint(self) -> None:
         """Have the child make every row before the page it is cleaning durable, so that
@@ -536,7 +556,7 @@ def process_warc_supervised(
     memory = memory_budget()
     poison: dict[int, tuple[str, str]] = {}
     died_once: dict[int, ChildDied] = {}  # pages whose child died of something else once
-    spool_dir = tempfile.mkdtemp(prefix="warcclean-spool-")
+    spool_dir = _make_spool_dir()
     try:
         while True:
             child = _take(argv)
@@ -601,6 +621,50 @@ def process_warc_supervised(
             return replace(report, seconds=time.perf_counter() - started)
     finally:
         shutil.rmtree(spool_dir, ignore_errors=True)
+
+
+# A spool directory's name says whose it is: host name and process id, so that one left behind
+# by a worker killed outright (no clean-up code outlives a SIGKILL) is removed by the next
+# input any worker of the same host runs, once its process is gone. Its rows are only a copy of
+# what the next run of that input writes again.
+_SPOOL_PREFIX = "warcclean-spool-"
+
+
+def _spool_owner() -> str:
+    host = "".join(c if c.isalnum() else "_" for c in socket.gethostname())[:40]
+    return f"{host}-{os.getpid()}-"
+
+
+def _make_spool_dir() -> str:
+    _remove_orphaned_spools(tempfile.gettempdir())
+    return tempfile.mkdtemp(prefix=_SPOOL_PREFIX + _spool_owner())
+
+
+def _remove_orphaned_spools(directory: str) -> None:
+    """Remove the spool directories this host's dead processes left in ``directory``."""
+    host = _spool_owner().rsplit("-", 2)[0]
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(_SPOOL_PREFIX):
+            continue
+        # {host}-{pid}-{mkdtemp's random part, which holds no "-"}
+        owner_host, _, pid = name[len(_SPOOL_PREFIX) :].rpartition("-")[0].rpartition("-")
+        if owner_host != host or not pid.isdigit() or _alive(int(pid)):
+            continue
+        shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 class ChildTraceback(Exception):

@@ -146,7 +146,7 @@ def handle(request: dict[str, Any], status: Status) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    status = Status(argv[0])
+    status = Status.inherited(int(argv[0]))
     report_stages(status.set_step)
     # Before the watcher thread starts: the only moment this process surely imports nothing
     # else. pyarrow would otherwise import pandas on the first rows written (0.2 s per child).
