@@ -307,12 +307,12 @@ def use_reader(path: str) -> None:
     spec.loader.exec_module(module)
 
 
-def _serve() -> None:
-    """Worker loop: read a request, answer it, until stdin closes."""
+def _serve(workdir: Path) -> None:
+    """Worker loop: read a request, answer it, until stdin closes. ``workdir`` is the parent's
+    to remove: a worker killed at its bound cannot."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     # Anything the code under test prints must not corrupt the answers on stdout.
     sys.stdout = sys.stderr
-    workdir = Path(tempfile.mkdtemp(prefix="warcclean-fuzz-"))
     try:
         other = os.environ.get(READER_ENV)
         if other:
@@ -358,11 +358,14 @@ class Worker:
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
+        self.workdir: str | None = None
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self.proc is None or self.proc.poll() is not None:
+            self._remove_workdir()
+            self.workdir = tempfile.mkdtemp(prefix="warcclean-fuzz-")
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tests.fuzz_harness", "--worker"],
+                [sys.executable, "-m", "tests.fuzz_harness", "--worker", self.workdir],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -416,6 +419,7 @@ class Worker:
         assert self.proc is not None
         rc = self.proc.wait()
         self.proc = None
+        self._remove_workdir()
         return {"violations": [f"crash: worker process died (exit {rc})"], "records": 0}
 
     def close(self) -> None:
@@ -424,6 +428,12 @@ class Worker:
                 self.proc.kill()
             self.proc.wait()
             self.proc = None
+        self._remove_workdir()
+
+    def _remove_workdir(self) -> None:
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
 
 
 @dataclass
@@ -504,5 +514,5 @@ def run_campaign(
     return result
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
-    _serve()
+if __name__ == "__main__" and sys.argv[1:2] == ["--worker"] and len(sys.argv) == 3:
+    _serve(Path(sys.argv[2]))
