@@ -51,7 +51,10 @@ from pipeline.html.walk cimport _next_checkpoint, _normalized, _path_string
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.html import walk as _python_walk
+
+_without_controls = _python_walk._without_controls
 from pipeline.html.class_cues import ANCESTOR_WORDS, ancestor_cue_bits
+from pipeline.html.controls import C1_AS_CP1252, CONTROLS
 from pipeline.html.structure import (
     LINE_TAGS, PRE_EDGE, PRE_LINE_END, code_language, names_line, pre_language, pre_shown,
     with_raw, with_spans,
@@ -522,8 +525,23 @@ cdef unsigned int _UNSPACED_FROM = 0x0E00
 UNSPACED_FROM = _UNSPACED_FROM
 # str.isspace for code points below 128: \t \n \v \f \r, \x1c-\x1f and the space.
 cdef unsigned char _ASCII_SPACE[128]
+# controls.CONTROLS below 128: dropped from text as if never there.
+cdef unsigned char _ASCII_CONTROL[128]
 for _i in range(128):
     _ASCII_SPACE[_i] = 1 if chr(_i).isspace() else 0
+    _ASCII_CONTROL[_i] = 1 if chr(_i) in CONTROLS else 0
+# controls.CONTROLS from 128 on (C1): the Windows-1252 character each stands for, as its code point
+# and its UTF-8 bytes (length 0: undefined there, dropped).
+cdef unsigned int _C1_CP[32]
+cdef unsigned char _C1_UTF8[32][4]
+cdef Py_ssize_t _C1_LENGTH[32]
+for _i in range(32):
+    _c1 = C1_AS_CP1252[0x80 + _i]
+    _C1_CP[_i] = ord(_c1) if _c1 else 0
+    _c1_bytes = _c1.encode("utf-8") if _c1 else b""
+    _C1_LENGTH[_i] = len(_c1_bytes)
+    for _j in range(len(_c1_bytes)):
+        _C1_UTF8[_i][_j] = _c1_bytes[_j]
 
 
 cdef struct Text:
@@ -537,12 +555,14 @@ cdef struct Text:
 
 
 cdef struct NodeStats:
-    # One text node, as the Python walk measures its str.
+    # One text node, as the Python walk measures its str (made as pipeline.html.controls says).
     Py_ssize_t words  # len(content.split())
     Py_ssize_t chars  # code points that are not whitespace
     bint first_space  # content[0].isspace()
     bint last_space
     bint unspaced  # holds a letter of a script only `count_words` segments (Thai, CJK, ...)
+    bint spaces  # holds whitespace (a node of controls alone is no text at all)
+    bint controls  # held controls, which the walk dropped
 
 
 cdef inline Py_ssize_t _next_code_point(
@@ -607,12 +627,14 @@ cdef int _reserve(Text *text, Py_ssize_t extra) except -1:
 cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *stats) except -1:
     """Append a text node's words to ``text``, and measure the node; 0 when done, 1 when the
     bytes are not strict UTF-8 (``text`` is then as it was)."""
-    cdef Py_ssize_t i = 0, start, nxt
+    cdef Py_ssize_t i = 0, start, nxt, c1 = -1
     cdef unsigned int cp
-    cdef bint space, gap = True, newline = False, unspaced = False
+    cdef bint space, gap = True, newline = False, unspaced = False, spaces = False
+    cdef bint controls = False, first_space = False
     cdef unsigned char c
-    # Normalised text is never longer than its source, plus one separator in front.
-    _reserve(text, n + 1)
+    # Normalised text is never longer than its source, plus one separator in front, but for a
+    # C1 character (two bytes) read as Windows-1252 (up to three).
+    _reserve(text, n + 1 + n // 2)
     # Counters in locals: stores through ``out`` could alias the struct's fields.
     cdef unsigned char *out = <unsigned char *> text.data + text.length
     cdef unsigned char *out_start = out
@@ -622,15 +644,29 @@ cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *
         c = p[i]
         if c < 0x80:
             cp = c
-            space = _ASCII_SPACE[c]
             i += 1
+            if _ASCII_CONTROL[c]:
+                controls = True
+                continue
+            space = _ASCII_SPACE[c]
         else:
             nxt = _next_code_point(p, i, n, &cp)
             if nxt < 0:
                 return 1  # nothing was committed to ``text`` yet
             i = nxt
+            if 0x80 <= cp < 0xA0:
+                controls = True
+                c1 = cp - 0x80
+                if _C1_LENGTH[c1] == 0:
+                    continue
+                cp = _C1_CP[c1]  # never whitespace
+            else:
+                c1 = -1
             space = Py_UNICODE_ISSPACE(<Py_UCS4> cp)
         if space:
+            if not spaces and not words:
+                first_space = True  # the first code point the Python walk sees
+            spaces = True
             gap = True
             if c == 10 or c == 13:
                 newline = True
@@ -640,7 +676,7 @@ cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *
             if words == 1:
                 # The run before the node's first word may start in earlier nodes.
                 newline = newline or text.newline
-                gap = start > 0 or text.gap  # only whitespace can precede the first word
+                gap = spaces or text.gap  # only whitespace can precede the first word
             if gap and text_words:
                 out[0] = 10 if newline else 32
                 out += 1
@@ -654,7 +690,7 @@ cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *
             # The rest of an ASCII word, in a tight loop.
             while i < n:
                 c = p[i]
-                if c >= 0x80 or _ASCII_SPACE[c]:
+                if c >= 0x80 or _ASCII_SPACE[c] or _ASCII_CONTROL[c]:
                     break
                 out[0] = c
                 out += 1
@@ -663,27 +699,25 @@ cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *
         else:
             if cp >= _UNSPACED_FROM and (cp > 0xFFFF or _unspaced_bmp[cp]):
                 unspaced = True
-            memcpy(out, p + start, i - start)
-            out += i - start
+            if c1 >= 0:
+                memcpy(out, _C1_UTF8[c1], _C1_LENGTH[c1])
+                out += _C1_LENGTH[c1]
+            else:
+                memcpy(out, p + start, i - start)
+                out += i - start
     stats.words = words
     stats.chars = chars
     stats.unspaced = unspaced
+    stats.spaces = spaces
+    stats.controls = controls
     if words:
         text.length += out - out_start
         text.words = text_words
         text.gap = gap
         text.newline = newline
-        stats.first_space = _first_is_space(p, n)
+        stats.first_space = first_space
         stats.last_space = gap
     return 0
-
-
-cdef bint _first_is_space(const unsigned char *p, Py_ssize_t n) noexcept:
-    cdef unsigned int cp
-    if p[0] < 0x80:
-        return _ASCII_SPACE[p[0]]
-    _next_code_point(p, 0, n, &cp)
-    return Py_UNICODE_ISSPACE(<Py_UCS4> cp)
 
 
 # Inline code's edges, marked in a block's normalised text as it is built: two noncharacters,
@@ -1300,8 +1334,10 @@ cdef object _walk(
                 data = text_node.data.data
                 length = text_node.data.length
                 if pre_depth and length:
-                    piece = _decode(data, length)
-                    if pre_depth > 1 and not pre_code and not piece.isspace():
+                    piece = _without_controls(_decode(data, length))
+                    if not piece:
+                        pass
+                    elif pre_depth > 1 and not pre_code and not piece.isspace():
                         pre_text.append((piece,))
                     else:
                         pre_text.append(piece)
@@ -1324,14 +1360,17 @@ cdef object _walk(
                             link_chars += stats.chars + stats.words - 1
                         if record_runs:
                             if stats.unspaced:
-                                n = count_words(_decode(data, length), None)[0]
+                                piece = _decode(data, length)
+                                if stats.controls:
+                                    piece = _without_controls(piece)
+                                n = count_words(piece, None)[0]
                             else:
                                 n = stats.words
                             if n:
                                 run = _add_run(run, n, runs)
                         br = False
-                    else:
-                        raw.gap = True
+                    elif stats.spaces:
+                        raw.gap = True  # (a node of controls alone is no text at all)
             if node.next != NULL:
                 node = node.next
                 continue

@@ -55,6 +55,7 @@ from itertools import islice
 from typing import Any, NamedTuple
 from urllib.parse import urljoin
 
+from pipeline.html.controls import C1_AS_CP1252
 from pipeline.types import NO_METADATA, PageMetadata
 
 # Characters a value keeps at most. A title of a thousand characters is already a page's text
@@ -166,7 +167,7 @@ _PAGE_TYPES = frozenset(
     }
 )
 
-# White space other than the space (collapsed first), C0/C1 controls, lone surrogates (a JSON
+# White space other than the space (collapsed first), C0 controls, lone surrogates (a JSON
 # "\\ud800" escape makes one; pyarrow cannot encode it) and the two non-characters U+FFFE/U+FFFF.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 # Entities left after the parser decoded the markup's own: a value escaped twice ("&amp;amp;").
@@ -235,6 +236,10 @@ def clean_value(value: str, cap: int) -> str | None:
     value = value[: 4 * cap]
     if "&" in value and _ENTITY.search(value):
         value = html.unescape(value)
+    if not value.isprintable():
+        # C1 as Windows-1252 (`pipeline.html.controls`), before white space collapses: U+0085
+        # is "…" there.
+        value = value.translate(C1_AS_CP1252)
     value = " ".join(value.split())
     if not value.isprintable():
         # White space first, so that a line break still parts two words; what else cannot be

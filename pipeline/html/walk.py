@@ -34,6 +34,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.errors import PageTooComplex
 from pipeline.html.class_cues import ancestor_cue_bits
+from pipeline.html.controls import CONTROL_TABLE
 from pipeline.html.guard import Deadline
 from pipeline.html.math_images import image_latex
 from pipeline.html.mathml import container_latex, math_latex, script_latex
@@ -224,6 +225,16 @@ def _spaced_words(text: str) -> int:
             if ord(ch) >= _UNSPACED_FROM and (ord(ch) > 0xFFFF or _UNSPACED_BMP[ord(ch)]):
                 return -1
     return n
+
+
+def _without_controls(text: str) -> str:
+    """``text`` as `pipeline.html.controls` makes it (the same str when it holds no control,
+    found by one C loop when compiled)."""
+    for ch in text:
+        o = ord(ch)
+        if (o < 0x1C and not 0x09 <= o <= 0x0D) or 0x7F <= o < 0xA0:
+            return text.translate(CONTROL_TABLE)
+    return text
 
 
 def _is_blank(text: str) -> bool:
@@ -507,6 +518,8 @@ def walk(
             if pre_depth:
                 content = node.text_content
                 if content:
+                    content = _without_controls(content)
+                if content:
                     if (
                         pre_depth > 1
                         and not pre_code
@@ -523,6 +536,8 @@ def walk(
                 content = None
             else:
                 content = node.text_content
+                if content:
+                    content = _without_controls(content)
             if content:
                 if not (_is_blank(content) if _COMPILED else content.isspace()):
                     if shape_due:

@@ -151,6 +151,9 @@ BUILT_PAGES = [
     "<p>&amp; &lt;&gt; &nbsp; &#x1F600; &bogus; &copy &#0; &#xD800;</p>",
     "<p>\U0001f600 astral \U00020000\u4e2d\u6587 \u0e20\u0e32\u0e29\u0e32 <a>\u4e2d link</a></p>",
     "<p>a\x1cb\x1dc\x1ed\x1ff\x0bg\x0ch\x85i\xa0j\u2028k\u3000l\u200bm\u2029n</p>",
+    # Controls are dropped as if never there, in text, links, <pre> and unspaced scripts.
+    "<p>\x08a\x01b \x7f c\x80\x9f<b>\x08</b>d <a>\x1b x\x08</a>\x08 e</p><pre>\x08 a\x0b\x01</pre>"
+    "<pre><code>x\x08</code><span>\x01</span></pre><p>\u4e2d\x08\u6587 \x85\x08</p><p>\x08</p>",
     "<p><a href=x>\xa0 caf\xe9 \u2014 </a> \u3000\u00e9t\u00e9 <a> \n x \n </a></p>",
     "<p>\xa0</p><p> \u3000 </p><div>\n<p>\n</p>\xa0<b>x</b>\u2028</div>",
     "<h1>Head</h1><h3><div>heading block</div></h3><h2><a>in <b>link</b></a> out</h2>",
@@ -254,6 +257,8 @@ _ATTRIBUTES = st.sampled_from(
 _TEXT = st.lists(
     st.sampled_from(
         list(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000\u200b")
+        # controls, which both walks drop: C0, DEL, C1
+        + list("\x00\x01\x08\x1b\x7f\x80\x9f")
         + list("ab.,\xe9\u0130\u2019\u0e01\u4e2d\u3042\U0001f600\U00020000<>\ufdd0")
         + ["&amp;", "&nbsp;", "&#x1F600;", "&bogus;"]
     ),

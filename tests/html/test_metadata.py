@@ -318,14 +318,15 @@ def test_every_value_is_one_line_and_capped() -> None:
 
 
 def test_control_characters_entities_and_lone_surrogates_are_dropped() -> None:
+    # C1 is Windows-1252 read as Latin-1 (pipeline.html.controls): U+0085 is "…", U+0092 "’".
     obj = {
         "@type": "Article",
         "headline": "A\u0000B\u0085C\ud800D &amp; E\u2028F",
-        "author": {"name": "Ann\tLee\n"},
+        "author": {"name": "Ann\tO\u0092Lee\u0081\n"},
     }
     meta = meta_of(ld(obj))
-    assert meta.title == "AB CD & E F"
-    assert meta.author == "Ann Lee"
+    assert meta.title == "AB…CD & E F"
+    assert meta.author == "Ann O’Lee"
     assert meta_of("<title>Fish &amp;amp; Chips</title>").title == "Fish & Chips"
     # Parquet can write every value
     pa.array([meta.title, meta.author], type=pa.string())

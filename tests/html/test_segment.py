@@ -419,3 +419,46 @@ def test_processing_instruction_in_body_is_skipped() -> None:
         "<html><body><p>Before the widget.</p><div><?php wp_get_archives(); ?></div><p>After.</p>"
     )
     assert [b.text for b in segment(html)] == ["Before the widget.", "After."]
+
+
+# --- control characters (pipeline.html.controls) ---
+
+
+def test_controls_are_dropped_and_c1_is_read_as_windows_1252() -> None:
+    # daniel en-0172 as served: Windows-1252 quotes read as Latin-1 upstream (U+0093, U+0092).
+    html = page(
+        "<p>\x93With any business, whether it\x92s McDonald\x92s or Microsoft\x94 \x96 a\x08b"
+        "<b>\x01</b>c \x81d \x85</p><pre>x\x08y\x1b[0m\n\x95 z</pre>"
+    )
+    assert texts(html) == [
+        "“With any business, whether it’s McDonald’s or Microsoft” – abc d …",
+        "xy[0m\n• z",
+    ]
+
+
+_PRINTED = st.text(
+    st.sampled_from(
+        list("ab ,\n\t\xa0\u4e2d")
+        + [chr(c) for c in range(0x00, 0x20)]
+        + [chr(c) for c in range(0x7F, 0xA0)]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PRINTED, min_size=1, max_size=4))
+def test_no_block_holds_a_control(parts: list[str]) -> None:
+    """Whatever a page's text holds, its blocks hold no C0 control (but whitespace), no DEL
+    and no C1 character."""
+    html = page(
+        "".join(
+            f"<p>{p}<b>{q}</b></p><pre>{p}</pre>" for p, q in zip(parts, parts[::-1], strict=True)
+        )
+    )
+    for block in segment(parse(html)):
+        assert not any(
+            (ord(ch) < 0x20 and ch not in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+            or 0x7F <= ord(ch) < 0xA0
+            for ch in block.text
+        ), repr(block.text)
