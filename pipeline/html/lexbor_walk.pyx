@@ -523,13 +523,16 @@ cdef const unsigned char *_unspaced_bmp = _UNSPACED_BMP
 # walk._UNSPACED_FROM, C-only in the compiled walk (a test checks both agree).
 cdef unsigned int _UNSPACED_FROM = 0x0E00
 UNSPACED_FROM = _UNSPACED_FROM
-# str.isspace for code points below 128: \t \n \v \f \r, \x1c-\x1f and the space.
-cdef unsigned char _ASCII_SPACE[128]
-# controls.CONTROLS below 128: dropped from text as if never there.
-cdef unsigned char _ASCII_CONTROL[128]
+# What a code point below 128 is to the walk, in one table that a word's tight loop reads once
+# per character: _WORD; _SPACE (str.isspace: \t \n \v \f \r, \x1c-\x1f and the space); or
+# _CONTROL (controls.CONTROLS: dropped from text as if never there).
+cdef enum:
+    _WORD = 0
+    _SPACE = 1
+    _CONTROL = 2
+cdef unsigned char _ASCII_KIND[128]
 for _i in range(128):
-    _ASCII_SPACE[_i] = 1 if chr(_i).isspace() else 0
-    _ASCII_CONTROL[_i] = 1 if chr(_i) in CONTROLS else 0
+    _ASCII_KIND[_i] = _SPACE if chr(_i).isspace() else _CONTROL if chr(_i) in CONTROLS else _WORD
 # controls.CONTROLS from 128 on (C1): the Windows-1252 character each stands for, as its code point
 # and its UTF-8 bytes (length 0: undefined there, dropped).
 cdef unsigned int _C1_CP[32]
@@ -645,10 +648,10 @@ cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *
         if c < 0x80:
             cp = c
             i += 1
-            if _ASCII_CONTROL[c]:
+            if _ASCII_KIND[c] == _CONTROL:
                 controls = True
                 continue
-            space = _ASCII_SPACE[c]
+            space = _ASCII_KIND[c] == _SPACE
         else:
             nxt = _next_code_point(p, i, n, &cp)
             if nxt < 0:
@@ -690,7 +693,7 @@ cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *
             # The rest of an ASCII word, in a tight loop.
             while i < n:
                 c = p[i]
-                if c >= 0x80 or _ASCII_SPACE[c] or _ASCII_CONTROL[c]:
+                if c >= 0x80 or _ASCII_KIND[c] != _WORD:
                     break
                 out[0] = c
                 out += 1
