@@ -83,7 +83,7 @@ def clean_page(page: RawPage, cfg: JobConfig) -> Any:
             # Why, where a rule emptied the page (`fragments_dropped`: only a frame was left).
             detail += f" (cleaner notes: {', '.join(result.notes)})"
         return reject_page(page, "no_good_blocks", detail)
-    degenerate = degenerate_reason(result.text)
+    degenerate = degenerate_reason(result.text, page.body, result.encoding)
     if degenerate is not None:
         # A decompression bomb of one letter is not language, whatever the detector answers.
         return reject_page(page, "degenerate_text", degenerate)

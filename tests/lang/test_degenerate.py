@@ -118,3 +118,28 @@ def test_control_characters_at_five_percent_and_at_the_edges_of_the_ranges() -> 
     # Text under 50 characters is never judged, controls or not.
     assert degenerate_reason(VARIED[:40] + "\x01" * 9) is None
     assert control_share("\x01abc") == 0.25
+
+
+def test_a_binary_body_is_named_by_its_bytes() -> None:
+    # The walks drop control characters from the text (pipeline.html.controls): binary bytes
+    # served as a page are named by their own control bytes, about a tenth of random bytes.
+    import random
+
+    from pipeline.lang.degenerate import body_control_share
+
+    prose = "The river runs through the old town, and the people along its banks tell its story. "
+    text = prose * 5
+    binary = random.Random(3).randbytes(100_000)
+    assert 0.09 < body_control_share(binary) < 0.12
+    reason = degenerate_reason(text, binary, "utf-8")
+    assert reason is not None and "of the body's bytes are control characters" in reason
+    page = f"<html><body><p>{text}</p>\x0c</body></html>".encode()
+    assert body_control_share(page) == 0.0
+    assert degenerate_reason(text, page, "utf-8") is None
+    # UTF-16's ASCII characters carry NUL bytes: such a body is judged by its text alone.
+    wide = page.decode().encode("utf-16-le")
+    assert body_control_share(wide) > 0.4
+    assert degenerate_reason(text, wide, "utf-16-le") is None
+    assert degenerate_reason(text, wide, "UTF_16") is None
+    # Short text is never judged, whatever the body.
+    assert degenerate_reason("short", binary, "utf-8") is None
