@@ -316,13 +316,13 @@ def test_spools_of_this_hosts_dead_processes_are_removed(tmp_path: Path) -> None
     # any worker of the host runs removes it once its process is gone, and nothing else.
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    host_pid = supervise._spool_owner().rsplit("-", 2)[0]
+    host = supervise._host_tag()
     left = {
-        "dead": f"warcclean-spool-{host_pid}-{dead.pid}-abc_123",
-        "alive": f"warcclean-spool-{host_pid}-{os.getpid()}-def456",
+        "dead": f"warcclean-spool-{host}-{dead.pid}-abc_123",
+        "alive": f"warcclean-spool-{host}-{os.getpid()}-def456",
         "other host": f"warcclean-spool-otherhost-{dead.pid}-ghi789",
         "old name": "warcclean-spool-jkl012",
-        "not a spool": f"warcclean-status-{host_pid}-{dead.pid}-x",
+        "not a spool": f"warcclean-status-{host}-{dead.pid}-x",
     }
     for name in left.values():
         (tmp_path / name).mkdir()

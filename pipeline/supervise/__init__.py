@@ -630,19 +630,19 @@ def process_warc_supervised(
 _SPOOL_PREFIX = "warcclean-spool-"
 
 
-def _spool_owner() -> str:
-    host = "".join(c if c.isalnum() else "_" for c in socket.gethostname())[:40]
-    return f"{host}-{os.getpid()}-"
+def _host_tag() -> str:
+    """This host's name as a spool directory's name holds it (no "-" in it)."""
+    return "".join(c if c.isalnum() else "_" for c in socket.gethostname())[:40]
 
 
 def _make_spool_dir() -> str:
     _remove_orphaned_spools(tempfile.gettempdir())
-    return tempfile.mkdtemp(prefix=_SPOOL_PREFIX + _spool_owner())
+    return tempfile.mkdtemp(prefix=f"{_SPOOL_PREFIX}{_host_tag()}-{os.getpid()}-")
 
 
 def _remove_orphaned_spools(directory: str) -> None:
     """Remove the spool directories this host's dead processes left in ``directory``."""
-    host = _spool_owner().rsplit("-", 2)[0]
+    host = _host_tag()
     try:
         names = os.listdir(directory)
     except OSError:
