@@ -46,14 +46,14 @@ cdef extern from "string.h":
     void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen)
 
 from pipeline.html.structure cimport ShapeTracker
-from pipeline.html.walk cimport _next_checkpoint, _normalized, _path_string
+from pipeline.html.walk cimport _next_checkpoint, node_text, _normalized, _path_string
 
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.html import walk as _python_walk
 
-_without_controls = _python_walk._without_controls
 from pipeline.html.class_cues import ANCESTOR_WORDS, ancestor_cue_bits
+from pipeline.html import mojibake
 from pipeline.html.controls import C1_AS_CP1252, CONTROLS
 from pipeline.html.structure import (
     LINE_TAGS, PRE_EDGE, PRE_LINE_END, code_language, names_line, pre_language, pre_shown,
@@ -547,6 +547,40 @@ for _i in range(32):
         _C1_UTF8[_i][_j] = _c1_bytes[_j]
 
 
+# pipeline.html.mojibake's test, as C tables: for each lead U+00C2 + i, the continuations it
+# needs and the kinds its first may be; the kind of each continuation character (U+0080-U+00BF
+# in a table, the rest of Windows-1252's in a short list).
+cdef int _MOJI_FIRST_LEAD = mojibake.FIRST_LEAD
+cdef int _MOJI_LAST_LEAD = mojibake.LAST_LEAD
+cdef int _MOJI_ANY = mojibake.ANY
+cdef unsigned char _MOJI_NEED[64]
+cdef unsigned char _MOJI_ACCEPTS[64]
+cdef unsigned char _MOJI_LOW_KIND[64]
+cdef unsigned int _MOJI_HIGH_CP[32]
+cdef unsigned char _MOJI_HIGH_KIND[32]
+cdef Py_ssize_t _MOJI_HIGHS = 0
+for _i, (_need, _accepts) in enumerate(mojibake.LEADS):
+    _MOJI_NEED[_i] = _need
+    _MOJI_ACCEPTS[_i] = _accepts
+for _cp, _kind in sorted(mojibake.CONTINUATION.items()):
+    if 0x80 <= _cp < 0xC0:
+        _MOJI_LOW_KIND[_cp - 0x80] = _kind
+    else:
+        _MOJI_HIGH_CP[_MOJI_HIGHS] = _cp
+        _MOJI_HIGH_KIND[_MOJI_HIGHS] = _kind
+        _MOJI_HIGHS += 1
+
+
+cdef inline int _moji_kind(unsigned int cp) noexcept:
+    cdef Py_ssize_t k
+    if 0x80 <= cp < 0xC0:
+        return _MOJI_LOW_KIND[cp - 0x80]
+    for k in range(_MOJI_HIGHS):
+        if _MOJI_HIGH_CP[k] == cp:
+            return _MOJI_HIGH_KIND[k]
+    return 0
+
+
 cdef struct Text:
     # The block being built: normalised UTF-8, and the state of the whitespace run at its end.
     char *data
@@ -629,8 +663,11 @@ cdef int _reserve(Text *text, Py_ssize_t extra) except -1:
 
 cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *stats) except -1:
     """Append a text node's words to ``text``, and measure the node; 0 when done, 1 when the
-    bytes are not strict UTF-8 (``text`` is then as it was)."""
+    bytes are not strict UTF-8, 2 when they hold a stretch that passes pipeline.html.mojibake's
+    test, which only the Python walk repairs (``text`` is then as it was)."""
     cdef Py_ssize_t i = 0, start, nxt, c1 = -1
+    cdef Py_ssize_t moji_at = -1  # where a mojibake sequence's next continuation would start
+    cdef int moji_need = 0, moji_accepts = 0
     cdef unsigned int cp
     cdef bint space, gap = True, newline = False, unspaced = False, spaces = False
     cdef bint controls = False, first_space = False
@@ -656,6 +693,18 @@ cdef int _add_text(Text *text, const unsigned char *p, Py_ssize_t n, NodeStats *
             nxt = _next_code_point(p, i, n, &cp)
             if nxt < 0:
                 return 1  # nothing was committed to ``text`` yet
+            # The mojibake test (walk._text_flags) on the code point as the node has it: ASCII
+            # between two code points parts them, since it never starts where one ended.
+            if start == moji_at and _moji_kind(cp) & moji_accepts:
+                moji_need -= 1
+                if not moji_need:
+                    return 2
+                moji_accepts = _MOJI_ANY
+                moji_at = nxt
+            elif _MOJI_FIRST_LEAD <= cp <= _MOJI_LAST_LEAD:
+                moji_need = _MOJI_NEED[cp - _MOJI_FIRST_LEAD]
+                moji_accepts = _MOJI_ACCEPTS[cp - _MOJI_FIRST_LEAD]
+                moji_at = nxt
             i = nxt
             if 0x80 <= cp < 0xA0:
                 controls = True
@@ -1296,7 +1345,7 @@ cdef object _walk(
     cdef wc_str *value
     cdef wc_hash_entry *entry = NULL
     cdef uintptr_t tag_id, attr_id
-    cdef int kind
+    cdef int kind, added
     cdef Py_ssize_t size, name_length, i
     cdef const unsigned char *data
     cdef Py_ssize_t length
@@ -1337,7 +1386,7 @@ cdef object _walk(
                 data = text_node.data.data
                 length = text_node.data.length
                 if pre_depth and length:
-                    piece = _without_controls(_decode(data, length))
+                    piece = node_text(_decode(data, length))
                     if not piece:
                         pass
                     elif pre_depth > 1 and not pre_code and not piece.isspace():
@@ -1347,11 +1396,15 @@ cdef object _walk(
                 if _is_ascii_blank(data, length):
                     raw.gap = True  # the Python walk's " " piece
                 else:
-                    if _add_text(raw, data, length, &stats):
+                    added = _add_text(raw, data, length, &stats)
+                    if added == 1:
                         reencoded = _decode(data, length).encode("utf-8")
                         data = reencoded
                         length = len(reencoded)
-                        _add_text(raw, data, length, &stats)
+                        added = _add_text(raw, data, length, &stats)
+                    if added == 2:
+                        _fallback("mojibake")
+                        return None
                     if stats.words:
                         if shape_due:
                             shape = _current_shape(shaper)
@@ -1365,7 +1418,7 @@ cdef object _walk(
                             if stats.unspaced:
                                 piece = _decode(data, length)
                                 if stats.controls:
-                                    piece = _without_controls(piece)
+                                    piece = node_text(piece)
                                 n = count_words(piece, None)[0]
                             else:
                                 n = stats.words

@@ -55,7 +55,7 @@ from itertools import islice
 from typing import Any, NamedTuple
 from urllib.parse import urljoin
 
-from pipeline.html.controls import C1_AS_CP1252
+from pipeline.html.walk import node_text
 from pipeline.types import NO_METADATA, PageMetadata
 
 # Characters a value keeps at most. A title of a thousand characters is already a page's text
@@ -230,16 +230,16 @@ NO_HEAD = HeadFacts(None, frozenset(), NO_METADATA)
 def clean_value(value: str, cap: int) -> str | None:
     """``value`` as one line of at most ``cap`` characters (see the module's docstring); None
     when nothing is left."""
+    if not value.isascii():
+        # As the text's nodes are made (`pipeline.html.walk.node_text`): mojibake repaired, C1 as
+        # Windows-1252 (U+0085 is "…" then, not a line break), other controls dropped.
+        value = node_text(value[: 4 * cap])
     if len(value) <= cap and value.isprintable() and "  " not in value and "&" not in value:
         # the usual value, one clean line already (isprintable is False for every other space)
         return value.strip() or None
     value = value[: 4 * cap]
     if "&" in value and _ENTITY.search(value):
         value = html.unescape(value)
-    if not value.isprintable():
-        # C1 as Windows-1252 (`pipeline.html.controls`), before white space collapses: U+0085
-        # is "…" there.
-        value = value.translate(C1_AS_CP1252)
     value = " ".join(value.split())
     if not value.isprintable():
         # White space first, so that a line break still parts two words; what else cannot be

@@ -13,6 +13,9 @@ cdef int _PRE_MASK, _CUE_SHIFT
 cdef bint _COMPILED
 cdef bytes _UNSPACED_BMP
 cdef Py_ssize_t _UNSPACED_FROM, _IDS_LISTED
+cdef int _CONTROLS, _MOJIBAKE, _MOJIBAKE_ANY, _MOJIBAKE_FIRST_LEAD, _MOJIBAKE_LAST_LEAD
+cdef tuple _MOJIBAKE_LEADS
+cdef dict _MOJIBAKE_CONTINUATION
 
 @cython.locals(
     limit=Py_ssize_t, seen=Py_ssize_t, checkpoint=Py_ssize_t, kind=cython.int, size=Py_ssize_t, headings_open=Py_ssize_t,
@@ -50,6 +53,12 @@ cdef str _path_string(list path)
 
 @cython.locals(ch=Py_UCS4)
 cdef bint _is_blank(str text)
+
+@cython.locals(ch=Py_UCS4, o=cython.long, flags=cython.int, need=cython.int, accepts=cython.int)
+cpdef int _text_flags(str text)
+
+@cython.locals(flags=cython.int)
+cpdef str node_text(str text)
 
 cdef Py_ssize_t _add_run(Py_ssize_t run, Py_ssize_t n, list runs)
 

@@ -33,6 +33,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from pipeline.compiled import check_fresh, is_compiled_file
 from pipeline.errors import PageTooComplex
+from pipeline.html import mojibake
 from pipeline.html.class_cues import ancestor_cue_bits
 from pipeline.html.controls import CONTROL_TABLE
 from pipeline.html.guard import Deadline
@@ -159,6 +160,16 @@ _new_tuple = tuple.__new__
 # Tag ids below this are looked up in a list (lexbor numbers its standard tags from 0 up).
 _IDS_LISTED = 256
 
+# What a text node may hold that it must lose (`_text_flags`), and pipeline.html.mojibake's
+# tables, as C values when compiled.
+_CONTROLS = 1
+_MOJIBAKE = 2
+_MOJIBAKE_ANY = mojibake.ANY
+_MOJIBAKE_FIRST_LEAD = mojibake.FIRST_LEAD
+_MOJIBAKE_LAST_LEAD = mojibake.LAST_LEAD
+_MOJIBAKE_LEADS = mojibake.LEADS
+_MOJIBAKE_CONTINUATION = mojibake.CONTINUATION
+
 
 def normalize_whitespace(text: str) -> str:
     """jusText's whitespace rule on stripped text: a whitespace run containing a line break
@@ -227,13 +238,44 @@ def _spaced_words(text: str) -> int:
     return n
 
 
-def _without_controls(text: str) -> str:
-    """``text`` as `pipeline.html.controls` makes it (the same str when it holds no control,
-    found by one C loop when compiled)."""
+def _text_flags(text: str) -> int:
+    """What ``text`` holds that a text node must lose: `_CONTROLS` when a control character
+    (`pipeline.html.controls`), `_MOJIBAKE` when a stretch that passes
+    `pipeline.html.mojibake`'s test (its `suspect_at`, restated as one C loop when compiled)."""
+    flags = 0
+    need = 0
+    accepts = 0
     for ch in text:
         o = ord(ch)
-        if (o < 0x1C and not 0x09 <= o <= 0x0D) or 0x7F <= o < 0xA0:
-            return text.translate(CONTROL_TABLE)
+        if o < 0x80:
+            if (o < 0x1C and not 0x09 <= o <= 0x0D) or o == 0x7F:
+                flags |= _CONTROLS
+            need = 0
+            continue
+        if o < 0xA0:
+            flags |= _CONTROLS
+        if need:
+            if _MOJIBAKE_CONTINUATION.get(o, 0) & accepts:
+                need -= 1
+                if not need:
+                    return flags | _MOJIBAKE | _CONTROLS  # the rest is not scanned: assume both
+                accepts = _MOJIBAKE_ANY
+                continue
+            need = 0
+        if _MOJIBAKE_FIRST_LEAD <= o <= _MOJIBAKE_LAST_LEAD:
+            need, accepts = _MOJIBAKE_LEADS[o - _MOJIBAKE_FIRST_LEAD]
+    return flags
+
+
+def node_text(text: str) -> str:
+    """``text`` as a text node's text: its mojibake repaired (`pipeline.html.mojibake`) and its
+    control characters made as `pipeline.html.controls` says (the same str when it holds
+    neither, the usual case, found by one C loop when compiled)."""
+    flags = _text_flags(text)
+    if flags & _MOJIBAKE:
+        text = mojibake.repair(text)
+    if flags & _CONTROLS:
+        return text.translate(CONTROL_TABLE)
     return text
 
 
@@ -518,7 +560,7 @@ def walk(
             if pre_depth:
                 content = node.text_content
                 if content:
-                    content = _without_controls(content)
+                    content = node_text(content)
                 if content:
                     if (
                         pre_depth > 1
@@ -537,7 +579,7 @@ def walk(
             else:
                 content = node.text_content
                 if content:
-                    content = _without_controls(content)
+                    content = node_text(content)
             if content:
                 if not (_is_blank(content) if _COMPILED else content.isspace()):
                     if shape_due:

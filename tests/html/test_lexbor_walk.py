@@ -23,6 +23,7 @@ import pipeline.html.segment as segment
 import pipeline.html.walk as python_walk
 from pipeline import compiled
 from pipeline.errors import PageTooComplex
+from pipeline.html import mojibake
 from pipeline.html.math_images import may_be_math_image
 from pipeline.html.tex_text import may_hold_tex
 
@@ -109,6 +110,7 @@ def _same(walk: ModuleType, html: str | bytes, may_fall_back: bool = False) -> N
                 ("math", _MATH.search(source)),
                 ("text holds the code marks", _MARKS.search(source)),
                 ("math image", any(may_be_math_image(i.attributes) for i in tree.css("img"))),
+                ("mojibake", _holds_mojibake(tree)),
             )
             if found
         ]
@@ -120,6 +122,13 @@ def _same(walk: ModuleType, html: str | bytes, may_fall_back: bool = False) -> N
             assert got is not None, "the C walk gave up on this page"
             assert got == expected
         assert segment.segment(tree, record_runs=runs) == expected
+
+
+def _holds_mojibake(tree: selectolax.lexbor.LexborHTMLParser) -> bool:
+    return any(
+        node.tag == "-text" and mojibake.holds_mojibake(node.text_content or "")
+        for node in tree.root.traverse(include_text=True)
+    )
 
 
 def test_the_c_walk_is_active_in_a_compiled_build(walk: ModuleType) -> None:
@@ -166,6 +175,11 @@ BUILT_PAGES = [
     "<p><IMG CLASS='LaTeX' ALT='x'> and <img src='x.png' data-src='/cgi/mimetex.cgi?a'></p>",
     "<p><img src='vertex-ai.png' alt='$9K off' class='text-center'><img alt=$alt> photos</p>",
     "<p><img alt='$' src='data:image/png;base64,latex.php?'><img class='mathematics'>x</p>",
+    # Mojibake goes to the Python walk, which repairs it; what only looks like it stays.
+    "<p>isn&acirc;&euro;&trade;t <b>82.0\u00c2\u00b0</b> zapozna\u00c4\u2021 si\u00c4\u2122</p>",
+    "<pre>x = '\u00c3\u00a9'</pre><p>a</p>",
+    "<p>NESCAF\u00c9\u00ae \u00e9t\u00e9\u00a0\u00bb 2 \u00d7\u00a03 Gru\u00df\u201c</p>"
+    "<p>\u00c3<b>\u00a9</b> \u00c3 \u00a9 \u00e2\u20ac x</p>",
     "<div>" * 2000 + "deep <b>bold</b>" + "</div>" * 2000,
     "<b>" * 300 + "<p>inline nesting</p>" + "</b>" * 300,
     "",
@@ -261,6 +275,8 @@ _TEXT = st.lists(
         + list("\x00\x01\x08\x1b\x7f\x80\x9f")
         + list("ab.,\xe9\u0130\u2019\u0e01\u4e2d\u3042\U0001f600\U00020000<>\ufdd0")
         + ["&amp;", "&nbsp;", "&#x1F600;", "&bogus;"]
+        # mojibake (the C walk hands the page over) and what only looks like it
+        + ["\u00c3", "\u00a9", "\u00c4\u2122", "\u00e2\u20ac", "\u2122", "\u00c9\u00ae"]
     ),
     max_size=10,
 ).map("".join)
@@ -339,6 +355,31 @@ def test_attribute_names_that_are_not_utf8_fall_back_to_the_python_walk(
     assert _c_walk(walk, tree, True) is None
     assert walk.fallback_counts() == {"attribute name not UTF-8": 1}
     assert segment.segment(tree, record_runs=True) == expected
+
+
+@pytest.mark.parametrize(
+    ("html", "handed_over"),
+    [
+        ("<p>isn&acirc;&euro;&trade;t</p>", True),
+        ("<p>a</p><pre>\u00d0\u00a1\u00d0\u00bb</pre>", True),
+        ("<p>zapozna\u00c4\u2021</p>", True),
+        ("<p>NESCAF\u00c9\u00ae, \u00e9t\u00e9\u00a0\u00bb, Gru\u00df\u201c</p>", False),
+        ("<p>\u00c3<b>\u00a9</b>, \u00c3 \u00a9, caf\u00e9\u2019s</p>", False),
+        ("<script>x='\u00c3\u00a9'</script><p title='\u00c3\u00a9'>a</p>", False),
+    ],
+)
+def test_text_with_mojibake_is_handed_to_the_python_walk(
+    walk: ModuleType, html: str, handed_over: bool
+) -> None:
+    tree = segment.parse(html)
+    walk.reset_fallback_counts()
+    got = _c_walk(walk, tree, False)
+    assert (got is None) == handed_over
+    assert walk.fallback_counts() == ({"mojibake": 1} if handed_over else {})
+    expected = python_walk.walk(tree.root, None, False, None)
+    assert segment.segment(tree) == expected
+    if not handed_over:
+        assert got == expected
 
 
 def test_unknown_tag_id_falls_back_to_the_python_walk(walk: ModuleType) -> None:
