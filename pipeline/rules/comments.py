@@ -49,6 +49,7 @@ from typing import Any
 from pipeline.compiled import check_fresh
 from pipeline.html.class_cues import ANCESTOR_CUES
 from pipeline.html.page_cues import declared_types
+from pipeline.html.walk import node_text
 from pipeline.rules.relabel import relabel_kept
 from pipeline.types import Block, LabeledBlock, Verdict
 
@@ -168,8 +169,10 @@ _REPLY_FIRST = frozenset("rR回답оО") | frozenset(c for c in map(chr, range(0
 
 
 def squeeze(text: str) -> str:
-    """``text`` without its white space: how blocks are placed in a container's text."""
-    return "".join(text.split())
+    """``text`` without its white space, and made as the walks make a text node's
+    (`pipeline.html.walk.node_text`: controls dropped, mojibake repaired): how blocks are placed
+    in a container's text, which is read from the tree as it stands."""
+    return "".join(node_text(text).split())
 
 
 def _forum_url(url: str) -> bool:
