@@ -167,7 +167,8 @@ _MOJIBAKE = 2
 _MOJIBAKE_ANY = mojibake.ANY
 _MOJIBAKE_FIRST_LEAD = mojibake.FIRST_LEAD
 _MOJIBAKE_LAST_LEAD = mojibake.LAST_LEAD
-_MOJIBAKE_LEADS = mojibake.LEADS
+_MOJIBAKE_PLAIN = mojibake.PLAIN
+_MOJIBAKE_SYMBOL = mojibake.SYMBOL
 _MOJIBAKE_CONTINUATION = mojibake.CONTINUATION
 
 
@@ -255,15 +256,27 @@ def _text_flags(text: str) -> int:
         if o < 0xA0:
             flags |= _CONTROLS
         if need:
-            if _MOJIBAKE_CONTINUATION.get(o, 0) & accepts:
+            # (continuations are U+0080-U+00BF and Windows-1252's from U+0152 to U+2122)
+            if (o < 0xC0 or 0x152 <= o <= 0x2122) and _MOJIBAKE_CONTINUATION.get(o, 0) & accepts:
                 need -= 1
                 if not need:
                     return flags | _MOJIBAKE | _CONTROLS  # the rest is not scanned: assume both
                 accepts = _MOJIBAKE_ANY
                 continue
             need = 0
-        if _MOJIBAKE_FIRST_LEAD <= o <= _MOJIBAKE_LAST_LEAD:
-            need, accepts = _MOJIBAKE_LEADS[o - _MOJIBAKE_FIRST_LEAD]
+        if o < _MOJIBAKE_FIRST_LEAD or o > _MOJIBAKE_LAST_LEAD or o == 0xDF:
+            continue
+        # mojibake.LEADS restated as arithmetic: a table look-up per accented letter is a
+        # Python tuple's, ten times the cost (tests/html/test_mojibake.py holds them equal)
+        if o <= 0xC3:
+            need = 1
+            accepts = _MOJIBAKE_ANY
+        elif o < 0xE0:
+            need = 1
+            accepts = _MOJIBAKE_PLAIN
+        else:
+            need = 2 if o < 0xF0 else 3
+            accepts = _MOJIBAKE_PLAIN | _MOJIBAKE_SYMBOL
     return flags
 
 

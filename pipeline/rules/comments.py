@@ -169,10 +169,15 @@ _REPLY_FIRST = frozenset("rR回답оО") | frozenset(c for c in map(chr, range(0
 
 
 def squeeze(text: str) -> str:
-    """``text`` without its white space, and made as the walks make a text node's
-    (`pipeline.html.walk.node_text`: controls dropped, mojibake repaired): how blocks are placed
-    in a container's text, which is read from the tree as it stands."""
-    return "".join(node_text(text).split())
+    """``text`` without its white space: how blocks are placed in a container's text."""
+    return "".join(text.split())
+
+
+def squeeze_tree_text(text: str) -> str:
+    """Text read from the tree, squeezed and made as the walks make a block's
+    (`pipeline.html.walk.node_text`: controls dropped, mojibake repaired), or a block holding
+    either would never be found in it."""
+    return squeeze(node_text(text))
 
 
 def _forum_url(url: str) -> bool:
@@ -274,7 +279,7 @@ def container_texts(nodes: Sequence[Any]) -> list[str]:
             parent = parent.parent
         seen.add(ident)
         if not inside:
-            text = squeeze(node.text(deep=True) or "")
+            text = squeeze_tree_text(node.text(deep=True) or "")
             if text:
                 texts.append(text)
     return texts
@@ -290,7 +295,7 @@ def in_containers(
     a repeat than the block), or with ``unique`` when its text occurs nowhere else in the body
     (then it cannot be a repeat: a dialog's short heading far below the article); one not found
     is not placed."""
-    body = squeeze(tree.body.text(deep=True) or "")
+    body = squeeze_tree_text(tree.body.text(deep=True) or "")
     spans: list[tuple[int, int]] = []
     start = 0
     for text in containers:
