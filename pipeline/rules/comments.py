@@ -173,13 +173,6 @@ def squeeze(text: str) -> str:
     return "".join(text.split())
 
 
-def squeeze_tree_text(text: str) -> str:
-    """Text read from the tree, squeezed and made as the walks make a block's
-    (`pipeline.html.walk.node_text`: controls dropped, mojibake repaired), or a block holding
-    either would never be found in it."""
-    return squeeze(node_text(text))
-
-
 def _forum_url(url: str) -> bool:
     url = url.strip().lower()
     if not url:
@@ -279,7 +272,7 @@ def container_texts(nodes: Sequence[Any]) -> list[str]:
             parent = parent.parent
         seen.add(ident)
         if not inside:
-            text = squeeze_tree_text(node.text(deep=True) or "")
+            text = squeeze(node.text(deep=True) or "")
             if text:
                 texts.append(text)
     return texts
@@ -294,8 +287,25 @@ def in_containers(
     is placed only when it is at least `_SURE_CHARS` long (a short text so far on is more likely
     a repeat than the block), or with ``unique`` when its text occurs nowhere else in the body
     (then it cannot be a repeat: a dialog's short heading far below the article); one not found
-    is not placed."""
-    body = squeeze_tree_text(tree.body.text(deep=True) or "")
+    is not placed.
+
+    The tree's text is as the page has it; a block's is made by the walks, without control
+    characters and with mojibake repaired (`pipeline.html.walk.node_text`). Where a block is not
+    found, the tree's texts are made that way too and the blocks placed again (scanning the
+    whole body for that costs as much as squeezing it, so only those pages pay)."""
+    body = squeeze(tree.body.text(deep=True) or "")
+    found, missed = _place(blocks, body, containers, unique)
+    if missed:
+        made = node_text(body)
+        if made is not body:
+            found = _place(blocks, made, [node_text(c) for c in containers], unique)[0]
+    return found
+
+
+def _place(
+    blocks: Sequence[Block], body: str, containers: list[str], unique: bool
+) -> tuple[list[int], bool]:
+    """`in_containers` in ``body``: the blocks inside, and whether a block was not found."""
     spans: list[tuple[int, int]] = []
     start = 0
     for text in containers:
@@ -306,8 +316,9 @@ def in_containers(
             spans.append((at, at + len(text)))
             start = at + len(text)
     if not spans:
-        return []
+        return [], False
     found: list[int] = []
+    missed = False
     cursor = 0
     for i, block in enumerate(blocks):
         text = squeeze(block.text)
@@ -315,6 +326,7 @@ def in_containers(
             continue
         at = body.find(text, cursor)
         if at < 0:
+            missed = True
             continue
         if (
             at - cursor > _MAX_GAP
@@ -325,7 +337,7 @@ def in_containers(
         cursor = end = at + len(text)
         if any(lo <= at and end <= hi for lo, hi in spans):
             found.append(i)
-    return found
+    return found, missed
 
 
 def _replies(blocks: Sequence[Block]) -> list[int]:
