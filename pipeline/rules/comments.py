@@ -49,7 +49,6 @@ from typing import Any
 from pipeline.compiled import check_fresh
 from pipeline.html.class_cues import ANCESTOR_CUES
 from pipeline.html.page_cues import declared_types
-from pipeline.html.walk import node_text
 from pipeline.rules.relabel import relabel_kept
 from pipeline.types import Block, LabeledBlock, Verdict
 
@@ -287,25 +286,8 @@ def in_containers(
     is placed only when it is at least `_SURE_CHARS` long (a short text so far on is more likely
     a repeat than the block), or with ``unique`` when its text occurs nowhere else in the body
     (then it cannot be a repeat: a dialog's short heading far below the article); one not found
-    is not placed.
-
-    The tree's text is as the page has it; a block's is made by the walks, without control
-    characters and with mojibake repaired (`pipeline.html.walk.node_text`). Where a block is not
-    found, the tree's texts are made that way too and the blocks placed again (scanning the
-    whole body for that costs as much as squeezing it, so only those pages pay)."""
+    is not placed."""
     body = squeeze(tree.body.text(deep=True) or "")
-    found, missed = _place(blocks, body, containers, unique)
-    if missed:
-        made = node_text(body)
-        if made is not body:
-            found = _place(blocks, made, [node_text(c) for c in containers], unique)[0]
-    return found
-
-
-def _place(
-    blocks: Sequence[Block], body: str, containers: list[str], unique: bool
-) -> tuple[list[int], bool]:
-    """`in_containers` in ``body``: the blocks inside, and whether a block was not found."""
     spans: list[tuple[int, int]] = []
     start = 0
     for text in containers:
@@ -316,9 +298,8 @@ def _place(
             spans.append((at, at + len(text)))
             start = at + len(text)
     if not spans:
-        return [], False
+        return []
     found: list[int] = []
-    missed = False
     cursor = 0
     for i, block in enumerate(blocks):
         text = squeeze(block.text)
@@ -326,7 +307,6 @@ def _place(
             continue
         at = body.find(text, cursor)
         if at < 0:
-            missed = True
             continue
         if (
             at - cursor > _MAX_GAP
@@ -337,7 +317,7 @@ def _place(
         cursor = end = at + len(text)
         if any(lo <= at and end <= hi for lo, hi in spans):
             found.append(i)
-    return found, missed
+    return found
 
 
 def _replies(blocks: Sequence[Block]) -> list[int]:

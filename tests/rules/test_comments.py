@@ -157,21 +157,6 @@ def test_wordpress_comment_section_is_found_and_the_article_is_not():
     assert TITLE not in found
 
 
-def test_comments_holding_mojibake_or_controls_are_found() -> None:
-    # The blocks' text has its mojibake repaired and its controls dropped (pipeline.html.walk's
-    # node_text), the tree's text has not: blocks are placed in a container's text made the
-    # same way, or these two would not be found in their section.
-    html = wordpress().replace(
-        COMMENT_1, "isn&acirc;&euro;&trade;t it a caf\u00c3\u00a9 " + COMMENT_1
-    )
-    html = html.replace(COMMENT_2, "\x95 it\x92s a\x08b " + COMMENT_2)
-    found = comment_texts(html, "https://example.org/2024/03/council-budget/")
-    assert "isn’t it a café " + COMMENT_1 in found
-    assert "• it’s ab " + COMMENT_2 in found
-    assert COMMENT_3 in found
-    assert ARTICLE not in found
-
-
 def test_disqus_thread_is_found():
     found = comment_texts(disqus())
     assert set(COMMENTS) <= set(found)
