@@ -9,7 +9,8 @@ reason; NeMo Curator and datatrove offer it as a step.
 
 Every text node the segmentation walks read is tested here first, with a test that is cheap and
 rarely wrong, and only a node that passes it is handed to ftfy (`ftfy.fix_encoding`), whose
-judgement decides; ftfy on the whole page would cost 5-130 ms. The test: a character that begins
+judgement decides; ftfy over whole pages costs too much (BENCHMARKS.md, "Mojibake inside pages
+(stop 78)"). The test: a character that begins
 a UTF-8 sequence when read as Windows-1252 (U+00C2-U+00F4 but "ß") directly followed by as many
 characters as that sequence's continuation bytes would make ("Ã" then one of U+0080-U+00BF or
 the 27 characters Windows-1252 puts at 0x80-0x9F). Some pairs are written on purpose:
