@@ -57,7 +57,7 @@ from typing import Any, NamedTuple
 
 from pipeline.cleaners.lcs import containment_ratio, tokens_of
 from pipeline.cleaners.units import NO_TREE_NOTE, Unit, verdicts_for_blocks
-from pipeline.html.walk import BLOCK_TAGS, KILLED_TAGS, UNWRAPPED_TAGS
+from pipeline.html.walk import BLOCK_TAGS, KILLED_TAGS, UNWRAPPED_TAGS, node_text
 from pipeline.lang.words import count_words
 from pipeline.types import Block, LabeledBlock, Verdict
 
@@ -278,7 +278,8 @@ def text_elements(tree: Any) -> list[Element]:
         if tag == _TEXT:
             content = node.text_content
             if content:
-                walk.text(content)
+                # as our walks make a text node: control characters and mojibake repaired
+                walk.text(node_text(content))
         elif tag is None or tag in _SKIP or tag.startswith("-"):
             pass
         elif tag in UNWRAPPED_TAGS:

@@ -86,6 +86,20 @@ def test_elements_are_cut_as_our_blocks_and_count_their_link_tags() -> None:
     assert [e.tag for e in elements] == ["div", "h2", "p", "p", "li"]
 
 
+def test_elements_read_text_nodes_as_our_walks_do() -> None:
+    # A C1 quote (Windows-1252 read as Latin-1), a NUL, and UTF-8 read as Windows-1252: the
+    # paper's walk must hand over the text our segmentation walks hand over, or its output
+    # would keep what every other cleaner repairs.
+    page = (
+        "<html><body><p>it\x92s here\x00 now</p>"
+        "<p>The caf\u00c3\u00a9 isn\u00e2\u20ac\u2122t open on Sundays.</p></body></html>"
+    )
+    tree = parse(page)
+    texts = [e.text for e in kp.text_elements(tree)]
+    assert texts == ["it\u2019s here now", "The caf\u00e9 isn\u2019t open on Sundays."]
+    assert texts == [b.text for b in segment(tree)]
+
+
 def test_the_element_walk_has_no_depth_limit() -> None:
     deep = "<div>" * 5000 + "deep text" + "</div>" * 5000
     assert [e.text for e in kp.text_elements(parse(f"<html><body>{deep}</body></html>"))] == [
