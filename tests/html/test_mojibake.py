@@ -199,6 +199,50 @@ def test_dev_pages_with_mojibake_come_out_right(
     assert written not in text
 
 
+def test_the_leads_are_utf8s_lead_bytes_read_as_windows_1252() -> None:
+    # RFC 3629: C2-DF start a sequence of two bytes, E0-EF of three, F0-F4 of four (C0, C1 and
+    # F5-FF start none); a lead needs one continuation fewer than its sequence's length. DF is
+    # left out: "ß" before a quote is German.
+    expected = {
+        chr(byte): 0 if byte == 0xDF else 1 if byte < 0xE0 else 2 if byte < 0xF0 else 3
+        for byte in range(0xC2, 0xF5)
+    }
+    got = {chr(mojibake.FIRST_LEAD + i): need for i, (need, _) in enumerate(mojibake.LEADS)}
+    assert got == expected
+    assert mojibake.LAST_LEAD == 0xF4
+
+
+_LETTERS = st.sampled_from("ab\u00e9 \n")
+# hypothesis draws short texts mostly: longer ones are drawn apart, so that the window's bound
+# falls inside the text
+_SPACED = st.one_of(st.text(_LETTERS, max_size=60), st.text(_LETTERS, min_size=100, max_size=200))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SPACED, st.data())
+def test_a_stretch_is_judged_with_the_whole_words_within_reach(text: str, data) -> None:
+    """The window ftfy sees around a stretch starts at the first word that starts within
+    `_WINDOW` characters before it and ends at the last that ends within as many after it (the
+    text's own ends when they are that near; the bound itself inside one long word)."""
+    reach = mojibake._WINDOW
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    left = mojibake._widen_left(text, start)
+    right = mojibake._widen_right(text, end)
+    if start <= reach:
+        assert left == 0
+    else:
+        before = text[start - reach : start]
+        spaces = [start - reach + i for i, ch in enumerate(before) if ch.isspace()]
+        assert left == (spaces[0] + 1 if spaces else start - reach)
+    if len(text) - end <= reach:
+        assert right == len(text)
+    else:
+        after = text[end : end + reach]
+        spaces = [end + i for i, ch in enumerate(after) if ch.isspace()]
+        assert right == (spaces[-1] if spaces else end + reach)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(
