@@ -64,6 +64,16 @@ def test_case_spacing_punctuation_and_a_cut_either_side_do_not_matter(descriptio
     assert texts(keep, blocks)[0] == LEAD and notes == (DESCRIPTION_KEPT,)
 
 
+def test_a_block_written_in_full_width_letters_or_a_ligature_still_says_it() -> None:
+    # The description in plain letters, the block's first word in full-width letters or with a
+    # ligature: both read as NFKC makes them, as `words` reads them.
+    for written in ("\uff34\uff48\uff45" + LEAD[3:], LEAD.replace("first", "\ufb01rst")):
+        page = PAGE.replace(f"<div class='dek'>{LEAD}</div>", f"<div class='dek'>{written}</div>")
+        blocks = blocks_of(page)
+        keep, notes = keep_description(kept_body(blocks), blocks, head(), "en")
+        assert texts(keep, blocks)[0] == written and notes == (DESCRIPTION_KEPT,)
+
+
 def test_a_description_of_few_words_or_other_words_keeps_nothing() -> None:
     blocks = blocks_of(PAGE)
     keep = kept_body(blocks)
