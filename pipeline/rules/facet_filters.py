@@ -67,12 +67,6 @@ def _chars(node: Any) -> int:
     return sum(map(len, (node.text(deep=True) or "").split()))
 
 
-def is_filter_panel(node: Any) -> bool:
-    """Whether ``node`` is a filter panel (see the module's docstring), before the structural
-    checks of `pipeline.rules.consent_guard.outermost`."""
-    return names_filters(node) and holds_choices(node)
-
-
 def names_filters(node: Any) -> bool:
     """Whether ``node``'s class or id has a filter word as a whole piece (and it is no
     ``body`` or ``html``): a look-up of its attributes, nothing under it read."""
