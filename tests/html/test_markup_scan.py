@@ -36,6 +36,8 @@ PIECES = [
     "<textarea>", "</TEXTAREA>", "<title", "<xmp>", "</xmp ", "<iframe>", "<plaintext>",
     "<noembed>", "</noframes>", "<!-->", "<!--->", "--!>", "<!doctype html>", "<?php ", "</>",
     "</ x>", ' a="<"', " b='<p'", " c=<", " d=<b", " a1 a2 a3 a4 a5 a6 a7 a8 a9",
+    # the ends of the letter ranges a tag name starts with, and the characters just outside them
+    "<A", "<Z", "<a", "<z", "</A", "</z", "<@", "<[", "<`", "<{", "</@", "</[", "</`", "</{",
 ]  # fmt: skip
 
 markup = st.lists(st.sampled_from(PIECES), max_size=80).map("".join)
