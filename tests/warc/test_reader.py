@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import random
+import zlib
 from collections import Counter
 
 import pytest
@@ -237,6 +238,33 @@ def test_whole_file_gzipped_as_one_member_is_read_completely() -> None:
         rid, _, _ = first_record_at(plain, item.warc_offset, item.warc_length)
         assert rid == item.record_id
     assert all("offset_space:gunzip@0" in p.notes for p in pages(items))
+
+
+def test_a_file_gzipped_whole_and_cut_inside_a_later_record_says_the_stream_breaks_off() -> None:
+    # Bodies that deflate hardly at all, so that a cut of the stored bytes lands in the gunzipped
+    # stream about as far in: the first stored length whose stream ends inside the second record.
+    rng = random.Random(7)
+    bodies = [HTML + rng.randbytes(3000).hex().encode() for _ in range(3)]
+    recs = [
+        html_response(f"http://e.com/{i}", body, record_id=f"<urn:uuid:{i}>")
+        for i, body in enumerate(bodies)
+    ]
+    plain = build_warc(recs, gzip=False)
+    second_at = warcio_index(plain)[1][2]
+    whole = gzip_whole(plain)
+    cut = next(
+        n
+        for n in range(len(whole))
+        if len(zlib.decompressobj(31).decompress(whole[:n])) > second_at + 500
+    )
+    items = read(whole[:cut])
+    first, second = records(items)
+    assert (first.record_id, first.body, first.truncated) == ("<urn:uuid:0>", bodies[0], False)
+    # the second is cut in its body: what came through is kept, and flagged
+    assert second.record_id == "<urn:uuid:1>" and second.truncated
+    assert bodies[1].startswith(second.body) and len(second.body) < len(bodies[1])
+    assert [i.kind for i in issues(items)] == ["single_gzip_member", "truncated_file"]
+    assert "the file ends inside a gzip member" in issues(items)[1].detail
 
 
 @pytest.mark.parametrize("gz", [True, False])
