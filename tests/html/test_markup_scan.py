@@ -95,6 +95,12 @@ FIVE = " a b c d e>"  # five attributes: over a sixteenth of 64, so counted
         (f"<script>if (a </scriptx> b) {{}}</SCRIPT\t><div{FIVE}", 1),  # its own end tag only
         (f"<script>x </b> yyy <div{FIVE} </script>", 0),  # other end tags are its text
         (f"<style>p {{ }} </style<div{FIVE}", 0),
+        # "<?" and "</" before no letter open a bogus comment that the first ">" ends, the
+        # element's own here; the tag right after that ">" is read
+        (f"<?php echo <div{FIVE} ?><p{FIVE}", 1),
+        (f"</ <div{FIVE}<p{FIVE}", 1),
+        (f"</ x><div{FIVE}", 1),
+        (f"<?x><div{FIVE}", 1),
     ],
 )
 def test_comments_and_raw_text_end_where_the_tokenizer_ends_them(text: str, counted: int) -> None:
