@@ -146,6 +146,18 @@ def test_blocks_without_runs_are_refused() -> None:
         BteCleaner().label([block], None)
 
 
+def test_a_block_without_runs_among_blocks_with_them_is_one_run_of_its_words() -> None:
+    # Its tags are unknown, so none are charged: its words alone carry it into the stretch.
+    blocks = [
+        _block(0, (-6, 1, -6)),
+        _block(1, (20,))._replace(runs=None),
+        _block(2, (-1, 15, -1)),
+        _block(3, (-6, 1, -6)),
+    ]
+    labeled = BteCleaner().label(blocks, None)
+    assert [lb.verdict for lb in labeled] == [Verdict.BAD, Verdict.GOOD, Verdict.GOOD, Verdict.BAD]
+
+
 @pytest.mark.parametrize(
     "params",
     [
