@@ -220,7 +220,9 @@ _SPACED = st.one_of(st.text(_LETTERS, max_size=60), st.text(_LETTERS, min_size=1
 
 @settings(max_examples=300, deadline=None)
 @given(_SPACED, st.data())
-def test_a_stretch_is_judged_with_the_whole_words_within_reach(text: str, data) -> None:
+def test_a_stretch_is_judged_with_the_whole_words_within_reach(
+    text: str, data: st.DataObject
+) -> None:
     """The window ftfy sees around a stretch starts at the first word that starts within
     `_WINDOW` characters before it and ends at the last that ends within as many after it (the
     text's own ends when they are that near; the bound itself inside one long word)."""

@@ -241,8 +241,9 @@ def test_whole_file_gzipped_as_one_member_is_read_completely() -> None:
 
 
 def test_a_file_gzipped_whole_and_cut_inside_a_later_record_says_the_stream_breaks_off() -> None:
-    # Bodies that deflate hardly at all, so that a cut of the stored bytes lands in the gunzipped
-    # stream about as far in: the first stored length whose stream ends inside the second record.
+    # Random bodies (hex), which deflate evenly, so that a cut of the stored bytes lands about as
+    # far into the gunzipped stream: the first stored length whose stream ends inside the second
+    # record's body.
     rng = random.Random(7)
     bodies = [HTML + rng.randbytes(3000).hex().encode() for _ in range(3)]
     recs = [
